@@ -1,0 +1,279 @@
+//! The catalog: the tools a server offers, each with its compiled schemas, and the one call
+//! path every caller uses (`toolsmith call`, `toolsmith test`, the MCP server):
+//! look up → coerce and validate → run → apply the result contract → check the output.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::definition::{JsonObject, ToolDefinition};
+use crate::diagnostic::Diagnostic;
+use crate::names::did_you_mean;
+use crate::outcome::CallOutcome;
+use crate::tool::{CallContext, Tool, ToolFailure};
+use crate::validate::{ArgumentValidator, compile_schema};
+
+/// A tool ready to be called: the tool plus its compiled input and output schemas.
+pub struct CatalogEntry {
+    tool: Arc<dyn Tool>,
+    arguments: ArgumentValidator,
+    output: Option<jsonschema::Validator>,
+}
+
+impl CatalogEntry {
+    /// The tool's definition.
+    pub fn definition(&self) -> &ToolDefinition {
+        self.tool.definition()
+    }
+
+    /// The tool itself.
+    pub fn tool(&self) -> &Arc<dyn Tool> {
+        &self.tool
+    }
+
+    /// Validates, runs and checks one call (DESIGN.md §3).
+    ///
+    /// Every failure is an `isError` outcome; nothing here is a protocol error.
+    pub fn call(&self, arguments: JsonObject, context: &CallContext) -> CallOutcome {
+        let definition = self.tool.definition();
+        let arguments = match self.arguments.validate(arguments) {
+            Ok(arguments) => arguments,
+            Err(errors) => {
+                return CallOutcome {
+                    content: vec![crate::outcome::Content::text(format!(
+                        "{errors}\nThe tool `{}` takes: {}",
+                        definition.name,
+                        Value::Object(definition.input_schema.clone())
+                    ))],
+                    structured_content: None,
+                    is_error: true,
+                };
+            }
+        };
+        let outcome = match self.tool.call(&arguments, context) {
+            Ok(returned) => returned.into_outcome(definition.text_format),
+            Err(failure) => return failure_outcome(&definition.name, &failure),
+        };
+        self.check_output(outcome)
+    }
+
+    fn check_output(&self, outcome: CallOutcome) -> CallOutcome {
+        let Some(output) = &self.output else {
+            return outcome;
+        };
+        if outcome.is_error {
+            return outcome;
+        }
+        let name = &self.tool.definition().name;
+        let Some(structured) = &outcome.structured_content else {
+            return CallOutcome::error(format!(
+                "tool `{name}` declares an outputSchema but returned no structured content"
+            ));
+        };
+        let problems: Vec<String> = output
+            .iter_errors(structured)
+            .map(|error| {
+                let path = error.instance_path().to_string();
+                if path.is_empty() {
+                    error.to_string()
+                } else {
+                    format!("{path}: {error}")
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            outcome
+        } else {
+            CallOutcome::error(format!(
+                "tool `{name}` returned output that does not match its outputSchema:\n- {}",
+                problems.join("\n- ")
+            ))
+        }
+    }
+}
+
+/// The `isError` outcome for a tool that failed.
+fn failure_outcome(name: &str, failure: &ToolFailure) -> CallOutcome {
+    match failure {
+        ToolFailure::Failed { message } => CallOutcome::error(message.clone()),
+        ToolFailure::TimedOut { .. } | ToolFailure::Cancelled => {
+            CallOutcome::error(format!("tool `{name}` {failure}"))
+        }
+    }
+}
+
+/// A call to a tool the catalog does not have (JSON-RPC `-32602` on the wire).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool `{name}`{}", suggestion(.suggestions))]
+pub struct UnknownTool {
+    /// The name asked for.
+    pub name: String,
+    /// Close names, best first.
+    pub suggestions: Vec<String>,
+}
+
+fn suggestion(suggestions: &[String]) -> String {
+    match suggestions {
+        [] => String::new(),
+        [one] => format!("; did you mean `{one}`?"),
+        many => format!(
+            "; did you mean one of {}?",
+            many.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The tools of a folder (or of an embedding program), by name, plus what failed to load.
+#[derive(Default)]
+pub struct Catalog {
+    /// Sorted by tool name: the stable order of `tools/list`.
+    entries: Vec<CatalogEntry>,
+    by_name: HashMap<String, usize>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field(
+                "tools",
+                &self
+                    .entries
+                    .iter()
+                    .map(|e| &e.definition().name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("diagnostics", &self.diagnostics)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog {
+    /// Builds a catalog from loaded tools and the diagnostics of what failed to load.
+    ///
+    /// A tool whose schemas do not compile, or whose name was already taken, is left out
+    /// with a diagnostic; the others are unaffected.
+    pub fn new(tools: Vec<Arc<dyn Tool>>, mut diagnostics: Vec<Diagnostic>) -> Self {
+        let mut entries: Vec<CatalogEntry> = Vec::with_capacity(tools.len());
+        let mut seen: HashMap<String, crate::definition::SourceLocation> = HashMap::new();
+        for tool in tools {
+            let definition = tool.definition();
+            if let Some(first) = seen.get(&definition.name) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "duplicate-tool-name",
+                        definition.source.clone(),
+                        format!("tool `{}` is already defined at {first}", definition.name),
+                    )
+                    .with_help(
+                        "rename one of the two tools; tool names must be unique in a server",
+                    ),
+                );
+                continue;
+            }
+            match Self::prepare(tool.clone()) {
+                Ok(entry) => {
+                    seen.insert(definition.name.clone(), definition.source.clone());
+                    entries.push(entry);
+                }
+                Err(diagnostic) => diagnostics.push(diagnostic),
+            }
+        }
+        entries.sort_by(|a, b| a.definition().name.cmp(&b.definition().name));
+        let by_name = entries
+            .iter()
+            .enumerate()
+            .map(|(index, e)| (e.definition().name.clone(), index))
+            .collect();
+        Self {
+            entries,
+            by_name,
+            diagnostics,
+        }
+    }
+
+    #[expect(clippy::result_large_err, reason = "runs once per tool at load time")]
+    fn prepare(tool: Arc<dyn Tool>) -> Result<CatalogEntry, Diagnostic> {
+        let definition = tool.definition();
+        let schema_error = |which: &str, message: String| {
+            Diagnostic::error(
+                "invalid-schema",
+                definition.source.clone(),
+                format!(
+                    "tool `{}` has an invalid {which}: {message}",
+                    definition.name
+                ),
+            )
+            .with_help("fix the JSON Schema keywords given in `params=`/`output=` or the manifest")
+        };
+        let arguments = ArgumentValidator::new(&definition.input_schema)
+            .map_err(|e| schema_error("input schema", e.message))?;
+        let output = match &definition.output_schema {
+            Some(schema) => {
+                Some(compile_schema(schema).map_err(|e| schema_error("output schema", e.message))?)
+            }
+            None => None,
+        };
+        Ok(CatalogEntry {
+            tool,
+            arguments,
+            output,
+        })
+    }
+
+    /// The tools, sorted by name.
+    pub fn entries(&self) -> &[CatalogEntry] {
+        &self.entries
+    }
+
+    /// The tool definitions, sorted by name.
+    pub fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.entries.iter().map(CatalogEntry::definition)
+    }
+
+    /// What failed to load.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&CatalogEntry> {
+        self.by_name.get(name).map(|&index| &self.entries[index])
+    }
+
+    /// The tool called `name`, or an [`UnknownTool`] error with suggestions.
+    pub fn lookup(&self, name: &str) -> Result<&CatalogEntry, UnknownTool> {
+        self.get(name).ok_or_else(|| UnknownTool {
+            name: name.to_owned(),
+            suggestions: did_you_mean(
+                name,
+                self.entries.iter().map(|e| e.definition().name.as_str()),
+            )
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        })
+    }
+
+    /// Calls a tool by name.
+    pub fn call(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        context: &CallContext,
+    ) -> Result<CallOutcome, UnknownTool> {
+        Ok(self.lookup(name)?.call(arguments, context))
+    }
+
+    /// The `{"tools": [...], "errors": [...]}` document of `toolsmith list --json`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "tools": self.definitions().map(ToolDefinition::to_mcp).collect::<Vec<_>>(),
+            "errors": self.diagnostics.iter().map(Diagnostic::to_json).collect::<Vec<_>>(),
+        })
+    }
+}

@@ -1,0 +1,323 @@
+//! What a tool is, independent of the form it was written in: the MCP-facing definition
+//! (name, description, schemas, annotations, icons) plus the Toolsmith-only properties
+//! (keywords, discovery, timeout, permissions, …) that later stages act on.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+/// A JSON object, as MCP uses for schemas and `_meta`.
+pub type JsonObject = Map<String, Value>;
+
+/// The timeout a tool gets when it declares none (DESIGN.md §2.1).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Everything known about one tool, whatever form it was written in.
+///
+/// [`ToolDefinition::to_mcp`] renders the MCP `Tool` object exactly as `tools/list`
+/// publishes it (MCP spec, server/tools).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    /// Unique tool name (the function name, or the manifest's file stem).
+    pub name: String,
+    /// Human-readable display name.
+    pub title: Option<String>,
+    /// What the model reads to pick the tool.
+    pub description: String,
+    /// JSON Schema (2020-12) of the arguments object.
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent` on success, when the tool publishes one.
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints published as MCP tool annotations.
+    pub annotations: Annotations,
+    /// Icons published on the tool.
+    pub icons: Vec<Icon>,
+    /// Extra `_meta` published on the tool (merged with what `ui` adds).
+    pub meta: JsonObject,
+    /// Search keywords (for `tool_search`).
+    pub keywords: Vec<String>,
+    /// Free-form tags.
+    pub tags: Vec<String>,
+    /// Hidden from `tools/list`, found through `tool_search` instead.
+    pub discoverable: bool,
+    /// How long one call may run; `None` means [`DEFAULT_TIMEOUT`].
+    pub timeout: Option<Duration>,
+    /// How structured results are rendered as text.
+    pub text_format: TextFormat,
+    /// Test cases (`{"args": {...}, "expect": {...}}`), kept verbatim.
+    pub examples: Vec<Value>,
+    /// Tool option defaults, read by the tool with `mcp.option(name)`.
+    pub options: JsonObject,
+    /// Per-transport property overrides (`{"http": {...}, "stdio": {...}}`).
+    pub overrides: JsonObject,
+    /// Environment the tool depends on.
+    pub requires: Requires,
+    /// What the tool may touch outside its sandbox.
+    pub permissions: Permissions,
+    /// The MCP Apps UI resource linked to this tool.
+    pub ui: Option<Ui>,
+    /// Where the tool was defined.
+    pub source: SourceLocation,
+}
+
+impl ToolDefinition {
+    /// A definition with only the required parts set; everything else empty or default.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: JsonObject,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            input_schema,
+            output_schema: None,
+            annotations: Annotations::default(),
+            icons: Vec::new(),
+            meta: JsonObject::new(),
+            keywords: Vec::new(),
+            tags: Vec::new(),
+            discoverable: false,
+            timeout: None,
+            text_format: TextFormat::Json,
+            examples: Vec::new(),
+            options: JsonObject::new(),
+            overrides: JsonObject::new(),
+            requires: Requires::default(),
+            permissions: Permissions::default(),
+            ui: None,
+            source: SourceLocation::default(),
+        }
+    }
+
+    /// The timeout that applies to a call of this tool.
+    pub fn effective_timeout(&self) -> Duration {
+        self.timeout.unwrap_or(DEFAULT_TIMEOUT)
+    }
+
+    /// The MCP `Tool` object, exactly as `tools/list` publishes it.
+    pub fn to_mcp(&self) -> Value {
+        let mut tool = JsonObject::new();
+        tool.insert("name".into(), json!(self.name));
+        if let Some(title) = &self.title {
+            tool.insert("title".into(), json!(title));
+        }
+        tool.insert("description".into(), json!(self.description));
+        tool.insert(
+            "inputSchema".into(),
+            Value::Object(self.input_schema.clone()),
+        );
+        if let Some(output) = &self.output_schema {
+            tool.insert("outputSchema".into(), Value::Object(output.clone()));
+        }
+        let annotations = self.annotations.to_mcp();
+        if !annotations.is_empty() {
+            tool.insert("annotations".into(), Value::Object(annotations));
+        }
+        if !self.icons.is_empty() {
+            let icons = self.icons.iter().map(Icon::to_mcp).collect();
+            tool.insert("icons".into(), Value::Array(icons));
+        }
+        let meta = self.published_meta();
+        if !meta.is_empty() {
+            tool.insert("_meta".into(), Value::Object(meta));
+        }
+        Value::Object(tool)
+    }
+
+    /// `_meta` as published: the tool's own `meta` plus the MCP Apps `ui` link.
+    fn published_meta(&self) -> JsonObject {
+        let mut meta = self.meta.clone();
+        if let Some(ui) = &self.ui {
+            let mut link = JsonObject::new();
+            link.insert("resourceUri".into(), json!(ui.resource_uri));
+            if !ui.visibility.is_empty() {
+                link.insert("visibility".into(), json!(ui.visibility));
+            }
+            meta.insert("ui".into(), Value::Object(link));
+            // Hosts written against the first MCP Apps draft read this flat key.
+            meta.insert("ui/resourceUri".into(), json!(ui.resource_uri));
+        }
+        meta
+    }
+}
+
+/// MCP tool annotations: hints about a tool's behaviour (MCP spec, `ToolAnnotations`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// The tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no additional effect.
+    pub idempotent: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    fn to_mcp(&self) -> JsonObject {
+        let mut out = JsonObject::new();
+        let hints = [
+            ("readOnlyHint", self.read_only),
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
+        ];
+        for (key, value) in hints {
+            if let Some(value) = value {
+                out.insert(key.into(), Value::Bool(value));
+            }
+        }
+        out
+    }
+}
+
+/// An icon shown by clients next to the tool (MCP spec, `Icon`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: String,
+    /// MIME type of the image, when known.
+    pub mime_type: Option<String>,
+    /// Sizes such as `48x48` or `any`.
+    pub sizes: Vec<String>,
+    /// `light` or `dark`, when the icon is meant for one theme.
+    pub theme: Option<String>,
+}
+
+impl Icon {
+    fn to_mcp(&self) -> Value {
+        let mut icon = JsonObject::new();
+        icon.insert("src".into(), json!(self.src));
+        if let Some(mime) = &self.mime_type {
+            icon.insert("mimeType".into(), json!(mime));
+        }
+        if !self.sizes.is_empty() {
+            icon.insert("sizes".into(), json!(self.sizes));
+        }
+        if let Some(theme) = &self.theme {
+            icon.insert("theme".into(), json!(theme));
+        }
+        Value::Object(icon)
+    }
+}
+
+/// The MCP Apps resource a tool renders in (`ui://…`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ui {
+    /// The `ui://` resource URI.
+    pub resource_uri: String,
+    /// Who may call the tool: `model`, `app`.
+    pub visibility: Vec<String>,
+}
+
+/// How a structured result is rendered into its text content block.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TextFormat {
+    /// Compact JSON (the default).
+    #[default]
+    Json,
+    /// TOON, a compact, token-lean rendering of JSON.
+    Toon,
+}
+
+impl TextFormat {
+    /// Parses `json` or `toon`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "json" => Some(Self::Json),
+            "toon" => Some(Self::Toon),
+            _ => None,
+        }
+    }
+}
+
+/// What must be present for a tool to be offered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requires {
+    /// Environment variables that must be set.
+    pub env: Vec<String>,
+}
+
+/// What a tool may touch outside its sandbox (DESIGN.md §8).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Permissions {
+    /// Paths (or globs) the tool may read.
+    pub fs_read: Vec<String>,
+    /// Paths (or globs) the tool may write.
+    pub fs_write: Vec<String>,
+    /// Hosts the tool may reach.
+    pub net: Vec<String>,
+    /// Environment variables the tool may read (and that command tools inherit).
+    pub env: Vec<String>,
+}
+
+/// Where something was defined: a file and a 1-based line and column.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceLocation {
+    /// The file, as the loader was given it.
+    pub path: PathBuf,
+    /// 1-based line; 0 when unknown.
+    pub line: u32,
+    /// 1-based column; 0 when unknown.
+    pub column: u32,
+}
+
+impl SourceLocation {
+    /// A location at the start of `path`.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            line: 1,
+            column: 1,
+        }
+    }
+}
+
+impl std::fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if self.column > 0 {
+                write!(f, ":{}", self.column)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_tool_omits_empty_optional_fields() {
+        let mut schema = JsonObject::new();
+        schema.insert("type".into(), json!("object"));
+        let tool = ToolDefinition::new("echo", "Echo text back.", schema).to_mcp();
+        assert_eq!(
+            tool,
+            json!({"name": "echo", "description": "Echo text back.", "inputSchema": {"type": "object"}})
+        );
+    }
+
+    #[test]
+    fn ui_link_is_published_in_meta() {
+        let mut tool = ToolDefinition::new("dash", "Show a dashboard.", JsonObject::new());
+        tool.ui = Some(Ui {
+            resource_uri: "ui://dash/index.html".into(),
+            visibility: vec!["model".into()],
+        });
+        tool.annotations.read_only = Some(true);
+        let published = tool.to_mcp();
+        assert_eq!(
+            published["_meta"]["ui"]["resourceUri"],
+            "ui://dash/index.html"
+        );
+        assert_eq!(published["annotations"], json!({"readOnlyHint": true}));
+    }
+}

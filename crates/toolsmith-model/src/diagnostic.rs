@@ -1,0 +1,153 @@
+//! Diagnostics: one type for load errors and lint findings, so that a broken file and a
+//! badly described tool are reported, rendered and counted the same way.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::definition::SourceLocation;
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing.
+    Info,
+    /// Probably a mistake.
+    Warning,
+    /// The tool is broken or will misbehave.
+    Error,
+}
+
+impl Severity {
+    /// The lowercase name (`error`, `warning`, `info`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// Something wrong with a file or a tool, with where it is and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Kebab-case id naming the problem (`syntax-error`, `unknown-parameter-type`).
+    pub rule: &'static str,
+    /// How serious it is.
+    pub severity: Severity,
+    /// What is wrong, in a few words.
+    pub message: String,
+    /// Where: file, line and column.
+    pub location: SourceLocation,
+    /// Byte range in the file, when known (for snippets).
+    pub span: Option<Range<usize>>,
+    /// How to fix it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error diagnostic.
+    pub fn error(rule: &'static str, location: SourceLocation, message: impl Into<String>) -> Self {
+        Self {
+            rule,
+            severity: Severity::Error,
+            message: message.into(),
+            location,
+            span: None,
+            help: None,
+        }
+    }
+
+    /// Adds a help line.
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds a byte span.
+    #[must_use]
+    pub fn with_span(mut self, span: Range<usize>) -> Self {
+        self.span = Some(span);
+        self
+    }
+
+    /// The diagnostic as JSON: `{path, line, column, rule, severity, message, help}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "path": self.location.path.display().to_string(),
+            "line": self.location.line,
+            "column": self.location.column,
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "help": self.help,
+        })
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {}: {} [{}]",
+            self.location,
+            self.severity.as_str(),
+            self.message,
+            self.rule
+        )?;
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The 1-based line and column of byte `offset` in `source`.
+pub fn line_column(source: &str, offset: usize) -> (u32, u32) {
+    let offset = offset.min(source.len());
+    let before = &source[..source.floor_char_boundary(offset)];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map_or(0, |text| text.chars().count())
+        + 1;
+    (
+        u32::try_from(line).unwrap_or(u32::MAX),
+        u32::try_from(column).unwrap_or(u32::MAX),
+    )
+}
+
+/// The byte offset of a 1-based line and column in `source`.
+pub fn offset_of(source: &str, line: u32, column: u32) -> usize {
+    let mut offset = 0;
+    for (index, text) in source.split_inclusive('\n').enumerate() {
+        if index + 1 == line as usize {
+            let chars = column.saturating_sub(1) as usize;
+            return offset
+                + text
+                    .char_indices()
+                    .nth(chars)
+                    .map_or(text.len(), |(byte, _)| byte);
+        }
+        offset += text.len();
+    }
+    source.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_round_trip() {
+        let source = "a = 1\nbé = 2\n";
+        assert_eq!(line_column(source, 0), (1, 1));
+        let offset = offset_of(source, 2, 3);
+        assert_eq!(&source[offset..=offset], " ");
+        assert_eq!(line_column(source, offset), (2, 3));
+    }
+}

@@ -1,0 +1,64 @@
+//! The pure core of Toolsmith: what a tool is, how its arguments are checked and how what it
+//! returns becomes an MCP result.
+//!
+//! - [`ToolDefinition`]: everything known about a tool, rendered for `tools/list` by
+//!   [`ToolDefinition::to_mcp`].
+//! - [`Tool`]: the one trait every kind of tool (Starlark, manifest script, command, Rust)
+//!   implements; the server calls tools only through it.
+//! - [`Catalog`]: the tools of a server with their compiled schemas, and the single call
+//!   path (validate → run → result contract → output check).
+//!
+//! This crate does no I/O and has no async; it is handed text and values.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolsmith_model::{
+//!     CallContext, Catalog, JsonObject, ParamType, Parameter, Tool, ToolDefinition, ToolFailure, ToolReturn,
+//!     input_schema,
+//! };
+//!
+//! struct Shout(ToolDefinition);
+//!
+//! impl Tool for Shout {
+//!     fn definition(&self) -> &ToolDefinition {
+//!         &self.0
+//!     }
+//!     fn call(&self, arguments: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
+//!         let text = arguments["text"].as_str().unwrap_or_default();
+//!         Ok(ToolReturn::Text(text.to_uppercase()))
+//!     }
+//! }
+//!
+//! let schema = input_schema(&[Parameter::new("text", ParamType::String)]);
+//! let catalog = Catalog::new(vec![Arc::new(Shout(ToolDefinition::new("shout", "Shout text.", schema)))], vec![]);
+//! let context = CallContext::detached(std::time::Duration::from_secs(1));
+//! let arguments = json!({"text": "hi"}).as_object().cloned().unwrap();
+//! let outcome = catalog.call("shout", arguments, &context).unwrap();
+//! assert_eq!(outcome.joined_text(), "HI");
+//! assert!(catalog.call("shuot", JsonObject::new(), &context).unwrap_err().to_string().contains("did you mean `shout`"));
+//! ```
+
+mod catalog;
+mod definition;
+mod diagnostic;
+pub mod duration;
+pub mod names;
+mod outcome;
+mod schema;
+mod tool;
+pub mod toon;
+mod validate;
+
+pub use catalog::{Catalog, CatalogEntry, UnknownTool};
+pub use definition::{
+    Annotations, DEFAULT_TIMEOUT, Icon, JsonObject, Permissions, Requires, SourceLocation,
+    TextFormat, ToolDefinition, Ui,
+};
+pub use diagnostic::{Diagnostic, Severity, line_column, offset_of};
+pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};
+pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
+pub use tool::{
+    CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
+};
+pub use validate::{ArgumentErrors, ArgumentValidator, SchemaError, Violation, compile_schema};

@@ -1,0 +1,51 @@
+//! Name helpers: "did you mean" suggestions for unknown tools, rules and commands.
+
+/// The candidates closest to `name` (edit distance at most a third of its length, at
+/// least 2), best first, at most three.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let limit = (name.chars().count() / 3).max(2);
+    let lowered = name.to_lowercase();
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter_map(|candidate| {
+            let distance = edit_distance(&lowered, &candidate.to_lowercase());
+            let contains = candidate.contains(name) || name.contains(candidate);
+            (distance <= limit || (contains && !name.is_empty())).then_some((distance, candidate))
+        })
+        .collect();
+    scored.sort_unstable();
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, candidate)| candidate)
+        .collect()
+}
+
+/// Levenshtein distance over characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_first() {
+        let names = ["forecast_get", "forecast_history", "hello"];
+        assert_eq!(did_you_mean("forcast_get", names), vec!["forecast_get"]);
+        assert_eq!(did_you_mean("helo", names), vec!["hello"]);
+        assert!(did_you_mean("zzzzzz", names).is_empty());
+    }
+}

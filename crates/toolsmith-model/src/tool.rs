@@ -1,0 +1,239 @@
+//! The one trait every kind of tool implements, and what a running call can reach: its
+//! deadline, a cancellation flag, the tool's options and the client (progress, logging,
+//! sampling, elicitation, roots).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::definition::{JsonObject, ToolDefinition};
+use crate::outcome::ToolReturn;
+
+/// A tool that can be listed and called.
+///
+/// Implementations run synchronously on the calling thread and must watch
+/// [`CallContext::interrupt`] (and the deadline) so that a timeout or a client's
+/// cancellation stops them promptly. Arguments have already been validated against the
+/// definition's input schema.
+pub trait Tool: Send + Sync {
+    /// The tool's definition.
+    fn definition(&self) -> &ToolDefinition;
+
+    /// Runs the tool once.
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure>;
+}
+
+/// Why a call produced no result of its own; always becomes an `isError` result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolFailure {
+    /// The script raised an error or the program failed; the message says where.
+    #[error("{message}")]
+    Failed {
+        /// What went wrong, with the file and line where known.
+        message: String,
+    },
+    /// The call ran past its timeout and was stopped.
+    #[error("timed out after {}", crate::duration::format(*.after))]
+    TimedOut {
+        /// The timeout that applied.
+        after: Duration,
+    },
+    /// The client cancelled the call.
+    #[error("cancelled by the client")]
+    Cancelled,
+}
+
+impl ToolFailure {
+    /// A failure with a message.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self::Failed {
+            message: message.into(),
+        }
+    }
+}
+
+/// Why a call was asked to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The deadline passed.
+    Timeout,
+    /// The client cancelled.
+    Cancelled,
+}
+
+/// A flag that asks a running call to stop, shared between the call and its watchdog.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt(Arc<AtomicU8>);
+
+impl Interrupt {
+    /// A flag that is not raised.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the call to stop; the first reason given wins.
+    pub fn raise(&self, reason: StopReason) {
+        let code = match reason {
+            StopReason::Timeout => 1,
+            StopReason::Cancelled => 2,
+        };
+        let _ = self
+            .0
+            .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// Why the call was asked to stop, if it was.
+    pub fn reason(&self) -> Option<StopReason> {
+        match self.0.load(Ordering::Acquire) {
+            1 => Some(StopReason::Timeout),
+            2 => Some(StopReason::Cancelled),
+            _ => None,
+        }
+    }
+}
+
+/// Log levels of MCP `notifications/message` (RFC 5424 names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// Normal operational messages.
+    Info,
+    /// Normal but significant events.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// Parses an MCP level name (`warn` is accepted for `warning`).
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "debug" => Self::Debug,
+            "info" => Self::Info,
+            "notice" => Self::Notice,
+            "warning" | "warn" => Self::Warning,
+            "error" => Self::Error,
+            "critical" => Self::Critical,
+            "alert" => Self::Alert,
+            "emergency" => Self::Emergency,
+            _ => return None,
+        })
+    }
+
+    /// The MCP name of the level.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Info => "info",
+            Self::Notice => "notice",
+            Self::Warning => "warning",
+            Self::Error => "error",
+            Self::Critical => "critical",
+            Self::Alert => "alert",
+            Self::Emergency => "emergency",
+        }
+    }
+}
+
+/// The client side of a call: what a tool may ask of whoever called it.
+///
+/// The server implements it over MCP; `toolsmith call` implements it on the terminal.
+/// Requests block the calling thread until the client answers.
+pub trait ClientBridge: Send + Sync {
+    /// Reports progress (`notifications/progress`), when the client asked for it.
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>);
+
+    /// Sends a log message (`notifications/message`) from the tool.
+    fn log(&self, level: LogLevel, logger: &str, message: &str);
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    fn sample(&self, request: Value) -> Result<Value, String>;
+
+    /// Asks the user for input (`elicitation/create`).
+    fn elicit(&self, message: &str, schema: Value) -> Result<Value, String>;
+
+    /// The client's roots (`roots/list`).
+    fn roots(&self) -> Result<Vec<Value>, String>;
+}
+
+/// A client that supports nothing: progress and logs go nowhere, requests fail.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoClient;
+
+impl ClientBridge for NoClient {
+    fn progress(&self, _: f64, _: Option<f64>, _: Option<&str>) {}
+    fn log(&self, _: LogLevel, _: &str, _: &str) {}
+    fn sample(&self, _: Value) -> Result<Value, String> {
+        Err("this client does not support sampling".into())
+    }
+    fn elicit(&self, _: &str, _: Value) -> Result<Value, String> {
+        Err("this client does not support elicitation".into())
+    }
+    fn roots(&self) -> Result<Vec<Value>, String> {
+        Ok(Vec::new())
+    }
+}
+
+/// Everything a running call can reach besides its arguments.
+#[derive(Clone)]
+pub struct CallContext {
+    /// When the call must have finished.
+    pub deadline: Instant,
+    /// Raised to ask the call to stop.
+    pub interrupt: Interrupt,
+    /// The client that made the call.
+    pub client: Arc<dyn ClientBridge>,
+    /// Resolved tool options (`mcp.option(name)`).
+    pub options: JsonObject,
+    /// Where command tools run: the client's root or the tools folder.
+    pub working_dir: Option<PathBuf>,
+    /// The transport the call came in on (`stdio`, `http`, `cli`).
+    pub transport: &'static str,
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("deadline", &self.deadline)
+            .field("interrupt", &self.interrupt)
+            .field("working_dir", &self.working_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CallContext {
+    /// A context with no client, the given timeout and no options.
+    pub fn detached(timeout: Duration) -> Self {
+        Self {
+            deadline: Instant::now() + timeout,
+            interrupt: Interrupt::new(),
+            client: Arc::new(NoClient),
+            options: JsonObject::new(),
+            working_dir: None,
+            transport: "cli",
+        }
+    }
+
+    /// Why the call should stop now, if it should: an interrupt, or the deadline passed.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.interrupt
+            .reason()
+            .or_else(|| (Instant::now() >= self.deadline).then_some(StopReason::Timeout))
+    }
+}
