@@ -16,6 +16,9 @@ use crate::validate::{ArgumentValidator, compile_schema};
 
 /// A tool ready to be called: the tool plus its compiled input and output schemas.
 pub struct CatalogEntry {
+    /// The published definition: the tool's own, adjusted by the catalog's builder
+    /// (default timeout, resolved icons, …).
+    definition: ToolDefinition,
     tool: Arc<dyn Tool>,
     arguments: ArgumentValidator,
     output: Option<jsonschema::Validator>,
@@ -24,7 +27,7 @@ pub struct CatalogEntry {
 impl CatalogEntry {
     /// The tool's definition.
     pub fn definition(&self) -> &ToolDefinition {
-        self.tool.definition()
+        &self.definition
     }
 
     /// The tool itself.
@@ -36,7 +39,7 @@ impl CatalogEntry {
     ///
     /// Every failure is an `isError` outcome; nothing here is a protocol error.
     pub fn call(&self, arguments: JsonObject, context: &CallContext) -> CallOutcome {
-        let definition = self.tool.definition();
+        let definition = &self.definition;
         let arguments = match self.arguments.validate(arguments) {
             Ok(arguments) => arguments,
             Err(errors) => {
@@ -65,7 +68,7 @@ impl CatalogEntry {
         if outcome.is_error {
             return outcome;
         }
-        let name = &self.tool.definition().name;
+        let name = &self.definition.name;
         let Some(structured) = &outcome.structured_content else {
             return CallOutcome::error(format!(
                 "tool `{name}` declares an outputSchema but returned no structured content"
@@ -157,11 +160,26 @@ impl Catalog {
     ///
     /// A tool whose schemas do not compile, or whose name was already taken, is left out
     /// with a diagnostic; the others are unaffected.
-    pub fn new(tools: Vec<Arc<dyn Tool>>, mut diagnostics: Vec<Diagnostic>) -> Self {
+    pub fn new(tools: Vec<Arc<dyn Tool>>, diagnostics: Vec<Diagnostic>) -> Self {
+        Self::build(tools, diagnostics, |_| Ok(()))
+    }
+
+    /// Like [`Catalog::new`], with `adjust` applied to each published definition first
+    /// (the folder loader resolves icon files and default timeouts this way). A tool whose
+    /// adjustment fails is left out with the returned diagnostic.
+    pub fn build(
+        tools: Vec<Arc<dyn Tool>>,
+        mut diagnostics: Vec<Diagnostic>,
+        adjust: impl Fn(&mut ToolDefinition) -> Result<(), Diagnostic>,
+    ) -> Self {
         let mut entries: Vec<CatalogEntry> = Vec::with_capacity(tools.len());
         let mut seen: HashMap<String, crate::definition::SourceLocation> = HashMap::new();
         for tool in tools {
-            let definition = tool.definition();
+            let mut definition = tool.definition().clone();
+            if let Err(diagnostic) = adjust(&mut definition) {
+                diagnostics.push(diagnostic);
+                continue;
+            }
             if let Some(first) = seen.get(&definition.name) {
                 diagnostics.push(
                     Diagnostic::error(
@@ -175,9 +193,10 @@ impl Catalog {
                 );
                 continue;
             }
-            match Self::prepare(tool.clone()) {
+            let location = (definition.name.clone(), definition.source.clone());
+            match Self::prepare(definition, tool) {
                 Ok(entry) => {
-                    seen.insert(definition.name.clone(), definition.source.clone());
+                    seen.insert(location.0, location.1);
                     entries.push(entry);
                 }
                 Err(diagnostic) => diagnostics.push(diagnostic),
@@ -196,9 +215,10 @@ impl Catalog {
         }
     }
 
-    #[expect(clippy::result_large_err, reason = "runs once per tool at load time")]
-    fn prepare(tool: Arc<dyn Tool>) -> Result<CatalogEntry, Diagnostic> {
-        let definition = tool.definition();
+    fn prepare(
+        definition: ToolDefinition,
+        tool: Arc<dyn Tool>,
+    ) -> Result<CatalogEntry, Diagnostic> {
         let schema_error = |which: &str, message: String| {
             Diagnostic::error(
                 "invalid-schema",
@@ -219,6 +239,7 @@ impl Catalog {
             None => None,
         };
         Ok(CatalogEntry {
+            definition,
             tool,
             arguments,
             output,

@@ -3,6 +3,32 @@
 
 use std::ops::Range;
 
+/// A byte range in a file (kept small: diagnostics travel in `Result`s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// The span as a byte range.
+    pub fn range(self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+impl From<Range<usize>> for Span {
+    fn from(range: Range<usize>) -> Self {
+        let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Self {
+            start: clamp(range.start),
+            end: clamp(range.end),
+        }
+    }
+}
+
 use serde::Serialize;
 
 use crate::definition::SourceLocation;
@@ -42,7 +68,7 @@ pub struct Diagnostic {
     /// Where: file, line and column.
     pub location: SourceLocation,
     /// Byte range in the file, when known (for snippets).
-    pub span: Option<Range<usize>>,
+    pub span: Option<Span>,
     /// How to fix it.
     pub help: Option<String>,
 }
@@ -70,7 +96,7 @@ impl Diagnostic {
     /// Adds a byte span.
     #[must_use]
     pub fn with_span(mut self, span: Range<usize>) -> Self {
-        self.span = Some(span);
+        self.span = Some(span.into());
         self
     }
 

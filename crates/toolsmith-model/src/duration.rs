@@ -73,7 +73,7 @@ mod tests {
         assert_eq!(parse(&json!(0.5)), Ok(Duration::from_millis(500)));
         assert_eq!(parse(&json!("500ms")), Ok(Duration::from_millis(500)));
         assert_eq!(parse(&json!("2s")), Ok(Duration::from_secs(2)));
-        assert_eq!(parse(&json!("1m")), Ok(Duration::from_secs(60)));
+        assert_eq!(parse(&json!("1m")), Ok(Duration::from_mins(1)));
         assert!(
             parse(&json!("2 weeks"))
                 .unwrap_err()

@@ -45,6 +45,7 @@ mod diagnostic;
 pub mod duration;
 pub mod names;
 mod outcome;
+mod properties;
 mod schema;
 mod tool;
 pub mod toon;
@@ -55,8 +56,9 @@ pub use definition::{
     Annotations, DEFAULT_TIMEOUT, Icon, JsonObject, Permissions, Requires, SourceLocation,
     TextFormat, ToolDefinition, Ui,
 };
-pub use diagnostic::{Diagnostic, Severity, line_column, offset_of};
+pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};
+pub use properties::{PropertyError, TOOL_PROPERTIES, apply_property, kind};
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
 pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,

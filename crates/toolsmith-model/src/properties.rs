@@ -1,0 +1,287 @@
+//! Tool properties shared by every form: the keywords of `mcp.tool(...)` and the keys of a
+//! manifest are the same names with the same meaning, so both go through
+//! [`apply_property`] and cannot drift apart.
+
+use serde_json::Value;
+
+use crate::definition::{Icon, JsonObject, TextFormat, ToolDefinition, Ui};
+
+/// The property names [`apply_property`] understands (besides form-specific ones such as
+/// `params` or `[[parameters]]`).
+pub const TOOL_PROPERTIES: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "keywords",
+    "tags",
+    "discoverable",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "output",
+    "timeout",
+    "options",
+    "overrides",
+    "requires",
+    "permissions",
+    "ui",
+    "icons",
+    "examples",
+    "text_format",
+    "meta",
+];
+
+/// A property value of the wrong shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{key}`: {message}")]
+pub struct PropertyError {
+    /// The property.
+    pub key: String,
+    /// What is wrong and what is expected.
+    pub message: String,
+}
+
+/// Sets one property on a definition from its JSON value.
+///
+/// Returns `Ok(false)` when `key` is not a tool property (the caller decides whether that
+/// is an error), and an error naming the expected shape when the value does not fit.
+pub fn apply_property(
+    definition: &mut ToolDefinition,
+    key: &str,
+    value: &Value,
+) -> Result<bool, PropertyError> {
+    let error = |message: String| PropertyError {
+        key: key.to_owned(),
+        message,
+    };
+    match key {
+        "name" => definition.name = string(value).map_err(error)?,
+        "title" => definition.title = Some(string(value).map_err(error)?),
+        "description" => definition.description = string(value).map_err(error)?,
+        "keywords" => definition.keywords = strings(value).map_err(error)?,
+        "tags" => definition.tags = strings(value).map_err(error)?,
+        "discoverable" => definition.discoverable = boolean(value).map_err(error)?,
+        "read_only" => definition.annotations.read_only = Some(boolean(value).map_err(error)?),
+        "destructive" => definition.annotations.destructive = Some(boolean(value).map_err(error)?),
+        "idempotent" => definition.annotations.idempotent = Some(boolean(value).map_err(error)?),
+        "open_world" => definition.annotations.open_world = Some(boolean(value).map_err(error)?),
+        "output" => {
+            let schema = object(value).map_err(error)?;
+            if schema.get("type").and_then(Value::as_str) != Some("object") {
+                return Err(error(
+                    "an output schema must describe an object (`{\"type\": \"object\", ...}`); \
+                     MCP's structuredContent is always an object"
+                        .into(),
+                ));
+            }
+            definition.output_schema = Some(schema);
+        }
+        "timeout" => definition.timeout = Some(crate::duration::parse(value).map_err(error)?),
+        "options" => definition.options = object(value).map_err(error)?,
+        "overrides" => definition.overrides = object(value).map_err(error)?,
+        "meta" => definition.meta = object(value).map_err(error)?,
+        "requires" => {
+            let requires = object(value).map_err(error)?;
+            for (name, entry) in &requires {
+                match name.as_str() {
+                    "env" => definition.requires.env = strings(entry).map_err(error)?,
+                    other => {
+                        return Err(error(format!(
+                            "unknown requirement `{other}`; expected `env`"
+                        )));
+                    }
+                }
+            }
+        }
+        "permissions" => {
+            let permissions = object(value).map_err(error)?;
+            for (name, entry) in &permissions {
+                let list = strings(entry).map_err(error)?;
+                match name.as_str() {
+                    "fs.read" | "fs_read" => definition.permissions.fs_read = list,
+                    "fs.write" | "fs_write" => definition.permissions.fs_write = list,
+                    "net" => definition.permissions.net = list,
+                    "env" => definition.permissions.env = list,
+                    other => {
+                        return Err(error(format!(
+                            "unknown permission `{other}`; expected `fs.read`, `fs.write`, `net` or `env`"
+                        )));
+                    }
+                }
+            }
+        }
+        "ui" => definition.ui = Some(ui(value).map_err(error)?),
+        "icons" => {
+            let Value::Array(items) = value else {
+                return Err(error("expected a list of icons".into()));
+            };
+            definition.icons = items
+                .iter()
+                .map(icon)
+                .collect::<Result<_, _>>()
+                .map_err(error)?;
+        }
+        "examples" => {
+            let Value::Array(items) = value else {
+                return Err(error(
+                    "expected a list of `{\"args\": {...}, \"expect\": {...}}` cases".into(),
+                ));
+            };
+            definition.examples.clone_from(items);
+        }
+        "text_format" => {
+            let text = string(value).map_err(error)?;
+            definition.text_format = TextFormat::parse(&text)
+                .ok_or_else(|| error(format!("expected \"json\" or \"toon\", got \"{text}\"")))?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn string(value: &Value) -> Result<String, String> {
+    value
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("expected a string, got {}", kind(value)))
+}
+
+fn boolean(value: &Value) -> Result<bool, String> {
+    value
+        .as_bool()
+        .ok_or_else(|| format!("expected true or false, got {}", kind(value)))
+}
+
+fn strings(value: &Value) -> Result<Vec<String>, String> {
+    match value {
+        Value::Array(items) => items.iter().map(string).collect(),
+        other => Err(format!("expected a list of strings, got {}", kind(other))),
+    }
+}
+
+fn object(value: &Value) -> Result<JsonObject, String> {
+    value
+        .as_object()
+        .cloned()
+        .ok_or_else(|| format!("expected a dict/table, got {}", kind(value)))
+}
+
+fn ui(value: &Value) -> Result<Ui, String> {
+    let table = object(value)?;
+    let uri = table
+        .get("resource_uri")
+        .or_else(|| table.get("resourceUri"))
+        .ok_or("expected `resource_uri` (a `ui://` URI)")?;
+    let visibility = table
+        .get("visibility")
+        .map(strings)
+        .transpose()?
+        .unwrap_or_default();
+    Ok(Ui {
+        resource_uri: string(uri)?,
+        visibility,
+    })
+}
+
+fn icon(value: &Value) -> Result<Icon, String> {
+    match value {
+        Value::String(src) => Ok(Icon {
+            src: src.clone(),
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        }),
+        Value::Object(table) => {
+            let src = table
+                .get("src")
+                .ok_or("an icon needs `src` (an https: or data: URI, or a file in icons/)")?;
+            let optional = |key: &str| table.get(key).map(string).transpose();
+            let sizes = match table.get("sizes") {
+                None => Vec::new(),
+                Some(Value::String(size)) => vec![size.clone()],
+                Some(other) => strings(other)?,
+            };
+            Ok(Icon {
+                src: string(src)?,
+                mime_type: optional("mimeType")?.or(optional("mime_type")?),
+                sizes,
+                theme: optional("theme")?,
+            })
+        }
+        other => Err(format!(
+            "expected an icon (a string or a table with `src`), got {}",
+            kind(other)
+        )),
+    }
+}
+
+/// A short name for a JSON value's kind, for messages.
+pub fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "None",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a dict",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn definition() -> ToolDefinition {
+        ToolDefinition::new("t", "A tool.", JsonObject::new())
+    }
+
+    #[test]
+    fn every_listed_property_is_understood() {
+        for key in TOOL_PROPERTIES {
+            let mut tool = definition();
+            let applied = apply_property(&mut tool, key, &json!(null));
+            assert!(applied != Ok(false), "{key} is listed but not applied");
+        }
+    }
+
+    #[test]
+    fn annotations_ui_and_icons() {
+        let mut tool = definition();
+        apply_property(&mut tool, "read_only", &json!(true)).unwrap();
+        apply_property(
+            &mut tool,
+            "ui",
+            &json!({"resourceUri": "ui://a/b.html", "visibility": ["app"]}),
+        )
+        .unwrap();
+        apply_property(
+            &mut tool,
+            "icons",
+            &json!(["https://x/y.png", {"src": "data:image/png;base64,AA", "sizes": "48x48"}]),
+        )
+        .unwrap();
+        apply_property(&mut tool, "timeout", &json!("500ms")).unwrap();
+        assert_eq!(tool.annotations.read_only, Some(true));
+        assert_eq!(tool.ui.as_ref().unwrap().visibility, vec!["app"]);
+        assert_eq!(tool.icons[1].sizes, vec!["48x48"]);
+        assert_eq!(tool.timeout, Some(std::time::Duration::from_millis(500)));
+    }
+
+    #[test]
+    fn wrong_shapes_say_what_is_expected() {
+        let mut tool = definition();
+        let error = apply_property(&mut tool, "keywords", &json!("weather")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`keywords`: expected a list of strings, got a string"
+        );
+        let error = apply_property(&mut tool, "output", &json!({"type": "array"})).unwrap_err();
+        assert!(error.message.contains("must describe an object"));
+        assert_eq!(
+            apply_property(&mut tool, "colour", &json!("red")),
+            Ok(false)
+        );
+    }
+}
