@@ -42,17 +42,7 @@ impl CatalogEntry {
         let definition = &self.definition;
         let arguments = match self.arguments.validate(arguments) {
             Ok(arguments) => arguments,
-            Err(errors) => {
-                return CallOutcome {
-                    content: vec![crate::outcome::Content::text(format!(
-                        "{errors}\nThe tool `{}` takes: {}",
-                        definition.name,
-                        Value::Object(definition.input_schema.clone())
-                    ))],
-                    structured_content: None,
-                    is_error: true,
-                };
-            }
+            Err(errors) => return CallOutcome::error(format!("tool `{}`: {errors}", definition.name)),
         };
         let outcome = match self.tool.call(&arguments, context) {
             Ok(returned) => returned.into_outcome(definition.text_format),

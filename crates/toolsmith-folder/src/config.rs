@@ -1,0 +1,127 @@
+//! `toolsmith.toml`: server information, defaults and tool options for a folder
+//! (DESIGN.md §6). Sections that later features read (`search`, `profiles`, `packages`,
+//! `check`) are kept as raw tables.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+use toolsmith_model::{Diagnostic, JsonObject, Severity, SourceLocation, kind, line_column};
+
+use crate::manifest::toml_to_json;
+
+/// The file name of a folder's configuration.
+pub const CONFIG_FILE: &str = "toolsmith.toml";
+
+const SECTIONS: &[&str] = &["server", "defaults", "search", "profiles", "packages", "options", "check"];
+
+/// A folder's `toolsmith.toml` (all parts optional).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FolderConfig {
+    /// `[server] name`: the server name clients show.
+    pub name: Option<String>,
+    /// `[server] version`.
+    pub version: Option<String>,
+    /// `[server] instructions`: sent to clients at initialization.
+    pub instructions: Option<String>,
+    /// `[defaults] timeout`: for tools that declare none.
+    pub default_timeout: Option<Duration>,
+    /// `[options.TOOL]`: option values per tool.
+    pub options: JsonObject,
+    /// The whole file as JSON, for sections read elsewhere.
+    pub raw: JsonObject,
+}
+
+impl FolderConfig {
+    /// Reads `toolsmith.toml` in `root`, if there is one. Problems become diagnostics and
+    /// the rest of the file still applies.
+    pub fn load(root: &Path) -> (Self, Vec<Diagnostic>) {
+        let path = root.join(CONFIG_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(source) => Self::parse(&path, &source),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => (Self::default(), Vec::new()),
+            Err(error) => (
+                Self::default(),
+                vec![Diagnostic::error("unreadable-file", SourceLocation::file(&path), format!("cannot read: {error}"))],
+            ),
+        }
+    }
+
+    /// Parses the text of a `toolsmith.toml`.
+    pub fn parse(path: &Path, source: &str) -> (Self, Vec<Diagnostic>) {
+        let mut diagnostics = Vec::new();
+        let table: toml::Table = match toml::from_str(source) {
+            Ok(table) => table,
+            Err(error) => {
+                let (line, column) = error.span().map_or((1, 1), |span| line_column(source, span.start));
+                let location = SourceLocation { path: path.to_owned(), line, column };
+                diagnostics.push(
+                    Diagnostic::error("invalid-config", location, format!("invalid TOML: {}", error.message()))
+                        .with_help("fix the TOML syntax; the folder loads with default settings meanwhile"),
+                );
+                return (Self::default(), diagnostics);
+            }
+        };
+        let Value::Object(raw) = toml_to_json(toml::Value::Table(table)) else {
+            unreachable!("a TOML table converts to a JSON object")
+        };
+        let mut config = Self { raw: raw.clone(), ..Self::default() };
+        let mut problem = |message: String, help: String| {
+            let mut diagnostic = Diagnostic::error("invalid-config", SourceLocation::file(path), message).with_help(help);
+            diagnostic.severity = Severity::Warning;
+            diagnostics.push(diagnostic);
+        };
+        for (section, value) in &raw {
+            if !SECTIONS.contains(&section.as_str()) {
+                let hint = toolsmith_model::names::did_you_mean(section, SECTIONS.iter().copied())
+                    .first()
+                    .map_or_else(|| format!("known sections: {}", SECTIONS.join(", ")), |best| format!("did you mean `[{best}]`?"));
+                problem(format!("unknown section `[{section}]`"), hint);
+                continue;
+            }
+            if !value.is_object() {
+                problem(format!("`{section}` must be a table, got {}", kind(value)), format!("write it as `[{section}]`"));
+            }
+        }
+        let text = |section: &str, key: &str| raw.get(section)?.get(key)?.as_str().map(str::to_owned);
+        config.name = text("server", "name");
+        config.version = text("server", "version");
+        config.instructions = text("server", "instructions");
+        if let Some(timeout) = raw.get("defaults").and_then(|d| d.get("timeout")) {
+            match toolsmith_model::duration::parse(timeout) {
+                Ok(duration) => config.default_timeout = Some(duration),
+                Err(message) => problem(format!("`[defaults] timeout`: {message}"), "e.g. timeout = \"10s\"".into()),
+            }
+        }
+        if let Some(Value::Object(options)) = raw.get("options") {
+            config.options.clone_from(options);
+        }
+        (config, diagnostics)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_server_defaults_and_options() {
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[server]\nname = \"weather\"\n[defaults]\ntimeout = \"5s\"\n[options.forecast_get]\nunits = \"metric\"\n",
+        );
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(config.name.as_deref(), Some("weather"));
+        assert_eq!(config.default_timeout, Some(Duration::from_secs(5)));
+        assert_eq!(config.options["forecast_get"], json!({"units": "metric"}));
+    }
+
+    #[test]
+    fn unknown_section_is_a_warning_with_a_suggestion() {
+        let (_, diagnostics) = FolderConfig::parse(Path::new("toolsmith.toml"), "[sever]\nname = \"x\"\n");
+        assert_eq!(diagnostics[0].message, "unknown section `[sever]`");
+        assert_eq!(diagnostics[0].help.as_deref(), Some("did you mean `[server]`?"));
+        assert_eq!(diagnostics[0].severity, Severity::Warning);
+    }
+}

@@ -1,0 +1,130 @@
+//! Which files of a folder are tools, and how each is loaded: `.star` files are Starlark
+//! modules unless a manifest of the same stem claims them; `.toml` files (except
+//! `toolsmith.toml`) are manifests. Names starting with `_` or `.` are ignored, and so are
+//! the folders that hold prompts, resources, icons and tests.
+
+use std::path::{Path, PathBuf};
+
+use toolsmith_model::{Diagnostic, SourceLocation};
+use toolsmith_starlark::{LoadSettings, LoadedModule};
+
+use crate::config::CONFIG_FILE;
+use crate::manifest::{self, ManifestKind};
+
+/// Folders of a tools folder that never hold tools.
+const RESERVED_FOLDERS: &[&str] = &["prompts", "resources", "icons", "tests", "node_modules", "__pycache__", "target"];
+
+/// A file that defines tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ToolFile {
+    /// A Starlark module registering tools with `mcp.tool(...)`.
+    Starlark(PathBuf),
+    /// A manifest (with a script of the same stem, or a command).
+    Manifest(PathBuf),
+}
+
+/// Lists the tool files under `root`, sorted by path.
+pub(crate) fn tool_files(root: &Path) -> std::io::Result<Vec<ToolFile>> {
+    let mut files = Vec::new();
+    walk(root, root, &mut files)?;
+    files.sort_by(|a, b| path_of(a).cmp(path_of(b)));
+    Ok(files)
+}
+
+fn path_of(file: &ToolFile) -> &Path {
+    match file {
+        ToolFile::Starlark(path) | ToolFile::Manifest(path) => path,
+    }
+}
+
+fn walk(root: &Path, dir: &Path, files: &mut Vec<ToolFile>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('_') || name.starts_with('.') {
+            continue;
+        }
+        let file_type = entry.file_type()?;
+        if file_type.is_dir() {
+            if dir == root && RESERVED_FOLDERS.contains(&name.as_ref()) {
+                continue;
+            }
+            walk(root, &path, files)?;
+            continue;
+        }
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("toml") if !(dir == root && name == CONFIG_FILE) => files.push(ToolFile::Manifest(path)),
+            Some("star") if !path.with_extension("toml").exists() => files.push(ToolFile::Starlark(path)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Loads one tool file; never fails as a whole.
+pub(crate) fn load_file(file: &ToolFile, settings: &LoadSettings) -> LoadedModule {
+    match file {
+        ToolFile::Starlark(path) => match std::fs::read_to_string(path) {
+            Ok(source) => toolsmith_starlark::load_module(path, &source, settings),
+            Err(error) => unreadable(path, &error),
+        },
+        ToolFile::Manifest(path) => load_manifest(path, settings),
+    }
+}
+
+fn load_manifest(path: &Path, settings: &LoadSettings) -> LoadedModule {
+    let source = match std::fs::read_to_string(path) {
+        Ok(source) => source,
+        Err(error) => return unreadable(path, &error),
+    };
+    let manifest = match manifest::parse(path, &source) {
+        Ok(manifest) => manifest,
+        Err(diagnostics) => return LoadedModule { tools: Vec::new(), diagnostics },
+    };
+    let result = match manifest.kind {
+        ManifestKind::Command(argv) => {
+            toolsmith_command::CommandTool::new(manifest.definition, argv, settings.base_dir.clone())
+                .map(|tool| std::sync::Arc::new(tool) as std::sync::Arc<dyn toolsmith_model::Tool>)
+                .map_err(|error| {
+                    Diagnostic::error("invalid-command", crate::file_location(path), error.to_string())
+                        .with_help("placeholders in `command` must name a parameter: `{name}`")
+                })
+        }
+        ManifestKind::Script => match script_for(path) {
+            Some(script) => match std::fs::read_to_string(&script) {
+                Ok(code) => toolsmith_starlark::load_script(manifest.definition, &script, &code, settings),
+                Err(error) => return unreadable(&script, &error),
+            },
+            None => Err(Diagnostic::error(
+                "missing-script",
+                crate::file_location(path),
+                format!(
+                    "manifest `{}` has no script and no `command`",
+                    path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+                ),
+            )
+            .with_help(format!(
+                "add `{stem}.star` or `{stem}.py` next to it, or a `command = [...]` to run a program",
+                stem = path.file_stem().map(|n| n.to_string_lossy()).unwrap_or_default()
+            ))),
+        },
+    };
+    match result {
+        Ok(tool) => LoadedModule { tools: vec![tool], diagnostics: Vec::new() },
+        Err(diagnostic) => LoadedModule { tools: Vec::new(), diagnostics: vec![diagnostic] },
+    }
+}
+
+/// The script of a manifest: `stem.star`, else `stem.py`.
+fn script_for(manifest: &Path) -> Option<PathBuf> {
+    ["star", "py"].iter().map(|ext| manifest.with_extension(ext)).find(|path| path.is_file())
+}
+
+fn unreadable(path: &Path, error: &std::io::Error) -> LoadedModule {
+    LoadedModule {
+        tools: Vec::new(),
+        diagnostics: vec![Diagnostic::error("unreadable-file", SourceLocation::file(path), format!("cannot read: {error}"))],
+    }
+}

@@ -1,0 +1,167 @@
+//! A tools folder (DESIGN.md §2) loaded into a [`Catalog`]: Starlark files, manifests with a
+//! script or a command, and `toolsmith.toml`.
+//!
+//! - [`ToolFolder`]: a loaded folder — its configuration, its catalog and what failed.
+//! - [`ToolFolder::call`]: the call path `toolsmith call` and `toolsmith test` use, with
+//!   a watchdog that returns a timeout result even when a tool cannot be interrupted.
+//!
+//! Every file loads in isolation: a broken file becomes a [`Diagnostic`] with its path, line
+//! and column, and every other tool still loads.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use toolsmith_folder::ToolFolder;
+//!
+//! let folder = ToolFolder::load(Path::new("examples/tools")).expect("the folder exists");
+//! for tool in folder.catalog().definitions() {
+//!     println!("{}: {}", tool.name, tool.description);
+//! }
+//! for problem in folder.catalog().diagnostics() {
+//!     eprintln!("{problem}");
+//! }
+//! ```
+
+mod config;
+mod discover;
+mod icons;
+mod manifest;
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use toolsmith_model::{Catalog, Diagnostic, JsonObject, Severity, SourceLocation, ToolDefinition};
+
+pub use config::{CONFIG_FILE, FolderConfig};
+pub use run::{Caller, HARD_WATCHDOG_GRACE, OPTIONS_ENV};
+
+/// A folder that cannot be loaded at all.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    /// The path does not exist.
+    #[error("tools folder `{}` does not exist", .path.display())]
+    NotFound {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The path is a file, not a folder.
+    #[error("`{}` is not a folder", .path.display())]
+    NotAFolder {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The folder cannot be read.
+    #[error("cannot read tools folder `{}`", .path.display())]
+    Unreadable {
+        /// The path given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A loaded tools folder.
+#[derive(Debug)]
+pub struct ToolFolder {
+    root: PathBuf,
+    config: FolderConfig,
+    catalog: Arc<Catalog>,
+}
+
+impl ToolFolder {
+    /// Loads every tool in `root`.
+    ///
+    /// Fails only when `root` is not a readable folder; anything wrong inside it is a
+    /// diagnostic on the catalog.
+    pub fn load(root: &Path) -> Result<Self, FolderError> {
+        let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => FolderError::NotFound { path: root.to_owned() },
+            _ => FolderError::Unreadable { path: root.to_owned(), source },
+        })?;
+        if !metadata.is_dir() {
+            return Err(FolderError::NotAFolder { path: root.to_owned() });
+        }
+        let (config, mut diagnostics) = FolderConfig::load(root);
+        let found = discover::tool_files(root).map_err(|source| FolderError::Unreadable { path: root.to_owned(), source })?;
+        let settings = toolsmith_starlark::LoadSettings {
+            base_dir: root.to_owned(),
+            load_timeout: config.default_timeout.unwrap_or(toolsmith_model::DEFAULT_TIMEOUT),
+        };
+        let mut tools = Vec::new();
+        for file in found {
+            let loaded = discover::load_file(&file, &settings);
+            tools.extend(loaded.tools);
+            diagnostics.extend(loaded.diagnostics);
+        }
+        let options = run::options_by_tool(&config, &mut diagnostics);
+        let catalog = Catalog::build(tools, diagnostics, |definition| {
+            adjust(root, &config, definition)?;
+            if let Some(values) = options.get(&definition.name) {
+                definition.options.extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            Ok(())
+        });
+        Ok(Self { root: root.to_owned(), config, catalog: Arc::new(catalog) })
+    }
+
+    /// The folder's path.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The folder's `toolsmith.toml`.
+    pub fn config(&self) -> &FolderConfig {
+        &self.config
+    }
+
+    /// The loaded tools and the diagnostics of what failed.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// A caller that runs this folder's tools under a watchdog.
+    pub fn caller(&self) -> Caller {
+        Caller::new(Arc::clone(&self.catalog), self.root.clone())
+    }
+
+    /// Whether any file failed to load (an error-severity diagnostic).
+    pub fn has_errors(&self) -> bool {
+        self.catalog.diagnostics().iter().any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Applies folder-level settings to a tool's published definition: default timeout,
+/// icon files turned into `data:` URIs, and `requires.env`.
+fn adjust(root: &Path, config: &FolderConfig, definition: &mut ToolDefinition) -> Result<(), Diagnostic> {
+    if definition.timeout.is_none() {
+        definition.timeout = config.default_timeout;
+    }
+    let missing: Vec<&String> = definition.requires.env.iter().filter(|name| std::env::var_os(name).is_none()).collect();
+    if !missing.is_empty() {
+        let names = missing.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
+        let mut diagnostic = Diagnostic::error(
+            "missing-requirement",
+            definition.source.clone(),
+            format!("tool `{}` is hidden: environment variable {names} is not set", definition.name),
+        )
+        .with_help("set the variable before starting the server, or remove it from `requires`");
+        diagnostic.severity = Severity::Info;
+        return Err(diagnostic);
+    }
+    icons::resolve(root, definition)
+}
+
+/// The arguments object of a call from loose JSON (`null` → empty).
+pub fn arguments_object(value: serde_json::Value) -> Result<JsonObject, String> {
+    match value {
+        serde_json::Value::Object(object) => Ok(object),
+        serde_json::Value::Null => Ok(JsonObject::new()),
+        other => Err(format!("arguments must be a JSON object, got {}", toolsmith_model::kind(&other))),
+    }
+}
+
+/// A location at the top of `path` (for file-level diagnostics).
+pub(crate) fn file_location(path: &Path) -> SourceLocation {
+    SourceLocation::file(path)
+}

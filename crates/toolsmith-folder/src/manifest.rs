@@ -1,0 +1,368 @@
+//! Tool manifests (`hello.toml`): Scriptling-compatible metadata for a script with the same
+//! stem, or a `command = [...]` for a program in any language (DESIGN.md §2.2, §2.3).
+
+use std::path::Path;
+
+use serde_json::Value;
+use toolsmith_model::{
+    Diagnostic, JsonObject, MANIFEST_TYPES, ParamType, Parameter, SourceLocation, ToolDefinition, apply_property,
+    input_schema, kind, line_column,
+};
+
+/// JSON Schema keywords a `[[parameters]]` entry may carry besides its own keys.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "default",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "items",
+    "properties",
+    "additionalProperties",
+    "examples",
+    "title",
+];
+
+/// Keys of a manifest that are not tool properties.
+const MANIFEST_KEYS: &[&str] = &["parameters", "params", "command", "tests"];
+
+/// What a manifest describes.
+#[derive(Debug)]
+pub(crate) struct Manifest {
+    pub(crate) definition: ToolDefinition,
+    pub(crate) kind: ManifestKind,
+}
+
+/// How the tool of a manifest runs.
+#[derive(Debug)]
+pub(crate) enum ManifestKind {
+    /// A script with the same stem (`.star` or `.py`), run top to bottom per call.
+    Script,
+    /// A program, run per call with the arguments on stdin.
+    Command(Vec<String>),
+}
+
+/// Parses a manifest; every problem found is returned, located in the file.
+pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnostic>> {
+    let table: toml::Table = toml::from_str(source).map_err(|error| {
+        let (line, column) = error.span().map_or((1, 1), |span| line_column(source, span.start));
+        let mut diagnostic = Diagnostic::error(
+            "invalid-manifest",
+            SourceLocation { path: path.to_owned(), line, column },
+            format!("invalid TOML: {}", error.message()),
+        )
+        .with_help("fix the TOML syntax; see https://toml.io for the format");
+        if let Some(span) = error.span() {
+            diagnostic = diagnostic.with_span(span);
+        }
+        vec![diagnostic]
+    })?;
+    let Value::Object(table) = toml_to_json(toml::Value::Table(table)) else {
+        unreachable!("a TOML table converts to a JSON object")
+    };
+    let locate = |key: &str| key_location(path, source, key, 0);
+    let locate_nth = |key: &str, index: usize| key_location(path, source, key, index);
+    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+
+    let mut diagnostics = Vec::new();
+    let mut definition = ToolDefinition::new(stem, "", JsonObject::new());
+    definition.source = SourceLocation::file(path);
+    let mut parameters = Vec::new();
+    let mut command = None;
+    let mut overlays = JsonObject::new();
+    for (key, value) in &table {
+        match key.as_str() {
+            "parameters" => match parse_parameters(value, &locate_nth) {
+                Ok(parsed) => parameters = parsed,
+                Err(mut errors) => diagnostics.append(&mut errors),
+            },
+            "params" => match value {
+                Value::Object(map) => overlays.clone_from(map),
+                other => diagnostics.push(
+                    Diagnostic::error("invalid-manifest", locate(key), format!("`params` must be a table, got {}", kind(other)))
+                        .with_help("write `[params.NAME]` tables of JSON Schema keywords"),
+                ),
+            },
+            "command" => match parse_command(value) {
+                Ok(argv) => command = Some(argv),
+                Err(message) => diagnostics.push(
+                    Diagnostic::error("invalid-manifest", locate(key), message)
+                        .with_help("write the program and its arguments as a list: command = [\"python3\", \"tool.py\"]"),
+                ),
+            },
+            "tests" => match value {
+                Value::Array(cases) => definition.examples.extend(cases.iter().cloned()),
+                other => diagnostics.push(Diagnostic::error(
+                    "invalid-manifest",
+                    locate(key),
+                    format!("`tests` must be an array of tables ([[tests]]), got {}", kind(other)),
+                )),
+            },
+            _ => match apply_property(&mut definition, key, value) {
+                Ok(true) => {}
+                Ok(false) => diagnostics.push(unknown_key(key, locate(key))),
+                Err(error) => diagnostics.push(
+                    Diagnostic::error("invalid-manifest", locate(key), error.to_string())
+                        .with_help(format!("see the `{key}` property in docs/tools.md")),
+                ),
+            },
+        }
+    }
+    // `tests` and `examples` both feed the examples list; keep both when given.
+    if let (Some(Value::Array(examples)), Some(Value::Array(_))) = (table.get("examples"), table.get("tests")) {
+        let mut all = examples.clone();
+        all.extend(definition.examples.drain(..).filter(|case| !examples.contains(case)));
+        definition.examples = all;
+    }
+    for (name, overlay) in &overlays {
+        let Some(parameter) = parameters.iter_mut().find(|p: &&mut Parameter| &p.name == name) else {
+            diagnostics.push(Diagnostic::error(
+                "unknown-parameter",
+                locate("params"),
+                format!("`params.{name}` names no parameter of this tool"),
+            ));
+            continue;
+        };
+        if let Value::Object(keywords) = overlay {
+            parameter.extra.extend(keywords.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+    }
+    if definition.description.trim().is_empty() && !table.contains_key("description") {
+        let mut warning = Diagnostic::error("missing-description", SourceLocation::file(path), "the manifest has no `description`")
+            .with_help("add `description = \"...\"`: it is what the model reads to pick this tool");
+        warning.severity = toolsmith_model::Severity::Warning;
+        diagnostics.push(warning);
+    }
+    if diagnostics.iter().any(|d| d.severity == toolsmith_model::Severity::Error) {
+        return Err(diagnostics);
+    }
+    definition.input_schema = input_schema(&parameters);
+    let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
+    if !diagnostics.is_empty() {
+        tracing::warn!("{}", diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"));
+    }
+    Ok(Manifest { definition, kind })
+}
+
+fn unknown_key(key: &str, location: SourceLocation) -> Diagnostic {
+    let known = toolsmith_model::TOOL_PROPERTIES.iter().chain(MANIFEST_KEYS).copied();
+    let suggestions = toolsmith_model::names::did_you_mean(key, known);
+    let help = match suggestions.first() {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!(
+            "valid keys: {}",
+            toolsmith_model::TOOL_PROPERTIES.iter().chain(MANIFEST_KEYS).copied().collect::<Vec<_>>().join(", ")
+        ),
+    };
+    Diagnostic::error("unknown-manifest-key", location, format!("unknown manifest key `{key}`")).with_help(help)
+}
+
+fn parse_command(value: &Value) -> Result<Vec<String>, String> {
+    let Value::Array(items) = value else {
+        return Err(format!("`command` must be a list of strings, got {}", kind(value)));
+    };
+    let argv: Vec<String> = items
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| format!("`command` items must be strings, got {}", kind(item))))
+        .collect::<Result<_, _>>()?;
+    if argv.is_empty() {
+        return Err("`command` is empty".into());
+    }
+    Ok(argv)
+}
+
+fn parse_parameters(value: &Value, locate: &dyn Fn(&str, usize) -> SourceLocation) -> Result<Vec<Parameter>, Vec<Diagnostic>> {
+    let Value::Array(entries) = value else {
+        return Err(vec![Diagnostic::error(
+            "invalid-manifest",
+            locate("parameters", 0),
+            "`parameters` must be an array of tables ([[parameters]])",
+        )]);
+    };
+    let mut parameters = Vec::new();
+    let mut diagnostics = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        match parse_parameter(entry) {
+            Ok(parameter) => parameters.push(parameter),
+            Err((message, help)) => {
+                diagnostics.push(
+                    Diagnostic::error("invalid-parameter", locate("parameters", index), message).with_help(help),
+                );
+            }
+        }
+    }
+    if diagnostics.is_empty() { Ok(parameters) } else { Err(diagnostics) }
+}
+
+type ParameterError = (String, String);
+
+fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
+    let Value::Object(table) = entry else {
+        return Err(("a parameter must be a table".into(), "write each one as a [[parameters]] table".into()));
+    };
+    let name = table
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ("a parameter has no `name`".to_owned(), "add `name = \"...\"`".to_owned()))?;
+    let type_name = table.get("type").and_then(Value::as_str).unwrap_or("string");
+    let ty = ParamType::from_manifest(type_name).ok_or_else(|| {
+        (
+            format!("parameter `{name}` has unknown type `{type_name}`"),
+            format!("valid types: {}", MANIFEST_TYPES.join(", ")),
+        )
+    })?;
+    let mut parameter = Parameter::new(name, ty);
+    parameter.required = false;
+    for (key, value) in table {
+        match key.as_str() {
+            "name" | "type" => {}
+            "description" => {
+                parameter.description = Some(
+                    value
+                        .as_str()
+                        .ok_or_else(|| (format!("parameter `{name}`: `description` must be a string"), String::new()))?
+                        .to_owned(),
+                );
+            }
+            "required" => {
+                parameter.required = value
+                    .as_bool()
+                    .ok_or_else(|| (format!("parameter `{name}`: `required` must be true or false"), String::new()))?;
+            }
+            "default" => parameter.default = Some(value.clone()),
+            keyword if SCHEMA_KEYWORDS.contains(&keyword) => {
+                parameter.extra.insert(key.clone(), value.clone());
+            }
+            other => {
+                let suggestion = toolsmith_model::names::did_you_mean(
+                    other,
+                    ["name", "type", "description", "required"].into_iter().chain(SCHEMA_KEYWORDS.iter().copied()),
+                );
+                let help = suggestion.first().map_or_else(
+                    || format!("parameter keys: name, type, description, required, or a JSON Schema keyword ({})", SCHEMA_KEYWORDS.join(", ")),
+                    |best| format!("did you mean `{best}`?"),
+                );
+                return Err((format!("parameter `{name}` has unknown key `{other}`"), help));
+            }
+        }
+    }
+    Ok(parameter)
+}
+
+/// Where `key` is set in a TOML source: its `occurrence`-th (0-based) `key =` or
+/// `[key]`/`[[key]]` line.
+fn key_location(path: &Path, source: &str, key: &str, occurrence: usize) -> SourceLocation {
+    let mut seen = 0;
+    for (number, text) in source.lines().enumerate() {
+        let trimmed = text.trim_start();
+        let indent = text.len() - trimmed.len();
+        let header = trimmed.trim_start_matches('[').trim_start();
+        let is_header = trimmed.starts_with('[')
+            && header.strip_prefix(key).is_some_and(|rest| rest.starts_with(']') || rest.starts_with('.'));
+        let is_assignment =
+            trimmed.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=') || rest.starts_with('.'));
+        if is_header || is_assignment {
+            if seen < occurrence {
+                seen += 1;
+                continue;
+            }
+            return SourceLocation {
+                path: path.to_owned(),
+                line: u32::try_from(number + 1).unwrap_or(u32::MAX),
+                column: u32::try_from(indent + 1).unwrap_or(u32::MAX),
+            };
+        }
+    }
+    SourceLocation::file(path)
+}
+
+/// Converts TOML to JSON (dates become strings).
+pub(crate) fn toml_to_json(value: toml::Value) -> Value {
+    match value {
+        toml::Value::String(text) => Value::String(text),
+        toml::Value::Integer(number) => Value::from(number),
+        toml::Value::Float(number) => serde_json::Number::from_f64(number).map_or(Value::Null, Value::Number),
+        toml::Value::Boolean(flag) => Value::Bool(flag),
+        toml::Value::Datetime(date) => Value::String(date.to_string()),
+        toml::Value::Array(items) => Value::Array(items.into_iter().map(toml_to_json).collect()),
+        toml::Value::Table(table) => Value::Object(table.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse_text(source: &str) -> Result<Manifest, Vec<Diagnostic>> {
+        parse(Path::new("tools/hello.toml"), source)
+    }
+
+    #[test]
+    fn scriptling_manifest_builds_schema() {
+        let manifest = parse_text(
+            "description = \"Greet a person by name\"\nkeywords = [\"hello\"]\n\n[[parameters]]\nname = \"name\"\ntype = \"string\"\ndescription = \"Name\"\nrequired = true\n\n[[parameters]]\nname = \"times\"\ntype = \"int\"\ndescription = \"Times\"\n",
+        )
+        .unwrap();
+        assert!(matches!(manifest.kind, ManifestKind::Script));
+        let tool = manifest.definition.to_mcp();
+        assert_eq!(tool["name"], "hello");
+        assert_eq!(
+            tool["inputSchema"],
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "Name"},
+                    "times": {"type": "integer", "description": "Times"}
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_type_lists_valid_types() {
+        let errors = parse_text("description = \"x\"\n[[parameters]]\nname = \"when\"\ntype = \"date\"\n").unwrap_err();
+        assert_eq!(errors[0].message, "parameter `when` has unknown type `date`");
+        assert!(errors[0].help.as_deref().unwrap().contains("array:number"));
+        assert_eq!(errors[0].rule, "invalid-parameter");
+    }
+
+    #[test]
+    fn unknown_key_is_located_with_a_suggestion() {
+        let errors = parse_text("description = \"x\"\nkeywrods = [\"a\"]\n").unwrap_err();
+        assert_eq!(errors[0].message, "unknown manifest key `keywrods`");
+        assert_eq!((errors[0].location.line, errors[0].location.column), (2, 1));
+        assert_eq!(errors[0].help.as_deref(), Some("did you mean `keywords`?"));
+    }
+
+    #[test]
+    fn toml_syntax_error_has_position() {
+        let errors = parse_text("description = \"x\"\nkeywords = [\n").unwrap_err();
+        assert_eq!(errors[0].rule, "invalid-manifest");
+        assert!(errors[0].location.line >= 2, "{:?}", errors[0].location);
+    }
+
+    #[test]
+    fn command_and_extras() {
+        let manifest = parse_text(
+            "description = \"Log\"\ncommand = [\"git\", \"log\", \"-n\", \"{count}\"]\ntimeout = \"2s\"\n[[parameters]]\nname = \"count\"\ntype = \"integer\"\ndefault = 5\nminimum = 1\n",
+        )
+        .unwrap();
+        let ManifestKind::Command(argv) = manifest.kind else { panic!("expected a command") };
+        assert_eq!(argv, ["git", "log", "-n", "{count}"]);
+        assert_eq!(manifest.definition.input_schema["properties"]["count"], json!({"type": "integer", "default": 5, "minimum": 1}));
+        assert_eq!(manifest.definition.timeout, Some(std::time::Duration::from_secs(2)));
+    }
+}

@@ -1,0 +1,120 @@
+//! Running a folder's tools outside the server (`toolsmith call`, `toolsmith test`): each call
+//! gets its deadline, options and working directory, and runs on its own thread under a
+//! hard watchdog, so a tool stuck in one long native operation still yields a timeout
+//! result on time.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use toolsmith_model::{
+    CallContext, CallOutcome, Catalog, ClientBridge, Diagnostic, Interrupt, JsonObject, NoClient, Severity,
+    SourceLocation, StopReason, UnknownTool,
+};
+
+use crate::config::FolderConfig;
+
+/// How long past its deadline a call may run before the watchdog gives up on it.
+pub const HARD_WATCHDOG_GRACE: Duration = Duration::from_millis(250);
+
+/// The environment variable with tool options as JSON: `{"tool": {"option": value}}`.
+pub const OPTIONS_ENV: &str = "MCP_TOOL_OPTIONS";
+
+/// Runs a catalog's tools one call at a time, each under a watchdog.
+#[derive(Clone)]
+pub struct Caller {
+    catalog: Arc<Catalog>,
+    working_dir: PathBuf,
+    client: Arc<dyn ClientBridge>,
+}
+
+impl std::fmt::Debug for Caller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Caller").field("working_dir", &self.working_dir).finish_non_exhaustive()
+    }
+}
+
+impl Caller {
+    /// A caller for `catalog` whose command tools run in `working_dir`.
+    pub fn new(catalog: Arc<Catalog>, working_dir: PathBuf) -> Self {
+        Self { catalog, working_dir, client: Arc::new(NoClient) }
+    }
+
+    /// Uses `client` for progress, logs, sampling, elicitation and roots.
+    #[must_use]
+    pub fn with_client(mut self, client: Arc<dyn ClientBridge>) -> Self {
+        self.client = client;
+        self
+    }
+
+    /// Calls a tool: validate, run under the watchdog, apply the result contract.
+    pub fn call(&self, name: &str, arguments: JsonObject) -> Result<CallOutcome, UnknownTool> {
+        let entry = self.catalog.lookup(name)?;
+        let definition = entry.definition();
+        let timeout = definition.effective_timeout();
+        let context = CallContext {
+            deadline: Instant::now() + timeout,
+            interrupt: Interrupt::new(),
+            client: Arc::clone(&self.client),
+            options: definition.options.clone(),
+            working_dir: Some(self.working_dir.clone()),
+            transport: "cli",
+        };
+        let interrupt = context.interrupt.clone();
+        let (sender, receiver) = mpsc::channel();
+        let catalog = Arc::clone(&self.catalog);
+        let tool = name.to_owned();
+        let spawned = std::thread::Builder::new().name(format!("tool {name}")).spawn(move || {
+            if let Some(entry) = catalog.get(&tool) {
+                let _ = sender.send(entry.call(arguments, &context));
+            }
+        });
+        if let Err(error) = spawned {
+            return Ok(CallOutcome::error(format!("could not start a thread for tool `{name}`: {error}")));
+        }
+        match receiver.recv_timeout(timeout + HARD_WATCHDOG_GRACE) {
+            Ok(outcome) => Ok(outcome),
+            Err(_) => {
+                interrupt.raise(StopReason::Timeout);
+                // One more short wait: most tools stop as soon as they see the interrupt.
+                Ok(receiver.recv_timeout(HARD_WATCHDOG_GRACE).unwrap_or_else(|_| {
+                    CallOutcome::error(format!(
+                        "tool `{name}` timed out after {} and did not stop when asked; its work was abandoned",
+                        toolsmith_model::duration::format(timeout)
+                    ))
+                }))
+            }
+        }
+    }
+}
+
+/// Tool options from `toolsmith.toml` `[options.TOOL]`, overridden by `MCP_TOOL_OPTIONS`.
+pub(crate) fn options_by_tool(config: &FolderConfig, diagnostics: &mut Vec<Diagnostic>) -> HashMap<String, JsonObject> {
+    let mut options: HashMap<String, JsonObject> = HashMap::new();
+    let mut merge = |source: &JsonObject| {
+        for (tool, values) in source {
+            if let Value::Object(values) = values {
+                options.entry(tool.clone()).or_default().extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+    };
+    merge(&config.options);
+    if let Ok(text) = std::env::var(OPTIONS_ENV) {
+        match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(from_env)) => merge(&from_env),
+            _ => {
+                let mut warning = Diagnostic::error(
+                    "invalid-config",
+                    SourceLocation { path: PathBuf::from(format!("${OPTIONS_ENV}")), line: 0, column: 0 },
+                    format!("`{OPTIONS_ENV}` is not a JSON object; it is ignored"),
+                )
+                .with_help("set it to JSON such as {\"forecast_get\": {\"units\": \"metric\"}}");
+                warning.severity = Severity::Warning;
+                diagnostics.push(warning);
+            }
+        }
+    }
+    options
+}

@@ -1,0 +1,4 @@
+//! One module per subcommand, each exposing `run(args, printer) -> Result<ExitStatus>`.
+
+pub(crate) mod call;
+pub(crate) mod list;

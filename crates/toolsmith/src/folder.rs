@@ -1,0 +1,55 @@
+//! Finding and loading the tools folder a command works on, with the errors and hints a
+//! newcomer needs.
+
+use std::path::{Path, PathBuf};
+
+use toolsmith_folder::{FolderError, ToolFolder};
+use toolsmith_model::{Diagnostic, Severity};
+
+use crate::error::Hinted;
+use crate::printer::{Printer, Style};
+
+/// The folder used when none is given.
+pub(crate) const DEFAULT_DIR: &str = "tools";
+
+/// Loads `dir` (default `./tools`).
+pub(crate) fn load(dir: Option<&Path>) -> anyhow::Result<ToolFolder> {
+    let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
+    ToolFolder::load(&path).map_err(|error| {
+        let hinted = match &error {
+            FolderError::NotFound { .. } if dir.is_none() => Hinted::new(format!(
+                "no tools folder: `./{DEFAULT_DIR}` does not exist"
+            ))
+            .hint("pass a folder, e.g. `toolsmith list examples/tools` to see the bundled examples")
+            .hint(format!("or start one: mkdir {DEFAULT_DIR} and add a `.star` file (see the README)")),
+            FolderError::NotFound { path } => Hinted::new(error.to_string())
+                .hint(format!("check the path; `{}` is relative to {}", path.display(), current_dir())),
+            FolderError::NotAFolder { .. } => {
+                Hinted::new(error.to_string()).hint("pass the folder that holds the tool files, not a file")
+            }
+            FolderError::Unreadable { source, .. } => Hinted::new(format!("{error}: {source}")),
+        };
+        anyhow::Error::new(hinted)
+    })
+}
+
+fn current_dir() -> String {
+    std::env::current_dir().map_or_else(|_| "the current directory".into(), |dir| format!("`{}`", dir.display()))
+}
+
+/// Prints load diagnostics to stderr: `path:line:col: severity: message [rule]` + help.
+pub(crate) fn report(printer: &Printer, diagnostics: &[Diagnostic]) {
+    for diagnostic in diagnostics {
+        let label = match diagnostic.severity {
+            Severity::Error => printer.style_err(Style::Red, "error"),
+            Severity::Warning => printer.style_err(Style::Yellow, "warning"),
+            Severity::Info => printer.style_err(Style::Cyan, "info"),
+        };
+        let location = printer.style_err(Style::Bold, &diagnostic.location.to_string());
+        let rule = printer.style_err(Style::Dim, &format!("[{}]", diagnostic.rule));
+        printer.message(&format!("{location}: {label}: {} {rule}", diagnostic.message));
+        if let Some(help) = &diagnostic.help {
+            printer.message(&format!("  {}: {help}", printer.style_err(Style::Cyan, "help")));
+        }
+    }
+}

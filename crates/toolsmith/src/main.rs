@@ -1,0 +1,72 @@
+//! The `toolsmith` command: a thin layer of argument parsing, output and exit codes over the
+//! library crates. One file per subcommand in `commands/`.
+
+mod args;
+mod commands;
+mod error;
+mod folder;
+mod printer;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+use crate::printer::Printer;
+
+/// How a command ended, as scripts see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExitStatus {
+    /// Everything worked.
+    Success,
+    /// The command worked and found problems (a failed load, an `isError` result).
+    Findings,
+    /// Toolsmith could not do what was asked.
+    Failure,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        match status {
+            ExitStatus::Success => Self::SUCCESS,
+            ExitStatus::Findings => Self::from(1),
+            ExitStatus::Failure => Self::from(2),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose, cli.quiet);
+    let printer = Printer::new(cli.quiet);
+    let result = match cli.command {
+        Command::List(args) => commands::list::run(&args, printer),
+        Command::Call(args) => commands::call::run(&args, printer),
+    };
+    match result {
+        Ok(status) => status.into(),
+        Err(error) if error::is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            error::render(&printer, &error);
+            ExitStatus::Failure.into()
+        }
+    }
+}
+
+/// Logs go to stderr, never stdout: over stdio, stdout carries protocol messages only.
+fn init_logging(verbose: u8, quiet: bool) {
+    let default = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "debug",
+        (false, _) => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLSMITH_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
+}

@@ -1,0 +1,93 @@
+//! The printer owns the terminal: data goes to stdout, messages and progress to stderr,
+//! colours only when the stream is a terminal and `NO_COLOR` is unset.
+
+use std::io::{IsTerminal, Write};
+
+/// Where and how output is written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Printer {
+    colour_stdout: bool,
+    colour_stderr: bool,
+    quiet: bool,
+}
+
+/// Text styles, rendered only where colour is on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Style {
+    Bold,
+    Dim,
+    Red,
+    Yellow,
+    Cyan,
+}
+
+impl Style {
+    fn code(self) -> &'static str {
+        match self {
+            Self::Bold => "1",
+            Self::Dim => "2",
+            Self::Red => "1;31",
+            Self::Yellow => "1;33",
+            Self::Cyan => "36",
+        }
+    }
+}
+
+impl Printer {
+    pub(crate) fn new(quiet: bool) -> Self {
+        let allowed = std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+        Self {
+            colour_stdout: allowed && std::io::stdout().is_terminal(),
+            colour_stderr: allowed && std::io::stderr().is_terminal(),
+            quiet,
+        }
+    }
+
+    /// Styles text for stdout.
+    pub(crate) fn style(&self, style: Style, text: &str) -> String {
+        paint(self.colour_stdout, style, text)
+    }
+
+    /// Styles text for stderr.
+    pub(crate) fn style_err(&self, style: Style, text: &str) -> String {
+        paint(self.colour_stderr, style, text)
+    }
+
+    /// Writes data to stdout (a line).
+    pub(crate) fn data(&self, text: &str) -> std::io::Result<()> {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
+            stdout.write_all(b"\n")?;
+        }
+        stdout.flush()
+    }
+
+    /// Writes a message to stderr, unless `--quiet`.
+    pub(crate) fn message(&self, text: &str) {
+        if !self.quiet {
+            let _ = writeln!(std::io::stderr().lock(), "{text}");
+        }
+    }
+
+    /// Writes an error to stderr (always).
+    pub(crate) fn error(&self, text: &str) {
+        let label = self.style_err(Style::Red, "error");
+        let _ = writeln!(std::io::stderr().lock(), "{label}: {text}");
+    }
+
+    /// Writes a `  hint: ...` line to stderr (always).
+    pub(crate) fn hint(&self, text: &str) {
+        let label = self.style_err(Style::Cyan, "hint");
+        let _ = writeln!(std::io::stderr().lock(), "  {label}: {text}");
+    }
+
+    /// Writes a `  Caused by: ...` line to stderr (always).
+    pub(crate) fn cause(&self, text: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "  Caused by: {text}");
+    }
+}
+
+fn paint(colour: bool, style: Style, text: &str) -> String {
+    if colour { format!("\x1b[{}m{text}\x1b[0m", style.code()) } else { text.to_owned() }
+}

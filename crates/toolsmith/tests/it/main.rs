@@ -1,0 +1,53 @@
+//! CLI tests: the real binary on real folders, output under insta snapshots.
+
+mod call;
+mod list;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root.
+pub(crate) fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// `toolsmith` run from the workspace root, with colour and logs off.
+pub(crate) fn toolsmith() -> Command {
+    let mut command = Command::new(insta_cmd::get_cargo_bin("toolsmith"));
+    command.current_dir(workspace()).env("NO_COLOR", "1").env_remove("TOOLSMITH_LOG").env_remove("MCP_TOOL_OPTIONS");
+    command
+}
+
+/// A temporary tools folder with the given files.
+pub(crate) fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// Snapshot filters that hide a temporary folder's path.
+pub(crate) fn filters(dir: &Path) -> Vec<(String, String)> {
+    vec![(regex_escape(&dir.display().to_string()), "[DIR]".to_owned())]
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '/' || c == '_' || c == '-' { c.to_string() } else { format!("\\{c}") })
+        .collect()
+}
+
+/// Asserts a command's snapshot with temp paths filtered.
+#[macro_export]
+macro_rules! snapshot {
+    ($dir:expr, $command:expr) => {{
+        let filters = $crate::filters($dir);
+        let filters: Vec<(&str, &str)> = filters.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        insta::with_settings!({ filters => filters }, {
+            insta_cmd::assert_cmd_snapshot!($command);
+        });
+    }};
+}
