@@ -1,0 +1,133 @@
+//! Globals Toolsmith adds to Starlark's own: `sum` (Scriptling scripts use it), a `range`
+//! that refuses giant ranges, and the guarded `+`/`*` that binary operators are rewritten
+//! to, so that `"x" * n` or `s + s` in a loop fail cleanly instead of asking the allocator
+//! for gigabytes in one native step (starlark checks its heap limit only every thousand
+//! loop iterations or calls, far too late for a single huge allocation).
+
+use std::collections::HashMap;
+use std::num::NonZeroI32;
+
+use starlark::environment::GlobalsBuilder;
+use starlark::starlark_module;
+use starlark::syntax::AstModule;
+use starlark::values::list::ListRef;
+use starlark::values::none::NoneOr;
+use starlark::values::range::Range;
+use starlark::values::tuple::TupleRef;
+use starlark::values::{Heap, Value};
+
+use super::{HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES};
+
+const GUARDED_ADD: &str = "__toolsmith_add__";
+const GUARDED_MUL: &str = "__toolsmith_mul__";
+
+/// Routes `a + b` and `a * b` through the guarded functions below. Augmented assignments
+/// (`s += s`, `x *= n`) cannot be rewritten this way and rely on the periodic heap check.
+pub(super) fn guard_operators(ast: &mut AstModule) {
+    let replace = HashMap::from([
+        ("+".to_owned(), GUARDED_ADD.to_owned()),
+        ("*".to_owned(), GUARDED_MUL.to_owned()),
+    ]);
+    ast.replace_binary_operators(&replace);
+}
+
+/// The size in bytes a string, list or tuple occupies, for the guards.
+fn size_of(value: Value) -> Option<usize> {
+    if let Some(text) = value.unpack_str() {
+        Some(text.len())
+    } else if let Some(list) = ListRef::from_value(value) {
+        Some(list.len().saturating_mul(8))
+    } else {
+        TupleRef::from_value(value).map(|tuple| tuple.len().saturating_mul(8))
+    }
+}
+
+fn check_size(size: usize, heap: Heap, what: &str) -> anyhow::Result<()> {
+    if size > MAX_VALUE_BYTES {
+        anyhow::bail!(
+            "{what} would create a value of {} MiB; the limit is {} MiB",
+            size >> 20,
+            MAX_VALUE_BYTES >> 20
+        );
+    }
+    if heap.allocated_bytes().saturating_add(size) > HEAP_LIMIT {
+        anyhow::bail!(
+            "heap limit exceeded: the script used more than {} MiB",
+            HEAP_LIMIT >> 20
+        );
+    }
+    Ok(())
+}
+
+#[starlark_module]
+pub(super) fn register(builder: &mut GlobalsBuilder) {
+    /// Adds up the items of an iterable, starting from `start` (Python's `sum`).
+    fn sum<'v>(
+        #[starlark(require = pos)] iterable: Value<'v>,
+        #[starlark(default = NoneOr::None)] start: NoneOr<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
+        let mut total = start.into_option().unwrap_or_else(|| heap.alloc(0));
+        for item in iterable.iterate(heap)? {
+            total = total.add(item, heap)?;
+        }
+        Ok(total)
+    }
+
+    /// The integers from `start` to `stop` by `step`, like Starlark's own `range`, limited
+    /// to ten million items.
+    fn range(
+        #[starlark(require = pos)] a1: i32,
+        #[starlark(require = pos)] a2: Option<i32>,
+        #[starlark(require = pos, default = 1)] step: i32,
+    ) -> anyhow::Result<Range> {
+        let (start, stop) = match a2 {
+            Some(stop) => (a1, stop),
+            None => (0, a1),
+        };
+        let Some(step) = NonZeroI32::new(step) else {
+            anyhow::bail!("the step of `range` cannot be zero");
+        };
+        let span = i64::from(stop) - i64::from(start);
+        let step_size = i64::from(step.get());
+        let length = if span.signum() == step_size.signum() {
+            (span.abs() + step_size.abs() - 1) / step_size.abs()
+        } else {
+            0
+        };
+        if length > MAX_RANGE_LENGTH {
+            anyhow::bail!(
+                "`range` of {length} items is too long; the limit is {MAX_RANGE_LENGTH} \
+                 (loop over smaller ranges, or nest two loops)"
+            );
+        }
+        Ok(Range::new(start, stop, step))
+    }
+
+    /// `a + b`, refusing results larger than the value limit.
+    fn __toolsmith_add__<'v>(
+        #[starlark(require = pos)] a: Value<'v>,
+        #[starlark(require = pos)] b: Value<'v>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
+        if let (Some(left), Some(right)) = (size_of(a), size_of(b)) {
+            check_size(left.saturating_add(right), heap, "`+`")?;
+        }
+        a.add(b, heap)
+    }
+
+    /// `a * b`, refusing repetitions larger than the value limit.
+    fn __toolsmith_mul__<'v>(
+        #[starlark(require = pos)] a: Value<'v>,
+        #[starlark(require = pos)] b: Value<'v>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
+        for (sequence, count) in [(a, b), (b, a)] {
+            if let (Some(size), Some(count)) = (size_of(sequence), count.unpack_i32()) {
+                let count = usize::try_from(count).unwrap_or(0);
+                check_size(size.saturating_mul(count), heap, "repetition with `*`")?;
+            }
+        }
+        a.mul(b, heap)
+    }
+}

@@ -1,0 +1,141 @@
+//! Starlark tools for Toolsmith: load a file, introspect its functions into MCP tool
+//! definitions, and run them with limits.
+//!
+//! Two forms are supported (DESIGN.md §2.1 and §2.2):
+//!
+//! - **Native** `.star` files, loaded with [`load_module`]: the file runs once at load with
+//!   a global `mcp` module; each `mcp.tool(function, ...)` call registers a tool whose name,
+//!   parameters, types and descriptions come from the `def`, its annotations and its
+//!   docstring. Calls run the frozen function with the arguments as keywords.
+//! - **Manifest + script** (Scriptling-compatible), loaded with [`load_script`]: the
+//!   manifest gives the definition; the script is parsed once and runs top to bottom on each
+//!   call with a `tool` module (`tool.get_int("a")`, `tool.return_string(...)`, …).
+//!
+//! Both produce [`toolsmith_model::Tool`]s, so the catalog and the server call them like any
+//! other tool. Every call runs with the call's deadline and cancellation flag, a heap limit
+//! ([`HEAP_LIMIT`]) and a call-depth limit ([`CALL_DEPTH_LIMIT`]); `print` goes to the
+//! `tracing` log, never to stdout; there is no file, network or environment access, and
+//! `load()` is refused.
+//!
+//! ```
+//! use std::path::{Path, PathBuf};
+//! use std::time::Duration;
+//! use serde_json::json;
+//! use toolsmith_model::{CallContext, Catalog};
+//! use toolsmith_starlark::{LoadSettings, load_module};
+//!
+//! let source = r#"
+//! def shout(text: str, times: int = 1) -> str:
+//!     """Shout text back.
+//!
+//!     Args:
+//!         text: What to shout.
+//!         times: How many times.
+//!     """
+//!     return " ".join([text.upper()] * times)
+//!
+//! mcp.tool(shout, read_only=True)
+//! "#;
+//! let settings = LoadSettings::new(PathBuf::from("tools"));
+//! let loaded = load_module(Path::new("tools/shout.star"), source, &settings);
+//! assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+//!
+//! let definition = loaded.tools[0].definition().to_mcp();
+//! assert_eq!(definition["description"], "Shout text back.");
+//! assert_eq!(definition["inputSchema"]["properties"]["times"]["default"], 1);
+//!
+//! let catalog = Catalog::new(loaded.tools, loaded.diagnostics);
+//! let context = CallContext::detached(Duration::from_secs(5));
+//! let arguments = json!({"text": "hi", "times": 2}).as_object().cloned().unwrap();
+//! let outcome = catalog.call("shout", arguments, &context).unwrap();
+//! assert_eq!(outcome.joined_text(), "HI HI");
+//! ```
+
+mod docstring;
+mod engine;
+mod native;
+mod script;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use toolsmith_model::{Diagnostic, Tool, ToolDefinition};
+
+pub use engine::{CALL_DEPTH_LIMIT, HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES};
+
+/// How long evaluating a file's top level may take when nothing else is configured.
+pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How files are loaded.
+#[derive(Debug, Clone)]
+pub struct LoadSettings {
+    /// The tools folder.
+    pub base_dir: PathBuf,
+    /// How long evaluating a file's top level may take.
+    pub load_timeout: Duration,
+}
+
+impl LoadSettings {
+    /// Settings for the tools folder `base_dir` with the default load timeout.
+    pub fn new(base_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            base_dir: base_dir.into(),
+            load_timeout: DEFAULT_LOAD_TIMEOUT,
+        }
+    }
+}
+
+/// What one `.star` file defined.
+#[derive(Default)]
+pub struct LoadedModule {
+    /// The tools registered with `mcp.tool(...)`.
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// What went wrong: a syntax error (then there are no tools), or one diagnostic per
+    /// registration that could not become a tool.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Debug for LoadedModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedModule")
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|tool| &tool.definition().name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("diagnostics", &self.diagnostics)
+            .finish()
+    }
+}
+
+/// Loads a native Starlark tool file (DESIGN.md §2.1).
+///
+/// The file is parsed, its top level evaluated once (within `settings.load_timeout`) and
+/// frozen; each `mcp.tool(...)` call becomes a tool. Problems are diagnostics with the
+/// file, line and column: a file that does not parse or fails at its top level yields no
+/// tools; a bad `mcp.tool(...)` call loses only that tool.
+pub fn load_module(path: &Path, source: &str, settings: &LoadSettings) -> LoadedModule {
+    native::load(path, source, settings)
+}
+
+/// Loads the script of a manifest tool (DESIGN.md §2.2): `.star`, or `.py` in Scriptling's
+/// Python subset.
+///
+/// The script is parsed once now (a syntax error is the returned diagnostic) and runs top
+/// to bottom on every call, reading arguments with `tool.get_*` and setting the result
+/// with `tool.return_*`; the first `return_*` call wins and the script runs on to its end.
+/// `import scriptling.mcp.tool as tool` is accepted and ignored, `x is None` / `x is not
+/// None` are read as `==` / `!=`, and `sum` is available.
+pub fn load_script(
+    definition: ToolDefinition,
+    path: &Path,
+    source: &str,
+    settings: &LoadSettings,
+) -> Result<Arc<dyn Tool>, Diagnostic> {
+    let _ = settings;
+    script::load(definition, path, source)
+}

@@ -1,0 +1,48 @@
+//! Manifest + script tools (DESIGN.md §2.2, Scriptling-compatible): the manifest gives the
+//! definition, the script is parsed once at load and run top to bottom on every call with
+//! the `tool` module.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use toolsmith_model::{
+    CallContext, Diagnostic, JsonObject, Tool, ToolDefinition, ToolFailure, ToolReturn,
+};
+
+use crate::engine::{self, Form, Program};
+use crate::native::{failure, source_diagnostic};
+
+/// A tool whose definition comes from a manifest and whose code is a script.
+pub(crate) struct ScriptTool {
+    definition: ToolDefinition,
+    program: Program,
+}
+
+impl Tool for ScriptTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
+        engine::run_script(&self.program, arguments, context, &self.definition)
+            .map_err(|error| failure(&error, &self.definition))
+    }
+}
+
+/// Parses the script; a syntax error is the tool's load diagnostic.
+pub(crate) fn load(
+    definition: ToolDefinition,
+    path: &Path,
+    source: &str,
+) -> Result<Arc<dyn Tool>, Diagnostic> {
+    let program = engine::parse(path, source, Form::Script)
+        .map_err(|error| source_diagnostic(path, error))?;
+    Ok(Arc::new(ScriptTool {
+        definition,
+        program,
+    }))
+}
