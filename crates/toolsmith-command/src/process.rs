@@ -1,0 +1,361 @@
+//! Running one process group to completion under a deadline: stdin fed, stdout and stderr
+//! collected concurrently with `ppoll` on non-blocking pipes (no reader threads, no
+//! deadlock), the whole group killed on a stop, a cap, or once its leader exits.
+//!
+//! The leader's exit is observed with `waitid(WNOWAIT)`, which leaves it a zombie: its pid,
+//! and so the group id, cannot be reused until it is reaped, so killing the group after the
+//! leader exited can never hit an unrelated process group.
+
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, ppoll};
+use nix::sys::signal::{Signal, killpg};
+use nix::sys::time::TimeSpec;
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+use nix::unistd::Pid;
+use toolsmith_model::{Interrupt, StopReason};
+
+/// The first wait between checks for the leader's exit; a fast command pays about this much.
+const FIRST_BACKOFF: Duration = Duration::from_micros(50);
+/// The longest wait between checks, which bounds how late an interrupt is noticed.
+const LAST_BACKOFF: Duration = Duration::from_millis(5);
+/// How long to keep reading after the leader exited and the group was killed. Killed
+/// processes close their pipes within microseconds; only a process that left the group
+/// (`setsid`) can hold a pipe longer, and it is not waited for.
+const DRAIN_GRACE: Duration = Duration::from_millis(100);
+/// How much of stderr is kept (the tail) for the failure message.
+const STDERR_KEEP: usize = 64 * 1024;
+/// Bytes read from a pipe at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// The limits one run is held to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// When the group is killed and the run reported as timed out.
+    pub(crate) deadline: Instant,
+    /// stdout beyond this many bytes kills the group.
+    pub(crate) stdout_bytes: usize,
+}
+
+/// A run whose leader exited (normally or by a signal).
+#[derive(Debug)]
+pub(crate) struct Finished {
+    /// How the leader ended.
+    pub(crate) status: ExitStatus,
+    /// Everything it wrote to stdout.
+    pub(crate) stdout: Vec<u8>,
+    /// The tail of what it wrote to stderr.
+    pub(crate) stderr: Vec<u8>,
+    /// Whether the start of stderr was dropped to keep the tail.
+    pub(crate) stderr_cut: bool,
+}
+
+/// Why a run has no [`Finished`] result.
+#[derive(Debug)]
+pub(crate) enum RunError {
+    /// The program could not be started.
+    Spawn(io::Error),
+    /// The deadline passed or the call was interrupted; the group was killed.
+    Stopped(StopReason),
+    /// stdout went past [`Limits::stdout_bytes`]; the group was killed.
+    OutputLimit,
+    /// Talking to the process failed (the group was killed).
+    Io(io::Error),
+}
+
+/// Spawns `command` in a new process group, writes `input` to its stdin and collects its
+/// output until the leader exits; the group is always killed before this returns.
+pub(crate) fn run(
+    command: &mut Command,
+    input: &[u8],
+    limits: Limits,
+    interrupt: &Interrupt,
+) -> Result<Finished, RunError> {
+    // A call cancelled (or out of time) before it started need not start at all.
+    if let Some(reason) = stop_reason(limits.deadline, interrupt, Instant::now()) {
+        return Err(RunError::Stopped(reason));
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(RunError::Spawn)?;
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let mut group = Group::new(child);
+    let mut input = Input {
+        pipe: stdin,
+        data: input,
+        written: 0,
+    };
+    let mut stdout = Output::new(stdout, usize::MAX);
+    let mut stderr = Output::new(stderr, STDERR_KEEP);
+    for fd in [input.fd(), stdout.fd(), stderr.fd()].into_iter().flatten() {
+        set_nonblocking(fd).map_err(|errno| RunError::Io(errno.into()))?;
+    }
+    input.write_some();
+
+    let mut buffer = vec![0; CHUNK];
+    let mut backoff = FIRST_BACKOFF;
+    // Set once the leader has exited and its group was killed: read what is left until then.
+    let mut drain_until: Option<Instant> = None;
+    loop {
+        let now = Instant::now();
+        if drain_until.is_none()
+            && let Some(reason) = stop_reason(limits.deadline, interrupt, now)
+        {
+            return Err(RunError::Stopped(reason));
+        }
+        if stdout.bytes.len() > limits.stdout_bytes {
+            return Err(RunError::OutputLimit);
+        }
+        let open = stdout.is_open() || stderr.is_open();
+        if drain_until.is_none() && group.leader_exited() {
+            // Leftover background processes must not outlive the call or hold its pipes.
+            group.kill();
+            drain_until = Some(now + DRAIN_GRACE);
+        }
+        if let Some(until) = drain_until
+            && (!open || now >= until)
+        {
+            break;
+        }
+        let wake = match drain_until {
+            Some(until) => until,
+            None => limits.deadline,
+        };
+        let timeout = backoff.min(wake.saturating_duration_since(now));
+        let ready = wait_for_io(&input, &stdout, &stderr, timeout).map_err(RunError::Io)?;
+        if ready.any() {
+            backoff = FIRST_BACKOFF;
+        } else {
+            backoff = (backoff * 2).min(LAST_BACKOFF);
+        }
+        if ready.stdin {
+            input.write_some();
+        }
+        if ready.stdout {
+            stdout
+                .read_available(&mut buffer, limits.stdout_bytes)
+                .map_err(RunError::Io)?;
+        }
+        if ready.stderr {
+            stderr
+                .read_available(&mut buffer, usize::MAX)
+                .map_err(RunError::Io)?;
+        }
+    }
+    let status = group.reap().map_err(RunError::Io)?;
+    Ok(Finished {
+        status,
+        stdout: stdout.bytes,
+        stderr: stderr.bytes,
+        stderr_cut: stderr.cut,
+    })
+}
+
+/// Why the run must stop now, if it must.
+fn stop_reason(deadline: Instant, interrupt: &Interrupt, now: Instant) -> Option<StopReason> {
+    interrupt
+        .reason()
+        .or_else(|| (now >= deadline).then_some(StopReason::Timeout))
+}
+
+fn set_nonblocking(fd: BorrowedFd<'_>) -> nix::Result<()> {
+    let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(())
+}
+
+/// Which pipes have something to do.
+#[derive(Debug, Default, Clone, Copy)]
+struct Ready {
+    stdin: bool,
+    stdout: bool,
+    stderr: bool,
+}
+
+impl Ready {
+    fn any(self) -> bool {
+        self.stdin || self.stdout || self.stderr
+    }
+}
+
+/// Waits until a pipe is ready (readable, writable, closed or in error) or `timeout` passes.
+fn wait_for_io<R: Read + AsFd, E: Read + AsFd>(
+    input: &Input<'_>,
+    stdout: &Output<R>,
+    stderr: &Output<E>,
+    timeout: Duration,
+) -> io::Result<Ready> {
+    let slots = [
+        (input.fd(), PollFlags::POLLOUT),
+        (stdout.fd(), PollFlags::POLLIN),
+        (stderr.fd(), PollFlags::POLLIN),
+    ];
+    let mut fds = Vec::with_capacity(slots.len());
+    let mut owners = Vec::with_capacity(slots.len());
+    for (index, (fd, events)) in slots.into_iter().enumerate() {
+        if let Some(fd) = fd {
+            fds.push(PollFd::new(fd, events));
+            owners.push(index);
+        }
+    }
+    match ppoll(&mut fds, Some(TimeSpec::from(timeout)), None) {
+        Ok(_) => {}
+        Err(Errno::EINTR) => return Ok(Ready::default()),
+        Err(errno) => return Err(errno.into()),
+    }
+    let mut ready = Ready::default();
+    for (fd, owner) in fds.iter().zip(owners) {
+        if fd.revents().is_some_and(|events| !events.is_empty()) {
+            match owner {
+                0 => ready.stdin = true,
+                1 => ready.stdout = true,
+                _ => ready.stderr = true,
+            }
+        }
+    }
+    Ok(ready)
+}
+
+/// The call's arguments on their way into the child's stdin.
+struct Input<'a> {
+    pipe: Option<ChildStdin>,
+    data: &'a [u8],
+    written: usize,
+}
+
+impl Input<'_> {
+    fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.pipe.as_ref().map(AsFd::as_fd)
+    }
+
+    /// Writes what the pipe takes without blocking; closes stdin once everything is written,
+    /// or when the program stopped reading (`EPIPE`), which is its right.
+    fn write_some(&mut self) {
+        while let Some(pipe) = &mut self.pipe {
+            let rest = &self.data[self.written..];
+            if rest.is_empty() {
+                self.pipe = None;
+                return;
+            }
+            match pipe.write(rest) {
+                Ok(written) => self.written += written,
+                Err(error) if error.kind() == ErrorKind::WouldBlock => return,
+                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                Err(_) => self.pipe = None,
+            }
+        }
+    }
+}
+
+/// One output pipe and what was read from it.
+struct Output<R> {
+    pipe: Option<R>,
+    bytes: Vec<u8>,
+    /// Keep only the last this many bytes (roughly: trimmed when twice as much piled up).
+    keep: usize,
+    /// Whether earlier bytes were dropped.
+    cut: bool,
+}
+
+impl<R: Read + AsFd> Output<R> {
+    fn new(pipe: Option<R>, keep: usize) -> Self {
+        Self {
+            pipe,
+            bytes: Vec::new(),
+            keep,
+            cut: false,
+        }
+    }
+
+    fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.pipe.as_ref().map(AsFd::as_fd)
+    }
+
+    fn is_open(&self) -> bool {
+        self.pipe.is_some()
+    }
+
+    /// Reads until the pipe would block, closes, or more than `stop_after` bytes were kept.
+    fn read_available(&mut self, buffer: &mut [u8], stop_after: usize) -> io::Result<()> {
+        while let Some(pipe) = &mut self.pipe {
+            match pipe.read(buffer) {
+                Ok(0) => self.pipe = None,
+                Ok(read) => {
+                    self.bytes.extend_from_slice(&buffer[..read]);
+                    if self.bytes.len() > self.keep.saturating_mul(2) {
+                        let excess = self.bytes.len() - self.keep;
+                        self.bytes.drain(..excess);
+                        self.cut = true;
+                    }
+                    if self.bytes.len() > stop_after {
+                        return Ok(());
+                    }
+                }
+                Err(error) if error.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A spawned process group, led by the child; killed and reaped on drop unless reaped.
+struct Group {
+    child: Child,
+    id: Pid,
+    reaped: bool,
+}
+
+impl Group {
+    fn new(child: Child) -> Self {
+        let id =
+            Pid::from_raw(i32::try_from(child.id()).expect("a process id always fits in `pid_t`"));
+        Self {
+            child,
+            id,
+            reaped: false,
+        }
+    }
+
+    /// Sends SIGKILL to every process in the group.
+    fn kill(&self) {
+        // ESRCH (the group is already empty) is the outcome we want anyway.
+        let _ = killpg(self.id, Signal::SIGKILL);
+    }
+
+    /// Whether the leader has exited, without reaping it (so the group id stays reserved).
+    fn leader_exited(&self) -> bool {
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        // An error (ECHILD: someone else reaped it, e.g. SIGCHLD ignored) means it is gone.
+        !matches!(waitid(Id::Pid(self.id), flags), Ok(WaitStatus::StillAlive))
+    }
+
+    /// Kills what is left of the group and reaps the leader.
+    fn reap(&mut self) -> io::Result<ExitStatus> {
+        self.kill();
+        self.reaped = true;
+        self.child.wait()
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! [`CommandTool`]: a manifest's `command = [...]` as a [`Tool`] — how argv, the working
+//! directory and the environment are prepared for each call, and how the process's exit is
+//! turned into a result or a [`ToolFailure`] (DESIGN.md §2.3, §8).
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+
+use nix::sys::signal::Signal;
+use serde_json::Value;
+use toolsmith_model::{
+    CallContext, JsonObject, StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn,
+};
+
+use crate::output::{excerpt, format_bytes, interpret};
+use crate::process::{self, Finished, Limits, RunError};
+use crate::template::{ArgvTemplate, TemplateError};
+
+/// How much stdout a call may produce before it is stopped (4 MiB).
+pub const DEFAULT_OUTPUT_LIMIT: usize = 4 * 1024 * 1024;
+
+/// Environment variables every command inherits; `permissions.env` adds to them.
+const INHERITED_ENV: [&str; 3] = ["PATH", "HOME", "LANG"];
+
+/// A tool that runs a program per call (DESIGN.md §2.3).
+///
+/// Each call spawns the program directly (never through a shell) in its own process group,
+/// with the arguments — schema defaults filled in — as one compact JSON object on stdin and
+/// substituted into argv by the [`ArgvTemplate`]. It runs in `context.working_dir`, or the
+/// tools folder, with an environment cleared down to `PATH`, `HOME`, `LANG`, the variables
+/// `permissions.env` names, and:
+///
+/// - `TOOLSMITH_TOOL`: the tool's name;
+/// - `TOOLSMITH_TOOL_DIR`: the tools folder;
+/// - `TOOLSMITH_OPTIONS`: the call's tool options as compact JSON.
+///
+/// stdout becomes the result: a JSON object with an MCP result key (`content`,
+/// `structuredContent`, `isError`) is passed through as is, other JSON is structured
+/// content, anything else is text. A non-zero exit fails with the tail of stderr. On the
+/// deadline, an interrupt, or stdout past [`output_limit`](Self::output_limit), the whole
+/// process group is killed; once the program exits, whatever it left running in its group
+/// is killed too.
+#[derive(Debug, Clone)]
+pub struct CommandTool {
+    definition: ToolDefinition,
+    /// The command as written, for messages.
+    command: Vec<String>,
+    template: ArgvTemplate,
+    /// The tools folder, absolute.
+    base_dir: PathBuf,
+    /// `properties.*.default` of the input schema, applied to absent arguments.
+    defaults: Vec<(String, Value)>,
+    output_limit: usize,
+}
+
+impl CommandTool {
+    /// A command tool for `definition` running `command` from the tools folder `base_dir`.
+    ///
+    /// An element of `command` that names an existing file inside `base_dir` by a relative
+    /// path (`weather.py` in `["python3", "weather.py"]`) is made absolute, and a relative
+    /// program path containing a `/` (`./run.sh`) is resolved against `base_dir`, since the
+    /// working directory may be the client's root instead.
+    ///
+    /// Fails when the command is empty or a placeholder names no parameter of the input
+    /// schema; the error lists the valid names.
+    pub fn new(
+        definition: ToolDefinition,
+        command: Vec<String>,
+        base_dir: impl Into<PathBuf>,
+    ) -> Result<Self, TemplateError> {
+        let base_dir = base_dir.into();
+        let base_dir = std::path::absolute(&base_dir).unwrap_or(base_dir);
+        let properties = definition
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object);
+        let parameters: Vec<&str> = properties
+            .map(|properties| properties.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let resolved: Vec<String> = command
+            .iter()
+            .enumerate()
+            .map(|(index, element)| match index {
+                0 => element.clone(),
+                _ => resolve_file_argument(&base_dir, element).unwrap_or_else(|| element.clone()),
+            })
+            .collect();
+        let template = ArgvTemplate::parse(&resolved, &parameters)?;
+        let defaults = properties
+            .map(|properties| {
+                properties
+                    .iter()
+                    .filter_map(|(name, property)| {
+                        let default = property.get("default")?;
+                        Some((name.clone(), default.clone()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Self {
+            definition,
+            command,
+            template,
+            base_dir,
+            defaults,
+            output_limit: DEFAULT_OUTPUT_LIMIT,
+        })
+    }
+
+    /// The same tool with a different stdout limit, in bytes.
+    #[must_use]
+    pub fn with_output_limit(mut self, bytes: usize) -> Self {
+        self.output_limit = bytes;
+        self
+    }
+
+    /// Sets how many bytes of stdout a call may produce before it is stopped.
+    pub fn set_output_limit(&mut self, bytes: usize) {
+        self.output_limit = bytes;
+    }
+
+    /// How many bytes of stdout a call may produce ([`DEFAULT_OUTPUT_LIMIT`] unless set).
+    pub fn output_limit(&self) -> usize {
+        self.output_limit
+    }
+
+    /// The command as written in the manifest.
+    pub fn command(&self) -> &[String] {
+        &self.command
+    }
+
+    /// The parsed argv template.
+    pub fn template(&self) -> &ArgvTemplate {
+        &self.template
+    }
+
+    /// The tools folder the command belongs to (absolute).
+    pub fn base_dir(&self) -> &Path {
+        &self.base_dir
+    }
+
+    /// The command for messages: `python3 weather.py`.
+    fn display(&self) -> String {
+        self.command.join(" ")
+    }
+
+    /// The arguments with schema defaults filled in for absent (or `null`) ones.
+    fn with_defaults(&self, arguments: &JsonObject) -> JsonObject {
+        let mut arguments = arguments.clone();
+        for (name, default) in &self.defaults {
+            if arguments.get(name).is_none_or(Value::is_null) {
+                arguments.insert(name.clone(), default.clone());
+            }
+        }
+        arguments
+    }
+
+    /// Sets the environment: cleared, then the inherited and permitted variables.
+    fn set_environment(&self, command: &mut Command, context: &CallContext) {
+        command.env_clear();
+        let permitted = self.definition.permissions.env.iter().map(String::as_str);
+        for name in INHERITED_ENV.into_iter().chain(permitted) {
+            // `var_os` may panic on such names, and no variable can be called that anyway.
+            if name.is_empty() || name.contains(['=', '\0']) {
+                continue;
+            }
+            if let Some(value) = std::env::var_os(name) {
+                command.env(name, value);
+            }
+        }
+        let options =
+            serde_json::to_string(&context.options).expect("a JSON object always serializes");
+        command
+            .env("TOOLSMITH_TOOL", &self.definition.name)
+            .env("TOOLSMITH_TOOL_DIR", &self.base_dir)
+            .env("TOOLSMITH_OPTIONS", options);
+    }
+
+    fn failure(&self, message: impl std::fmt::Display) -> ToolFailure {
+        ToolFailure::failed(format!("command `{}` {message}", self.display()))
+    }
+
+    /// The failure for a program that exited unsuccessfully, with the end of its stderr (or
+    /// of its stdout, when stderr is empty).
+    fn exit_failure(&self, finished: &Finished) -> ToolFailure {
+        let stderr = excerpt(&finished.stderr, finished.stderr_cut).map(|tail| ("stderr", tail));
+        let shown =
+            stderr.or_else(|| excerpt(&finished.stdout, false).map(|tail| ("stdout", tail)));
+        let details = match shown {
+            Some((stream, (text, true))) => {
+                format!("\n{stream} (last lines; earlier output cut):\n{text}")
+            }
+            Some((stream, (text, false))) => format!("\n{stream}:\n{text}"),
+            None => " and printed nothing".to_owned(),
+        };
+        let message = format!(
+            "command `{}` {}{details}",
+            self.display(),
+            describe_exit(finished.status)
+        );
+        ToolFailure::failed(message)
+    }
+}
+
+impl Tool for CommandTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
+        let arguments = self.with_defaults(arguments);
+        let mut argv = self.template.render(&arguments).into_iter();
+        let Some(program) = argv.next() else {
+            return Err(self.failure("has no program: its first element is an absent argument"));
+        };
+        let resolved = if program.contains('/') {
+            self.base_dir.join(&program)
+        } else {
+            PathBuf::from(&program)
+        };
+        let working_dir = context.working_dir.as_deref().unwrap_or(&self.base_dir);
+        if !working_dir.is_dir() {
+            return Err(self.failure(format_args!(
+                "cannot run: working directory `{}` does not exist",
+                working_dir.display()
+            )));
+        }
+        let mut command = Command::new(&resolved);
+        command.args(argv).current_dir(working_dir);
+        self.set_environment(&mut command, context);
+        let input = serde_json::to_vec(&arguments).expect("a JSON object always serializes");
+        let limits = Limits {
+            // The caller sets the deadline from the published definition, whose timeout
+            // may come from `toolsmith.toml` rather than from this tool's own definition.
+            deadline: context.deadline,
+            stdout_bytes: self.output_limit,
+        };
+        let finished = match process::run(&mut command, &input, limits, &context.interrupt) {
+            Ok(finished) => finished,
+            Err(RunError::Spawn(error)) => {
+                return Err(spawn_failure(&program, &resolved, &error));
+            }
+            Err(RunError::Stopped(StopReason::Timeout)) => {
+                return Err(ToolFailure::TimedOut {
+                    after: self.definition.effective_timeout(),
+                });
+            }
+            Err(RunError::Stopped(StopReason::Cancelled)) => return Err(ToolFailure::Cancelled),
+            Err(RunError::OutputLimit) => {
+                return Err(self.failure(format_args!(
+                    "was stopped: output exceeded {}; write large results to a file and return its path",
+                    format_bytes(self.output_limit)
+                )));
+            }
+            Err(RunError::Io(error)) => return Err(self.failure(format_args!("failed: {error}"))),
+        };
+        if !finished.status.success() {
+            return Err(self.exit_failure(&finished));
+        }
+        interpret(&finished.stdout).map_err(|error| {
+            self.failure(format_args!(
+                "printed an object with MCP result keys that is not a valid CallToolResult: {error}"
+            ))
+        })
+    }
+}
+
+/// The failure for a program that could not be started.
+fn spawn_failure(program: &str, resolved: &Path, error: &std::io::Error) -> ToolFailure {
+    let message = match error.kind() {
+        std::io::ErrorKind::NotFound if program.contains('/') => format!(
+            "program `{program}` not found at `{}`; check the path in `command`, relative to the tools folder",
+            resolved.display()
+        ),
+        std::io::ErrorKind::NotFound => format!(
+            "program `{program}` not found on PATH; install it or check the spelling in `command`"
+        ),
+        std::io::ErrorKind::PermissionDenied => format!(
+            "program `{program}` is not executable; run `chmod +x {}`",
+            resolved.display()
+        ),
+        _ => format!("program `{program}` could not be started: {error}"),
+    };
+    ToolFailure::failed(message)
+}
+
+/// `weather.py` → `/tools/weather.py` when that is a file inside the tools folder.
+fn resolve_file_argument(base_dir: &Path, element: &str) -> Option<String> {
+    let path = Path::new(element);
+    if element.is_empty() || path.is_absolute() || element.contains(['{', '}']) {
+        return None;
+    }
+    let candidate = base_dir.join(path);
+    if !candidate.is_file() {
+        return None;
+    }
+    // `../elsewhere.py` names a file, but not one of this folder's.
+    let inside = candidate
+        .canonicalize()
+        .ok()
+        .zip(base_dir.canonicalize().ok())
+        .is_some_and(|(file, base)| file.starts_with(base));
+    inside.then(|| candidate.to_string_lossy().into_owned())
+}
+
+/// `exited with status 3`, `was killed by signal 9 (SIGKILL)`.
+fn describe_exit(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    match status.signal() {
+        Some(number) => match Signal::try_from(number) {
+            Ok(signal) => format!("was killed by signal {number} ({})", signal.as_str()),
+            Err(_) => format!("was killed by signal {number}"),
+        },
+        None => format!("ended with {status}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_arguments_resolve_only_inside_the_folder() {
+        let folder = tempfile::tempdir().unwrap();
+        let tools = folder.path().join("tools");
+        std::fs::create_dir(&tools).unwrap();
+        std::fs::write(tools.join("weather.py"), "").unwrap();
+        std::fs::write(folder.path().join("outside.py"), "").unwrap();
+        assert_eq!(
+            resolve_file_argument(&tools, "weather.py"),
+            Some(tools.join("weather.py").to_string_lossy().into_owned())
+        );
+        assert_eq!(resolve_file_argument(&tools, "../outside.py"), None);
+        assert_eq!(resolve_file_argument(&tools, "missing.py"), None);
+        assert_eq!(resolve_file_argument(&tools, "-c"), None);
+    }
+}

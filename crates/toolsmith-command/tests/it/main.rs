@@ -1,0 +1,11 @@
+//! Integration tests for command tools: real processes (bash, python3, coreutils) run
+//! through [`toolsmith_command::CommandTool`].
+
+mod argv;
+mod catalog;
+mod environment;
+mod failures;
+mod limits;
+mod results;
+mod stdin;
+mod support;
