@@ -46,6 +46,12 @@ impl CatalogEntry {
         };
         let outcome = match self.tool.call(&arguments, context) {
             Ok(returned) => returned.into_outcome(definition.text_format),
+            Err(ToolFailure::TimedOut { .. }) => {
+                // Report the timeout the catalog applied (a folder default may differ from
+                // what the tool itself declared).
+                let failure = ToolFailure::TimedOut { after: definition.effective_timeout() };
+                return failure_outcome(&definition.name, &failure);
+            }
             Err(failure) => return failure_outcome(&definition.name, &failure),
         };
         self.check_output(outcome)
