@@ -2,7 +2,9 @@
 //! that refuses giant ranges, and the guarded `+`/`*` that binary operators are rewritten
 //! to, so that `"x" * n` or `s + s` in a loop fail cleanly instead of asking the allocator
 //! for gigabytes in one native step (starlark checks its heap limit only every thousand
-//! loop iterations or calls, far too late for a single huge allocation).
+//! loop iterations or calls, far too late for a single huge allocation). The `json` module
+//! is ours too: starlark's own `json.encode` recurses through serde and overflows a 2 MiB
+//! thread stack on a list nested a thousand deep, aborting the process.
 
 use std::collections::HashMap;
 use std::num::NonZeroI32;
@@ -16,6 +18,7 @@ use starlark::values::range::Range;
 use starlark::values::tuple::TupleRef;
 use starlark::values::{Heap, Value};
 
+use super::convert::{from_json, to_json};
 use super::{HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES};
 
 const GUARDED_ADD: &str = "__toolsmith_add__";
@@ -129,5 +132,22 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             }
         }
         a.mul(b, heap)
+    }
+}
+
+/// The `json` module: `json.encode(x)` and `json.decode(text)`, depth-limited.
+#[starlark_module]
+pub(super) fn json(builder: &mut GlobalsBuilder) {
+    /// Encodes a value as compact JSON text.
+    fn encode(#[starlark(require = pos)] x: Value) -> anyhow::Result<String> {
+        let json = to_json(x).map_err(|error| anyhow::anyhow!("`json.encode`: {error}"))?;
+        Ok(json.to_string())
+    }
+
+    /// Decodes JSON text into a value.
+    fn decode<'v>(#[starlark(require = pos)] x: &str, heap: Heap<'v>) -> anyhow::Result<Value<'v>> {
+        let json: serde_json::Value =
+            serde_json::from_str(x).map_err(|error| anyhow::anyhow!("`json.decode`: {error}"))?;
+        from_json(heap, &json).map_err(|error| anyhow::anyhow!("`json.decode`: {error}"))
     }
 }

@@ -187,8 +187,8 @@ fn globals(form: Form) -> &'static Globals {
     static SCRIPT: OnceLock<Globals> = OnceLock::new();
     let build = || {
         use LibraryExtension::{
-            EnumType, Filter, Json, Map, NamespaceType, Partial, Print, RecordType, SetType,
-            StructType, Typing,
+            EnumType, Filter, Map, NamespaceType, Partial, Print, RecordType, SetType, StructType,
+            Typing,
         };
         GlobalsBuilder::extended_by(&[
             StructType,
@@ -200,10 +200,10 @@ fn globals(form: Form) -> &'static Globals {
             Filter,
             Partial,
             Print,
-            Json,
             Typing,
         ])
         .with(builtins::register)
+        .with_namespace("json", builtins::json)
         .with_namespace("mcp", mcp_module::register)
     };
     match form {
@@ -709,5 +709,53 @@ impl PrintHandler for TracingPrint<'_> {
     fn println(&self, text: &str) -> starlark::Result<()> {
         tracing::info!(target: "toolsmith_starlark::print", file = self.file, "{text}");
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_error(source: &str) -> SourceError {
+        parse(Path::new("t.star"), source, Form::Script)
+            .err()
+            .expect("a source error")
+    }
+
+    #[test]
+    fn scriptling_import_lines_become_blanks_of_the_same_width() {
+        let source = "import scriptling.mcp.tool as tool  # the tool API\nx = 1\n";
+        let blanked = blank_scriptling_imports(source);
+        assert_eq!(blanked.len(), source.len());
+        assert!(blanked.starts_with("     "));
+        assert!(blanked.ends_with("\nx = 1\n"));
+        assert_eq!(blank_scriptling_imports("import os\n"), "import os\n");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_parsing() {
+        let source = format!("x = {}{}\n", "[".repeat(300), "]".repeat(300));
+        let error = parse_error(&source);
+        assert_eq!(error.rule, "syntax-error");
+        assert!(error.message.contains("nested more than"), "{error:?}");
+        assert_eq!((error.line, error.column), (1, 205));
+    }
+
+    #[test]
+    fn python_power_operator_is_a_syntax_error() {
+        let error = parse_error("x = 10 ** 3\n");
+        assert_eq!(error.rule, "syntax-error");
+        assert_eq!(error.line, 1);
+    }
+
+    #[test]
+    fn is_rewrites_keep_columns() {
+        let program = parse(
+            Path::new("t.star"),
+            "def f(a, b):\n    return a is not None and b is None\n",
+            Form::Native,
+        )
+        .expect("parses after the rewrite");
+        assert_eq!(program.functions()[0].name, "f");
     }
 }

@@ -56,6 +56,13 @@ def huge_range() -> int:
     """Sorting a huge range."""
     return len(sorted(range(100000000)))
 
+def deep_json() -> str:
+    """Encodes a value nested far deeper than JSON parsers accept."""
+    x = []
+    for i in range(5000):
+        x = [x]
+    return json.encode(x)
+
 def chatty() -> str:
     """Prints."""
     print("a line for the log", 42)
@@ -69,6 +76,7 @@ mcp.tool(repeat_string)
 mcp.tool(repeat_list)
 mcp.tool(double_string)
 mcp.tool(huge_range)
+mcp.tool(deep_json)
 mcp.tool(chatty)
 "#;
 
@@ -152,6 +160,16 @@ fn giant_single_operations_fail_cleanly() {
     assert!(
         text(&range).contains("`range` of 100000000 items is too long"),
         "{range}"
+    );
+}
+
+#[test]
+fn deeply_nested_values_are_refused_not_a_stack_overflow() {
+    let outcome = call(&catalog(RUNAWAY), "deep_json", json!({}));
+    assert_eq!(outcome["isError"], true);
+    assert!(
+        text(&outcome).contains("nested more than 128 levels"),
+        "{outcome}"
     );
 }
 

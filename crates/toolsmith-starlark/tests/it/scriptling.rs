@@ -274,6 +274,19 @@ tool.return_object({
 }
 
 #[test]
+fn the_full_module_path_works_too() {
+    let catalog = script_catalog(
+        "full_path",
+        any_schema(),
+        "import scriptling.mcp.tool\n\nscriptling.mcp.tool.return_string(scriptling.mcp.tool.get_string(\"who\"))\n",
+    );
+    assert_eq!(
+        text(&call(&catalog, "full_path", json!({"who": "me"}))),
+        "me"
+    );
+}
+
+#[test]
 fn non_starlark_syntax_is_a_load_diagnostic() {
     let error = load_script(
         manifest("bad", "Bad.", any_schema()),
