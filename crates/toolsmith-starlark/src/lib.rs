@@ -12,10 +12,42 @@
 //!   call with a `tool` module (`tool.get_int("a")`, `tool.return_string(...)`, …).
 //!
 //! Both produce [`toolsmith_model::Tool`]s, so the catalog and the server call them like any
-//! other tool. Every call runs with the call's deadline and cancellation flag, a heap limit
-//! ([`HEAP_LIMIT`]) and a call-depth limit ([`CALL_DEPTH_LIMIT`]); `print` goes to the
-//! `tracing` log, never to stdout; there is no file, network or environment access, and
-//! `load()` is refused.
+//! other tool.
+//!
+//! # What a native file can use
+//!
+//! - `mcp.tool(function, name=, title=, description=, keywords=, tags=, discoverable=,
+//!   read_only=, destructive=, idempotent=, open_world=, params=, output=, timeout=,
+//!   options=, overrides=, requires=, permissions=, ui=, icons=, examples=, text_format=)`:
+//!   every keyword but `params` goes through [`toolsmith_model::apply_property`], the parser
+//!   manifests use too. Parameter types come from annotations (`str`, `int`, `float`,
+//!   `bool`, `list[T]`, `dict`, `T | None`, `typing.Any`), descriptions from the docstring
+//!   (text before `Args:`/`Returns:`, and the `Args:` entries).
+//! - Results (DESIGN.md §3): return a string, a dict, a list or number, or
+//!   `mcp.error(message, **details)`, `mcp.result(content=[...], structured=..., is_error=...)`
+//!   and the content helpers `mcp.text`, `mcp.image`, `mcp.audio`, `mcp.resource`,
+//!   `mcp.resource_link` (alone or in a list). Annotations are not checked at run time, so
+//!   a `-> str` tool may still return `mcp.error(...)`.
+//! - The call: `mcp.option(name, default)`, `mcp.progress(done, total, message)`,
+//!   `mcp.log(level, message)`, `mcp.sample(prompt, system, max_tokens)`,
+//!   `mcp.elicit(message, schema)`, `mcp.roots()`.
+//! - Besides Starlark's builtins: `json.encode`/`json.decode`, `sum(iterable, start=0)`,
+//!   `struct`, `record`, `enum`, `set`, `map`, `filter`, `partial`, `typing`.
+//!
+//! # Limits
+//!
+//! Every evaluation (a file's top level at load, each call) stops at the deadline or when
+//! the call is cancelled (checked every thousand loop iterations or calls), and fails with
+//! a clean error past [`HEAP_LIMIT`] of Starlark heap or [`CALL_DEPTH_LIMIT`] nested calls.
+//! Single native steps that no periodic check can interrupt are bounded where Starlark
+//! lets us: `range` is limited to [`MAX_RANGE_LENGTH`] items and `+`/`*` refuse results over
+//! [`MAX_VALUE_BYTES`]; values are converted to JSON at most 128 levels deep; a panic in the
+//! interpreter becomes an error. Not covered: augmented assignment (`s += s` is only caught
+//! by the periodic heap check), string methods whose output dwarfs their input
+//! (`s.replace("", t)`), and `str`/`repr` of a value nested tens of thousands of levels
+//! deep, which can overflow a 2 MiB thread stack; callers run calls under a watchdog.
+//! `print` goes to the `tracing` log (target `toolsmith_starlark::print`), never to stdout;
+//! there is no file, network or environment access, and `load()` is refused.
 //!
 //! ```
 //! use std::path::{Path, PathBuf};

@@ -402,7 +402,14 @@ fn source_error(error: &starlark::Error) -> SourceError {
                 Some("keep one of the two".to_owned()),
             )
         }
-        None => (message, None),
+        None => (
+            message,
+            Some(
+                "tool files are Starlark, a small Python dialect: no classes, exceptions, \
+                 `while` or imports (https://github.com/bazelbuild/starlark/blob/master/spec.md)"
+                    .to_owned(),
+            ),
+        ),
     };
     SourceError {
         rule: "syntax-error",

@@ -186,3 +186,33 @@ fn mcp_tool_inside_a_tool_call_is_an_error() {
     assert_eq!(outcome["isError"], true);
     assert!(crate::text(&outcome).contains("top level"), "{outcome}");
 }
+
+/// What a user reads for each kind of load problem.
+#[test]
+fn rendered_diagnostics() {
+    let cases = [
+        ("syntax.star", "def f(x):\n    return x +\n"),
+        ("python.star", "class Point:\n    pass\n"),
+        ("load.star", "load(\"lib.star\", \"helper\")\n"),
+        ("runtime.star", "LIMIT = 10 // 0\n"),
+        (
+            "keywords.star",
+            "def f(days: int):\n    \"\"\"F.\"\"\"\n    return days\n\n\
+             mcp.tool(f, titel=\"F\", read_only=\"yes\", params={\"dayz\": {\"minimum\": 1}})\n",
+        ),
+        (
+            "annotation.star",
+            "def f(w: Widget) -> str:\n    return \"\"\n\nmcp.tool(f)\n",
+        ),
+        ("not_a_def.star", "mcp.tool(lambda x: x)\n"),
+    ];
+    let mut rendered = String::new();
+    for (name, source) in cases {
+        let path = format!("tools/{name}");
+        for diagnostic in load_module(Path::new(&path), source, &settings()).diagnostics {
+            rendered.push_str(&diagnostic.to_string());
+            rendered.push('\n');
+        }
+    }
+    insta::assert_snapshot!(rendered);
+}
