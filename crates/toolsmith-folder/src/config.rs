@@ -13,7 +13,7 @@ use crate::manifest::toml_to_json;
 /// The file name of a folder's configuration.
 pub const CONFIG_FILE: &str = "toolsmith.toml";
 
-const SECTIONS: &[&str] = &["server", "defaults", "search", "profiles", "packages", "options", "check"];
+const SECTIONS: &[&str] = &["server", "defaults", "search", "profiles", "packages", "options", "check", "resources"];
 
 /// A folder's `toolsmith.toml` (all parts optional).
 #[derive(Debug, Clone, Default, PartialEq)]

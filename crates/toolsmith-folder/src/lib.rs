@@ -1,7 +1,10 @@
 //! A tools folder (DESIGN.md §2) loaded into a [`Catalog`]: Starlark files, manifests with a
-//! script or a command, and `toolsmith.toml`.
+//! script or a command, and `toolsmith.toml`; plus its MCP prompts (`prompts/*.md`) and
+//! resources (`resources/**`).
 //!
 //! - [`ToolFolder`]: a loaded folder — its configuration, its catalog and what failed.
+//! - [`ToolFolder::prompts`] and [`ToolFolder::resources`]: the folder's prompts and
+//!   resources (file formats in the `prompts` and `resources` module docs).
 //! - [`ToolFolder::call`]: the call path `toolsmith call` and `toolsmith test` use, with
 //!   a watchdog that returns a timeout result even when a tool cannot be interrupted.
 //!
@@ -23,14 +26,20 @@
 
 mod config;
 mod discover;
+mod front_matter;
 mod icons;
 mod manifest;
+mod mime;
+pub mod prompts;
+pub mod resources;
 mod run;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolsmith_model::{Catalog, Diagnostic, JsonObject, Severity, SourceLocation, ToolDefinition};
+use toolsmith_model::{
+    Catalog, Diagnostic, JsonObject, Prompts, Resources, Severity, SourceLocation, ToolDefinition,
+};
 
 pub use config::{CONFIG_FILE, FolderConfig};
 pub use run::{Caller, HARD_WATCHDOG_GRACE, OPTIONS_ENV};
@@ -67,6 +76,8 @@ pub struct ToolFolder {
     root: PathBuf,
     config: FolderConfig,
     catalog: Arc<Catalog>,
+    prompts: Arc<Prompts>,
+    resources: Arc<Resources>,
 }
 
 impl ToolFolder {
@@ -94,6 +105,10 @@ impl ToolFolder {
             tools.extend(loaded.tools);
             diagnostics.extend(loaded.diagnostics);
         }
+        let (resources, mut problems) = resources::load(root, &config);
+        diagnostics.append(&mut problems);
+        let (prompts, mut problems) = prompts::load(root, &resources);
+        diagnostics.append(&mut problems);
         let options = run::options_by_tool(&config, &mut diagnostics);
         let catalog = Catalog::build(tools, diagnostics, |definition| {
             adjust(root, &config, definition)?;
@@ -102,7 +117,13 @@ impl ToolFolder {
             }
             Ok(())
         });
-        Ok(Self { root: root.to_owned(), config, catalog: Arc::new(catalog) })
+        Ok(Self {
+            root: root.to_owned(),
+            config,
+            catalog: Arc::new(catalog),
+            prompts: Arc::new(prompts),
+            resources: Arc::new(resources),
+        })
     }
 
     /// The folder's path.
@@ -118,6 +139,18 @@ impl ToolFolder {
     /// The loaded tools and the diagnostics of what failed.
     pub fn catalog(&self) -> &Arc<Catalog> {
         &self.catalog
+    }
+
+    /// The folder's prompts (`prompts/**/*.md`), sorted by name. Files that failed to load
+    /// are diagnostics on the catalog.
+    pub fn prompts(&self) -> &Arc<Prompts> {
+        &self.prompts
+    }
+
+    /// The folder's resources and resource templates (`resources/**`). Files that failed to
+    /// load are diagnostics on the catalog.
+    pub fn resources(&self) -> &Arc<Resources> {
+        &self.resources
     }
 
     /// A caller that runs this folder's tools under a watchdog.

@@ -7,6 +7,8 @@
 //!   implements; the server calls tools only through it.
 //! - [`Catalog`]: the tools of a server with their compiled schemas, and the single call
 //!   path (validate → run → result contract → output check).
+//! - [`Prompts`] and [`Resources`]: a server's MCP prompts (rendered with
+//!   [`Prompt::render`]) and resources (read with [`Resources::read`], templates included).
 //!
 //! This crate does no I/O and has no async; it is handed text and values.
 //!
@@ -45,10 +47,14 @@ mod diagnostic;
 pub mod duration;
 pub mod names;
 mod outcome;
+mod prompt;
 mod properties;
+mod resource;
 mod schema;
+pub mod template;
 mod tool;
 pub mod toon;
+mod uri_template;
 mod validate;
 
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
@@ -58,9 +64,18 @@ pub use definition::{
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};
+pub use prompt::{
+    ContentTemplate, MessageTemplate, Prompt, PromptArgument, PromptError, PromptMessage, Prompts,
+    Role, UriSource,
+};
 pub use properties::{PropertyError, TOOL_PROPERTIES, apply_property, kind};
+pub use resource::{
+    Escape, MCP_APP_MIME_TYPE, NoResources, RESOURCE_NOT_FOUND, Resource, ResourceBody,
+    ResourceContents, ResourceError, ResourceInfo, ResourceReader, ResourceTemplate, Resources,
+};
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
 pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
 };
+pub use uri_template::{UriTemplate, UriTemplateError};
 pub use validate::{ArgumentErrors, ArgumentValidator, SchemaError, Violation, compile_schema};
