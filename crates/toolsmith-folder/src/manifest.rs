@@ -216,10 +216,12 @@ fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
         .ok_or_else(|| ("a parameter has no `name`".to_owned(), "add `name = \"...\"`".to_owned()))?;
     let type_name = table.get("type").and_then(Value::as_str).unwrap_or("string");
     let ty = ParamType::from_manifest(type_name).ok_or_else(|| {
-        (
-            format!("parameter `{name}` has unknown type `{type_name}`"),
-            format!("valid types: {}", MANIFEST_TYPES.join(", ")),
-        )
+        let valid = format!("valid types: {}", MANIFEST_TYPES.join(", "));
+        let help = match toolsmith_model::names::did_you_mean(type_name, MANIFEST_TYPES.iter().copied()).first() {
+            Some(best) => format!("did you mean `{best}`? {valid}"),
+            None => valid,
+        };
+        (format!("parameter `{name}` has unknown type `{type_name}`"), help)
     })?;
     let mut parameter = Parameter::new(name, ty);
     parameter.required = false;

@@ -20,6 +20,7 @@ pub const TOOL_PROPERTIES: &[&str] = &[
     "idempotent",
     "open_world",
     "output",
+    "input_schema",
     "timeout",
     "options",
     "overrides",
@@ -76,6 +77,19 @@ pub fn apply_property(
                 ));
             }
             definition.output_schema = Some(schema);
+        }
+        "input_schema" => {
+            // The whole input schema, for what parameters cannot express (`$defs`, `$ref`,
+            // `oneOf`, a `$schema` dialect); it replaces the one built from the signature.
+            let schema = object(value).map_err(error)?;
+            if schema.get("type").and_then(Value::as_str) != Some("object") {
+                return Err(error(
+                    "an input schema must describe an object (`{\"type\": \"object\", ...}`); \
+                     MCP tool arguments are always an object"
+                        .into(),
+                ));
+            }
+            definition.input_schema = schema;
         }
         "timeout" => definition.timeout = Some(crate::duration::parse(value).map_err(error)?),
         "options" => definition.options = object(value).map_err(error)?,

@@ -64,7 +64,7 @@ fn image_results_are_summarised_on_stderr() {
 fn runaway_script_is_stopped_near_its_timeout() {
     let dir = folder(&[(
         "spin.star",
-        "def spin() -> str:\n    \"\"\"Spin forever.\"\"\"\n    for i in range(2000000000):\n        pass\n    return \"done\"\n\nmcp.tool(spin, timeout = \"300ms\")\n",
+        "def spin() -> str:\n    \"\"\"Spin forever.\"\"\"\n    for i in range(10000000):\n        for j in range(10000000):\n            pass\n    return \"done\"\n\nmcp.tool(spin, timeout = \"300ms\")\n",
     )]);
     let started = std::time::Instant::now();
     let output = toolsmith().arg("call").arg(dir.path()).arg("spin").output().unwrap();
