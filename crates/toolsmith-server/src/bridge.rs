@@ -1,0 +1,261 @@
+//! The client side of a call over MCP: a [`ClientBridge`] for the tool's blocking thread
+//! whose every method becomes a message to the async task that handles the request, which
+//! talks to the client through rmcp's `Peer`.
+//!
+//! Routing everything through the request's own task keeps rmcp's request association
+//! (over Streamable HTTP, progress and server→client requests ride the POST's stream) and
+//! keeps notifications in order, ahead of the result. Notifications are fire-and-forget for
+//! the tool; requests block the tool's thread until the client answers, the call's deadline
+//! passes, or the call is cancelled.
+
+#![expect(
+    deprecated,
+    reason = "rmcp 3.11 marks sampling, roots and logging deprecated (SEP-2577); they still work"
+)]
+
+use std::time::Instant;
+
+use rmcp::model::{
+    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
+    ElicitationSchema, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ServerRequest,
+};
+use rmcp::service::RequestContext;
+use rmcp::{Peer, RoleServer};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use toolsmith_model::{ClientBridge, LogLevel};
+
+use crate::convert::logging_level;
+
+/// What a tool asked of the client; handled by [`serve`] on the request's task.
+pub(crate) enum ClientRequest {
+    Progress {
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    Log {
+        level: LogLevel,
+        logger: String,
+        message: String,
+    },
+    Sample {
+        request: Value,
+        reply: oneshot::Sender<Result<Value, String>>,
+    },
+    Elicit {
+        message: String,
+        schema: Value,
+        reply: oneshot::Sender<Result<Value, String>>,
+    },
+    Roots {
+        reply: oneshot::Sender<Result<Vec<Value>, String>>,
+    },
+}
+
+/// The bridge a tool's [`CallContext`](toolsmith_model::CallContext) holds.
+pub(crate) struct McpBridge {
+    requests: mpsc::UnboundedSender<ClientRequest>,
+    /// Progress goes nowhere unless the request carried a `progressToken`.
+    wants_progress: bool,
+    /// The lowest level the client wants (`logging/setLevel`, or the request's `logLevel`).
+    min_level: LogLevel,
+}
+
+impl McpBridge {
+    pub(crate) fn new(
+        requests: mpsc::UnboundedSender<ClientRequest>,
+        wants_progress: bool,
+        min_level: LogLevel,
+    ) -> Self {
+        Self {
+            requests,
+            wants_progress,
+            min_level,
+        }
+    }
+
+    fn ask<T>(
+        &self,
+        build: impl FnOnce(oneshot::Sender<Result<T, String>>) -> ClientRequest,
+    ) -> Result<T, String> {
+        let (reply, answer) = oneshot::channel();
+        self.requests
+            .send(build(reply))
+            .map_err(|_| CALL_ENDED.to_owned())?;
+        answer
+            .blocking_recv()
+            .unwrap_or_else(|_| Err(CALL_ENDED.to_owned()))
+    }
+}
+
+const CALL_ENDED: &str = "the call has ended (timed out or cancelled)";
+
+impl ClientBridge for McpBridge {
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if self.wants_progress {
+            let message = message.map(str::to_owned);
+            let _ = self.requests.send(ClientRequest::Progress {
+                progress,
+                total,
+                message,
+            });
+        }
+    }
+
+    fn log(&self, level: LogLevel, logger: &str, message: &str) {
+        if level >= self.min_level {
+            let (logger, message) = (logger.to_owned(), message.to_owned());
+            let _ = self.requests.send(ClientRequest::Log {
+                level,
+                logger,
+                message,
+            });
+        }
+    }
+
+    fn sample(&self, request: Value) -> Result<Value, String> {
+        self.ask(|reply| ClientRequest::Sample { request, reply })
+    }
+
+    fn elicit(&self, message: &str, schema: Value) -> Result<Value, String> {
+        let message = message.to_owned();
+        self.ask(|reply| ClientRequest::Elicit {
+            message,
+            schema,
+            reply,
+        })
+    }
+
+    fn roots(&self) -> Result<Vec<Value>, String> {
+        self.ask(|reply| ClientRequest::Roots { reply })
+    }
+}
+
+/// Carries out one request of a tool against the client, bounded by the call's deadline.
+pub(crate) async fn serve(
+    request: ClientRequest,
+    context: &RequestContext<RoleServer>,
+    progress_token: Option<&ProgressToken>,
+    deadline: Instant,
+) {
+    let peer = &context.peer;
+    match request {
+        ClientRequest::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            let Some(token) = progress_token else { return };
+            let mut params = ProgressNotificationParam::new(token.clone(), progress);
+            params.total = total;
+            params.message = message;
+            if let Err(error) = peer.notify_progress(params).await {
+                tracing::debug!(%error, "could not send a progress notification");
+            }
+        }
+        ClientRequest::Log {
+            level,
+            logger,
+            message,
+        } => {
+            let mut params =
+                LoggingMessageNotificationParam::new(logging_level(level), Value::String(message));
+            params.logger = Some(logger);
+            if let Err(error) = peer.notify_logging_message(params).await {
+                tracing::debug!(%error, "could not send a log notification");
+            }
+        }
+        ClientRequest::Sample { request, reply } => {
+            let answer = if supports(context, |caps| caps.sampling.is_some()) {
+                bounded(deadline, sample(peer, request)).await
+            } else {
+                Err(
+                    "the client does not support sampling (it declared no `sampling` capability)"
+                        .to_owned(),
+                )
+            };
+            let _ = reply.send(answer);
+        }
+        ClientRequest::Elicit {
+            message,
+            schema,
+            reply,
+        } => {
+            let answer = if supports(context, |caps| caps.elicitation.is_some()) {
+                bounded(deadline, elicit(peer, message, schema)).await
+            } else {
+                Err("the client does not support elicitation (it declared no `elicitation` capability)".to_owned())
+            };
+            let _ = reply.send(answer);
+        }
+        ClientRequest::Roots { reply } => {
+            // A client without the `roots` capability has no roots to offer: not an error.
+            let answer = if supports(context, |caps| caps.roots.is_some()) {
+                bounded(deadline, roots(peer)).await
+            } else {
+                Ok(Vec::new())
+            };
+            let _ = reply.send(answer);
+        }
+    }
+}
+
+fn supports(
+    context: &RequestContext<RoleServer>,
+    check: impl Fn(&rmcp::model::ClientCapabilities) -> bool,
+) -> bool {
+    context.client_capabilities().as_ref().is_some_and(check)
+}
+
+async fn bounded<T>(
+    deadline: Instant,
+    request: impl Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    tokio::time::timeout_at(deadline.into(), request)
+        .await
+        .unwrap_or_else(|_| Err("the client did not answer before the call's deadline".to_owned()))
+}
+
+async fn sample(peer: &Peer<RoleServer>, request: Value) -> Result<Value, String> {
+    let params: CreateMessageRequestParams = serde_json::from_value(request)
+        .map_err(|error| format!("invalid sampling request: {error}"))?;
+    let result = peer
+        .create_message(params)
+        .await
+        .map_err(|error| format!("sampling failed: {error}"))?;
+    serde_json::to_value(result).map_err(|error| error.to_string())
+}
+
+async fn elicit(peer: &Peer<RoleServer>, message: String, schema: Value) -> Result<Value, String> {
+    let requested_schema: ElicitationSchema = serde_json::from_value(schema)
+        .map_err(|error| format!("invalid elicitation schema: {error}"))?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    };
+    match peer
+        .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+        .await
+    {
+        Ok(ClientResult::ElicitResult(result)) => {
+            serde_json::to_value(result).map_err(|error| error.to_string())
+        }
+        Ok(_) => Err("the client answered elicitation/create with something else".to_owned()),
+        Err(error) => Err(format!("elicitation failed: {error}")),
+    }
+}
+
+async fn roots(peer: &Peer<RoleServer>) -> Result<Vec<Value>, String> {
+    let result = peer
+        .list_roots()
+        .await
+        .map_err(|error| format!("roots/list failed: {error}"))?;
+    result
+        .roots
+        .iter()
+        .map(|root| serde_json::to_value(root).map_err(|error| error.to_string()))
+        .collect()
+}

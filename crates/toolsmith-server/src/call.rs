@@ -1,0 +1,123 @@
+//! One `tools/call`: the tool runs on tokio's blocking pool with its deadline, options and
+//! working directory, while the request's task serves the tool's client requests and
+//! watches for cancellation and the hard watchdog. Calls never block one another.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rmcp::RoleServer;
+use rmcp::model::{CallToolResult, ProgressToken};
+use rmcp::service::RequestContext;
+use tokio::sync::mpsc;
+use toolsmith_folder::HARD_WATCHDOG_GRACE;
+use toolsmith_model::{CallContext, Interrupt, JsonObject, LogLevel, StopReason};
+
+use crate::bridge::{self, McpBridge};
+use crate::convert::{Published, call_result, error_result};
+use crate::state::ServerState;
+
+/// Everything about the request a call needs besides the tool and its arguments.
+pub(crate) struct Request<'a> {
+    pub(crate) context: &'a RequestContext<RoleServer>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) min_level: LogLevel,
+    pub(crate) transport: &'static str,
+}
+
+/// Runs the catalog entry at `index` and always answers with a `CallToolResult`.
+pub(crate) async fn run(
+    state: &ServerState,
+    published: Arc<Published>,
+    index: usize,
+    arguments: JsonObject,
+    request: Request<'_>,
+) -> CallToolResult {
+    let _running = state.call_started();
+    let definition = published.catalog.entries()[index].definition();
+    let timeout = definition.effective_timeout();
+    let name = definition.name.as_str();
+    let cancelled = &request.context.ct;
+
+    // A free slot, waited for no longer than the tool may run.
+    let slot = tokio::select! {
+        slot = tokio::time::timeout(timeout, Arc::clone(state.call_slots()).acquire_owned()) => slot,
+        () = cancelled.cancelled() => return error_result(format!("tool `{name}` was cancelled by the client")),
+    };
+    let Ok(Ok(slot)) = slot else {
+        return error_result(format!(
+            "tool `{name}` did not start: the server is busy with other calls; try again later"
+        ));
+    };
+
+    let deadline = Instant::now() + timeout;
+    let interrupt = Interrupt::new();
+    let (requests, mut asked) = mpsc::unbounded_channel();
+    let bridge = McpBridge::new(
+        requests,
+        request.progress_token.is_some(),
+        request.min_level,
+    );
+    let context = CallContext {
+        deadline,
+        interrupt: interrupt.clone(),
+        client: Arc::new(bridge),
+        options: definition.options.clone(),
+        working_dir: Some(state.working_dir().clone()),
+        transport: request.transport,
+    };
+    let catalog = Arc::clone(&published.catalog);
+    let mut finished = tokio::task::spawn_blocking(move || {
+        // The slot is held until the tool's thread really ends, even when the watchdog
+        // has given up on it, so stuck tools cannot exhaust the blocking pool.
+        let _slot = slot;
+        catalog.entries()[index].call(arguments, &context)
+    });
+
+    let watchdog = tokio::time::sleep_until((deadline + HARD_WATCHDOG_GRACE).into());
+    tokio::pin!(watchdog);
+    let mut asking = true;
+    loop {
+        tokio::select! {
+            biased;
+            joined = &mut finished => {
+                // Notifications the tool sent just before returning go out ahead of the result.
+                while let Ok(pending) = asked.try_recv() {
+                    bridge::serve(pending, request.context, request.progress_token.as_ref(), deadline).await;
+                }
+                return match joined {
+                    Ok(outcome) => call_result(outcome),
+                    Err(error) => {
+                        tracing::error!(tool = name, %error, "tool thread panicked");
+                        error_result(format!("tool `{name}` crashed; see the server log"))
+                    }
+                };
+            }
+            () = cancelled.cancelled() => {
+                // Stops Starlark scripts and kills command process groups. rmcp sends no
+                // response for a cancelled request, so there is nothing to wait for.
+                interrupt.raise(StopReason::Cancelled);
+                return error_result(format!("tool `{name}` was cancelled by the client"));
+            }
+            () = &mut watchdog => {
+                interrupt.raise(StopReason::Timeout);
+                // One more short wait: most tools stop as soon as they see the interrupt.
+                return match tokio::time::timeout(HARD_WATCHDOG_GRACE, &mut finished).await {
+                    Ok(Ok(outcome)) => call_result(outcome),
+                    _ => error_result(format!(
+                        "tool `{name}` timed out after {} and did not stop when asked; its work was abandoned",
+                        toolsmith_model::duration::format(timeout)
+                    )),
+                };
+            }
+            asked_now = asked.recv(), if asking => match asked_now {
+                Some(client_request) => {
+                    tokio::select! {
+                        () = bridge::serve(client_request, request.context, request.progress_token.as_ref(), deadline) => {}
+                        () = cancelled.cancelled() => {}
+                    }
+                }
+                None => asking = false,
+            },
+        }
+    }
+}

@@ -1,0 +1,371 @@
+//! Model ⇄ rmcp types. The tool list is converted once per catalog (through serde, from
+//! exactly what [`ToolDefinition::to_mcp`] publishes) and cached; call results are built
+//! directly from a [`CallOutcome`] on the hot path, without a JSON round trip.
+
+#![expect(
+    deprecated,
+    reason = "rmcp 3.11 marks the logging types deprecated (SEP-2577); they still work"
+)]
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
+use toolsmith_model::{CallOutcome, Catalog, Content, LogLevel, ToolDefinition};
+
+/// How many tools one `tools/list` page holds.
+pub const PAGE_SIZE: usize = 100;
+
+/// A catalog together with its tools converted to rmcp's `Tool` type, swapped as one unit
+/// so a page of `tools/list` and a `tools/call` always see the same catalog.
+pub(crate) struct Published {
+    pub(crate) catalog: Arc<Catalog>,
+    /// Every tool, in catalog order (by name): `tools` and `catalog.entries()` line up.
+    tools: Vec<Tool>,
+    /// Indexes into `tools` of the tools `tools/list` shows (not `discoverable`).
+    listed: Vec<usize>,
+}
+
+impl Published {
+    /// Converts every tool of `catalog` once.
+    pub(crate) fn new(catalog: Arc<Catalog>) -> Self {
+        let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
+        let listed = catalog
+            .definitions()
+            .enumerate()
+            .filter(|(_, definition)| !definition.discoverable)
+            .map(|(index, _)| index)
+            .collect();
+        Self {
+            catalog,
+            tools,
+            listed,
+        }
+    }
+
+    /// The catalog index of the tool called `name` (listed or discoverable).
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        // Catalog entries are sorted by name (the stable order of `tools/list`).
+        self.catalog
+            .entries()
+            .binary_search_by(|entry| entry.definition().name.as_str().cmp(name))
+            .ok()
+    }
+
+    /// The converted tool called `name`.
+    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+        self.index_of(name).map(|index| &self.tools[index])
+    }
+
+    /// One page of `tools/list`, starting at `cursor`, and the cursor of the next page.
+    ///
+    /// Cursors are opaque to clients (MCP spec, utilities/pagination); an invalid one is
+    /// `-32602`.
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<(Vec<Tool>, Option<String>), ErrorData> {
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => decode_cursor(cursor)
+                .filter(|&start| start <= self.listed.len())
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(format!("invalid cursor `{cursor}`"), None)
+                })?,
+        };
+        let end = start.saturating_add(size.max(1)).min(self.listed.len());
+        let page = self.listed[start..end]
+            .iter()
+            .map(|&index| self.tools[index].clone())
+            .collect();
+        let next = (end < self.listed.len()).then(|| encode_cursor(end));
+        Ok((page, next))
+    }
+}
+
+/// Converts one definition through the JSON that `toolsmith list --json` prints, so the
+/// wire form is exactly [`ToolDefinition::to_mcp`].
+///
+/// rmcp's `Tool` drops fields it does not model; that loss is logged here, once per
+/// catalog, instead of going unnoticed.
+fn to_rmcp_tool(definition: &ToolDefinition) -> Tool {
+    let published = definition.to_mcp();
+    match serde_json::from_value::<Tool>(published.clone()) {
+        Ok(tool) => {
+            if serde_json::to_value(&tool).ok().as_ref() != Some(&published) {
+                tracing::warn!(tool = %definition.name, "rmcp's Tool type does not carry every field of this tool; some are not published");
+            }
+            tool
+        }
+        Err(error) => {
+            // Only a definition rmcp cannot represent at all gets here (e.g. an icon with
+            // a field of the wrong type); publish what is certain rather than nothing.
+            tracing::warn!(tool = %definition.name, %error, "publishing a reduced tool definition");
+            Tool::new(
+                definition.name.clone(),
+                definition.description.clone(),
+                Arc::new(definition.input_schema.clone()),
+            )
+        }
+    }
+}
+
+fn encode_cursor(start: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("tools:{start}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    std::str::from_utf8(&bytes)
+        .ok()?
+        .strip_prefix("tools:")?
+        .parse()
+        .ok()
+}
+
+/// A model outcome as an rmcp `CallToolResult`: moved, not serialized.
+pub(crate) fn call_result(outcome: CallOutcome) -> CallToolResult {
+    let CallOutcome {
+        content,
+        structured_content,
+        is_error,
+    } = outcome;
+    let content = content.into_iter().map(content_block).collect();
+    let mut result = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = structured_content;
+    result
+}
+
+/// An `isError` result with one text block.
+pub(crate) fn error_result(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+fn content_block(content: Content) -> ContentBlock {
+    match content {
+        Content::Text { text } => ContentBlock::text(text),
+        Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+        Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
+        Content::Resource { resource } => {
+            let contents = match (resource.text, resource.blob) {
+                (Some(text), _) => ResourceContents::TextResourceContents {
+                    uri: resource.uri,
+                    mime_type: resource.mime_type,
+                    text,
+                    meta: None,
+                },
+                (None, blob) => ResourceContents::BlobResourceContents {
+                    uri: resource.uri,
+                    mime_type: resource.mime_type,
+                    blob: blob.unwrap_or_default(),
+                    meta: None,
+                },
+            };
+            ContentBlock::resource(contents)
+        }
+        Content::ResourceLink {
+            uri,
+            name,
+            description,
+            mime_type,
+        } => {
+            let mut link = Resource::new(uri, name);
+            link.description = description;
+            link.mime_type = mime_type;
+            ContentBlock::resource_link(link)
+        }
+    }
+}
+
+/// The model's log level for an MCP one.
+pub(crate) fn log_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
+}
+
+/// The MCP log level for a model one.
+pub(crate) fn logging_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use toolsmith_model::{
+        CallContext, EmbeddedResource, Icon, JsonObject, Tool as ModelTool, ToolFailure,
+        ToolReturn, Ui,
+    };
+
+    struct Fixed(ToolDefinition);
+
+    impl ModelTool for Fixed {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+        fn call(&self, _: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
+            Ok(ToolReturn::Text(String::new()))
+        }
+    }
+
+    fn schema() -> JsonObject {
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+
+    fn catalog(definitions: Vec<ToolDefinition>) -> Arc<Catalog> {
+        let tools: Vec<Arc<dyn ModelTool>> = definitions
+            .into_iter()
+            .map(|d| Arc::new(Fixed(d)) as Arc<dyn ModelTool>)
+            .collect();
+        Arc::new(Catalog::new(tools, Vec::new()))
+    }
+
+    fn rich() -> ToolDefinition {
+        let mut definition = ToolDefinition::new("forecast", "Get the weather.", schema());
+        definition.title = Some("Forecast".into());
+        definition.output_schema = Some(json!({"type": "object"}).as_object().cloned().unwrap());
+        definition.annotations.read_only = Some(true);
+        definition.annotations.open_world = Some(false);
+        definition.icons = vec![Icon {
+            src: "data:image/png;base64,AAAA".into(),
+            mime_type: Some("image/png".into()),
+            sizes: vec!["48x48".into()],
+            theme: Some("dark".into()),
+        }];
+        definition.meta.insert("example.com/x".into(), json!(1));
+        definition.ui = Some(Ui {
+            resource_uri: "ui://forecast/view.html".into(),
+            visibility: vec!["model".into()],
+        });
+        definition
+    }
+
+    #[test]
+    fn converted_tool_is_exactly_what_to_mcp_publishes() {
+        let definition = rich();
+        let tool = to_rmcp_tool(&definition);
+        assert_eq!(serde_json::to_value(&tool).unwrap(), definition.to_mcp());
+    }
+
+    #[test]
+    fn discoverable_tools_are_callable_but_not_listed() {
+        let mut hidden = ToolDefinition::new("add", "Add.", schema());
+        hidden.discoverable = true;
+        let published = Published::new(catalog(vec![
+            rich(),
+            hidden,
+            ToolDefinition::new("echo", "Echo.", schema()),
+        ]));
+        let (page, next) = published.page(None, PAGE_SIZE).unwrap();
+        let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(names, ["echo", "forecast"]);
+        assert_eq!(next, None);
+        assert!(published.tool("add").is_some());
+    }
+
+    #[test]
+    fn pages_follow_the_catalog_order() {
+        let definitions = (0..5)
+            .map(|i| ToolDefinition::new(format!("tool_{i}"), "A tool.", schema()))
+            .collect();
+        let published = Published::new(catalog(definitions));
+        let (first, cursor) = published.page(None, 2).unwrap();
+        assert_eq!(first.len(), 2);
+        let (second, cursor) = published.page(cursor.as_deref(), 2).unwrap();
+        assert_eq!(second[0].name, "tool_2");
+        let (last, cursor) = published.page(cursor.as_deref(), 2).unwrap();
+        assert_eq!((last.len(), cursor), (1, None));
+    }
+
+    #[test]
+    fn invalid_cursor_is_invalid_params() {
+        let published = Published::new(catalog(vec![rich()]));
+        for cursor in ["nope", "dG9vbHM6OTk", ""] {
+            let error = published.page(Some(cursor), 10).unwrap_err();
+            assert_eq!(
+                error.code,
+                rmcp::model::ErrorCode::INVALID_PARAMS,
+                "{cursor}"
+            );
+        }
+    }
+
+    #[test]
+    fn call_result_matches_the_model_json() {
+        let outcomes = [
+            CallOutcome::text("hi"),
+            CallOutcome::error("bad"),
+            CallOutcome {
+                content: vec![
+                    Content::text("{\"a\":1}"),
+                    Content::Image {
+                        data: "AAAA".into(),
+                        mime_type: "image/png".into(),
+                    },
+                    Content::Audio {
+                        data: "BBBB".into(),
+                        mime_type: "audio/wav".into(),
+                    },
+                    Content::Resource {
+                        resource: EmbeddedResource {
+                            uri: "file:///a.txt".into(),
+                            mime_type: None,
+                            text: Some("a".into()),
+                            blob: None,
+                        },
+                    },
+                    Content::Resource {
+                        resource: EmbeddedResource {
+                            uri: "file:///b.bin".into(),
+                            mime_type: Some("application/octet-stream".into()),
+                            text: None,
+                            blob: Some("AA==".into()),
+                        },
+                    },
+                    Content::ResourceLink {
+                        uri: "file:///c".into(),
+                        name: "c".into(),
+                        description: Some("see".into()),
+                        mime_type: None,
+                    },
+                ],
+                structured_content: Some(json!({"a": 1})),
+                is_error: false,
+            },
+        ];
+        for outcome in outcomes {
+            let expected = outcome.to_json();
+            let mut actual = serde_json::to_value(call_result(outcome)).unwrap();
+            // rmcp adds the 2026-07-28 discriminator and strips it for older peers.
+            actual.as_object_mut().unwrap().remove("resultType");
+            assert_eq!(actual, expected);
+        }
+    }
+}

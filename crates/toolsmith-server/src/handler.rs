@@ -1,0 +1,136 @@
+//! The MCP server: rmcp's `ServerHandler`, delegating to the catalog. One handler per
+//! connection (stdio) or per Streamable HTTP session, all sharing one [`ServerState`].
+//!
+//! Logging (MCP spec, server/utilities/logging): until the client sends
+//! `logging/setLevel`, tools' log messages at `info` and above are sent; `debug` is held back
+//! because it is noise for a model unless asked for. A 2026-07-28 request's own `logLevel`
+//! wins over the session's level.
+
+#![expect(
+    deprecated,
+    reason = "rmcp 3.11 marks the logging types deprecated (SEP-2577); they still work"
+)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams, ServerConfig,
+    SetLevelRequestParams, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use toolsmith_model::LogLevel;
+
+use crate::call::{self, Request};
+use crate::convert::log_level;
+use crate::state::ServerState;
+
+/// The level sent until the client chooses one.
+const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
+
+/// The rmcp handler of one connection or session.
+#[derive(Clone)]
+pub(crate) struct McpHandler {
+    state: ServerState,
+    transport: &'static str,
+    /// The session's `logging/setLevel`, as a [`LogLevel`] ordinal.
+    log_level: Arc<AtomicU8>,
+}
+
+impl McpHandler {
+    /// A handler for a new connection or session on `transport` (`stdio`, `http`).
+    pub(crate) fn new(state: ServerState, transport: &'static str) -> Self {
+        Self {
+            state,
+            transport,
+            log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
+        }
+    }
+
+    fn session_log_level(&self) -> LogLevel {
+        LEVELS
+            .get(usize::from(self.log_level.load(Ordering::Relaxed)))
+            .copied()
+            .unwrap_or(DEFAULT_LOG_LEVEL)
+    }
+}
+
+/// Every level, indexed by its ordinal.
+const LEVELS: [LogLevel; 8] = [
+    LogLevel::Debug,
+    LogLevel::Info,
+    LogLevel::Notice,
+    LogLevel::Warning,
+    LogLevel::Error,
+    LogLevel::Critical,
+    LogLevel::Alert,
+    LogLevel::Emergency,
+];
+
+impl ServerHandler for McpHandler {
+    fn get_info(&self) -> ServerConfig {
+        self.state.info().clone()
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.state.remember_peer(&context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
+        let (tools, next_cursor) = self
+            .state
+            .published()
+            .page(cursor, self.state.page_size())?;
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next_cursor;
+        Ok(result)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.state.published().tool(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let published = self.state.published();
+        let Some(index) = published.index_of(&request.name) else {
+            let unknown = published.catalog.lookup(&request.name).err().map_or_else(
+                || format!("unknown tool `{}`", request.name),
+                |unknown| unknown.to_string(),
+            );
+            return Err(ErrorData::invalid_params(unknown, None));
+        };
+        let call = Request {
+            progress_token: context.meta.get_progress_token(),
+            min_level: context
+                .meta
+                .log_level()
+                .map_or_else(|| self.session_log_level(), log_level),
+            transport: self.transport,
+            context: &context,
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        Ok(call::run(&self.state, published, index, arguments, call)
+            .await
+            .into())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level
+            .store(log_level(request.level) as u8, Ordering::Relaxed);
+        Ok(())
+    }
+}

@@ -1,0 +1,91 @@
+//! Serve a Toolsmith [`Catalog`](toolsmith_model::Catalog) over MCP, on stdio or Streamable
+//! HTTP, with the official `rmcp` SDK. This is the only crate that names rmcp: it converts
+//! between rmcp's types and the model's, and holds no tool logic (STYLE.md, "The protocol
+//! layer stays thin").
+//!
+//! - [`ServerState`]: what all connections share — the catalog behind a swappable handle
+//!   ([`ServerState::replace_catalog`] for hot reload), server identity, call limits.
+//! - [`serve_stdio`] / [`serve_stream`]: MCP over stdin/stdout (or any byte streams).
+//! - [`serve_http`] / [`router`]: MCP over Streamable HTTP at `/mcp`, as an axum
+//!   [`Router`](axum::Router) that tests can drive in-process.
+//!
+//! Every `tools/call` runs the tool on tokio's blocking pool with the tool's timeout as its
+//! deadline, under a hard watchdog, and always answers with a `CallToolResult` (DESIGN.md
+//! §3); only an unknown tool name is a JSON-RPC error (`-32602`, with "did you mean").
+//! Calls run concurrently; a client's `notifications/cancelled` interrupts its call.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use toolsmith_folder::ToolFolder;
+//! use toolsmith_server::{HttpOptions, ServerState};
+//!
+//! let folder = ToolFolder::load(Path::new("examples/tools")).expect("the folder exists");
+//! let state = ServerState::from_folder(&folder);
+//! let address = "127.0.0.1:8080".parse().expect("a socket address");
+//! toolsmith_server::serve_http(state, &HttpOptions::default(), address, |bound| {
+//!     eprintln!("http://{bound}/mcp");
+//! })
+//! .expect("the server ran");
+//! ```
+
+mod bridge;
+mod call;
+mod convert;
+mod handler;
+mod http;
+mod state;
+mod stdio;
+
+pub use convert::PAGE_SIZE;
+pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MCP_PATH, router, serve_http};
+pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
+pub use stdio::{serve_stdio, serve_stream};
+
+/// Why a server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The async runtime could not be created.
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
+    /// The HTTP address could not be bound.
+    #[error("cannot listen on `{address}`")]
+    Bind {
+        /// The address asked for.
+        address: std::net::SocketAddr,
+        /// Why (in use, permission denied, …).
+        #[source]
+        source: std::io::Error,
+    },
+    /// The HTTP server failed.
+    #[error("the HTTP server failed")]
+    Http(#[source] std::io::Error),
+    /// stdin or stdout could not be used.
+    #[error("cannot serve on stdin/stdout")]
+    Stdio(#[source] std::io::Error),
+    /// The client's first messages were not a valid MCP handshake.
+    #[error("the MCP handshake failed: {0}")]
+    Handshake(String),
+}
+
+/// Resolves on SIGINT or SIGTERM (Ctrl-C elsewhere).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

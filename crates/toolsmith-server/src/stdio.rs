@@ -1,0 +1,549 @@
+//! MCP over stdio: newline-delimited JSON-RPC on stdin/stdout, run by rmcp's service loop
+//! over a transport of our own.
+//!
+//! We own the transport (not rmcp's `AsyncRwTransport`) for three reasons:
+//! - DESIGN.md §3: a line that is not JSON is answered with `-32700` (rmcp ignores it
+//!   silently), well-formed JSON that is not a message with `-32600`, and the server goes on.
+//! - stdout carries protocol messages only: the protocol gets its own handle on the output,
+//!   and file descriptor 1 is pointed at stderr, so a stray write (a library's `println!`,
+//!   a child process that inherits stdout) cannot corrupt the stream.
+//! - Speed: pipes and sockets are driven by tokio's reactor without the blocking pool
+//!   (rmcp's `stdio_pipes` does this for FIFOs only; Node-based clients hand their servers
+//!   UNIX sockets), and responses that are ready together go out in one write.
+//!
+//! The transport speaks rmcp's message types, so replacing rmcp's service loop later only
+//! replaces [`serve_stream`]'s body.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::service::{ServerInitializeError, serve_server_with_ct};
+use rmcp::transport::Transport;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadBuf};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::ServeError;
+use crate::handler::McpHandler;
+use crate::state::ServerState;
+
+/// The longest line (one message) accepted; longer ones are answered `-32600` and dropped.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Messages queued for stdout before senders wait for the writer.
+const OUTPUT_QUEUE: usize = 1024;
+
+/// Serves `state` on this process's stdin and stdout until the client closes stdin or the
+/// process gets SIGINT/SIGTERM, then returns. Blocks; runs its own tokio runtime.
+pub fn serve_stdio(state: ServerState) -> Result<(), ServeError> {
+    // One thread for protocol work; tools run on the blocking pool.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    let result = runtime.block_on(async {
+        let (input, output) = streams::protocol_streams().map_err(ServeError::Stdio)?;
+        let stop = CancellationToken::new();
+        tokio::spawn(stop_on_signal(stop.clone()));
+        Box::pin(serve_stream(state, input, output, stop)).await
+    });
+    // Abandoned tool threads (see the watchdog) must not keep the process alive.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    result
+}
+
+/// Serves `state` over any byte stream pair until the input ends or `stop` is cancelled.
+///
+/// This is the whole stdio server minus the process plumbing; tests run it over in-memory
+/// pipes.
+pub async fn serve_stream<R, W>(
+    state: ServerState,
+    input: R,
+    output: W,
+    stop: CancellationToken,
+) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let (queue, queued) = mpsc::channel(OUTPUT_QUEUE);
+    let writer = tokio::spawn(write_out(output, queued));
+    let transport = LineTransport::new(input, queue);
+    let handler = McpHandler::new(state, "stdio");
+    let result = match serve_server_with_ct(handler, transport, stop).await {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|error| ServeError::Stdio(io::Error::other(error))),
+        // The client went away (or we were stopped) before initializing: nothing to serve.
+        Err(ServerInitializeError::ConnectionClosed(_) | ServerInitializeError::Cancelled) => {
+            Ok(())
+        }
+        Err(error) => Err(ServeError::Handshake(error.to_string())),
+    };
+    // Everything answered must reach the client before we exit.
+    match tokio::time::timeout(Duration::from_secs(2), writer).await {
+        Ok(Ok(Ok(()))) | Err(_) => {}
+        Ok(Ok(Err(error))) => tracing::debug!(%error, "stdout closed"),
+        Ok(Err(error)) => tracing::error!(%error, "the stdout writer failed"),
+    }
+    result
+}
+
+async fn stop_on_signal(stop: CancellationToken) {
+    crate::shutdown_signal().await;
+    tracing::info!("stopping: signal received");
+    stop.cancel();
+}
+
+/// Writes queued messages, coalescing those that are ready together into one write.
+async fn write_out<W: AsyncWrite + Unpin>(
+    mut output: W,
+    mut queued: mpsc::Receiver<Vec<u8>>,
+) -> io::Result<()> {
+    let mut batch: Vec<u8> = Vec::with_capacity(64 * 1024);
+    while let Some(first) = queued.recv().await {
+        batch.extend_from_slice(&first);
+        while batch.len() < 1024 * 1024 {
+            match queued.try_recv() {
+                Ok(more) => batch.extend_from_slice(&more),
+                Err(_) => break,
+            }
+        }
+        output.write_all(&batch).await?;
+        output.flush().await?;
+        batch.clear();
+    }
+    output.flush().await
+}
+
+/// Newline-delimited JSON-RPC over a byte stream, as rmcp's `Transport`.
+struct LineTransport<R> {
+    input: BufReader<R>,
+    line: Vec<u8>,
+    /// Dropping the rest of an over-long line, up to its newline.
+    discarding: bool,
+    output: mpsc::Sender<Vec<u8>>,
+    /// A request has come in. Before that, notifications and responses are dropped: rmcp's
+    /// handshake gives up on the connection when the first message is not a request.
+    started: bool,
+}
+
+impl<R: AsyncRead + Unpin> LineTransport<R> {
+    fn new(input: R, output: mpsc::Sender<Vec<u8>>) -> Self {
+        Self {
+            input: BufReader::with_capacity(64 * 1024, input),
+            line: Vec::new(),
+            discarding: false,
+            output,
+            started: false,
+        }
+    }
+
+    /// Reads the next whole line into `self.line`.
+    ///
+    /// Cancel-safe (`receive` is polled in a `select!`): bytes are moved from the buffer
+    /// into `self.line` with no await in between, so a dropped read resumes where it stopped.
+    async fn read_line(&mut self) -> io::Result<Line> {
+        loop {
+            let available = self.input.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(Line::Eof);
+            }
+            let newline = available.iter().position(|&byte| byte == b'\n');
+            let take = newline.map_or(available.len(), |at| at + 1);
+            let outcome = if self.discarding {
+                if newline.is_some() {
+                    self.discarding = false;
+                }
+                None
+            } else if self.line.len() + take > MAX_LINE {
+                self.line.clear();
+                self.discarding = newline.is_none();
+                Some(Line::TooLong)
+            } else {
+                self.line.extend_from_slice(&available[..take]);
+                newline.map(|_| Line::Complete)
+            };
+            self.input.consume(take);
+            if let Some(outcome) = outcome {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    /// Answers a line that is not a message; dropped if the output is backed up.
+    fn reply(&self, message: &ServerJsonRpcMessage) {
+        if self.output.try_send(encode(message)).is_err() {
+            tracing::warn!("output queue full; an error reply was dropped");
+        }
+    }
+}
+
+enum Line {
+    Complete,
+    TooLong,
+    Eof,
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransport<R> {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = io::Result<()>> + Send + 'static {
+        let bytes = encode(&item);
+        let output = self.output.clone();
+        async move {
+            output
+                .send(bytes)
+                .await
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout is closed"))
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            match self.read_line().await {
+                Ok(Line::Complete) => {}
+                Ok(Line::TooLong) => {
+                    self.reply(&error_message(
+                        None,
+                        ErrorCode::INVALID_REQUEST,
+                        format!("message longer than {MAX_LINE} bytes"),
+                    ));
+                    continue;
+                }
+                Ok(Line::Eof) => return None,
+                Err(error) => {
+                    tracing::error!(%error, "cannot read stdin");
+                    return None;
+                }
+            }
+            let parsed = parse(&self.line);
+            self.line.clear();
+            match parsed {
+                Parsed::Message(message) => {
+                    if matches!(message, JsonRpcMessage::Request(_)) {
+                        self.started = true;
+                    } else if !self.started {
+                        tracing::debug!("ignoring a message that arrived before the first request");
+                        continue;
+                    }
+                    return Some(message);
+                }
+                Parsed::Ignore => {}
+                Parsed::Reply(reply) => self.reply(&reply),
+            }
+        }
+    }
+
+    async fn close(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+enum Parsed {
+    Message(ClientJsonRpcMessage),
+    Ignore,
+    Reply(ServerJsonRpcMessage),
+}
+
+/// Parses one line (JSON-RPC 2.0 §5.1 error codes for what is not a message).
+fn parse(line: &[u8]) -> Parsed {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Parsed::Ignore;
+    }
+    let error = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(message) => return Parsed::Message(message),
+        Err(error) => error,
+    };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return Parsed::Reply(error_message(
+            None,
+            ErrorCode::PARSE_ERROR,
+            format!("Parse error: {error}"),
+        ));
+    };
+    let id = value
+        .get("id")
+        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let method = value.get("method").and_then(serde_json::Value::as_str);
+    if id.is_none() && method.is_some() {
+        // A notification rmcp does not model (another protocol's, or a newer MCP one):
+        // notifications get no answer, so ignore it as other MCP SDKs do.
+        tracing::debug!(method, "ignoring an unknown notification");
+        return Parsed::Ignore;
+    }
+    Parsed::Reply(error_message(
+        id,
+        ErrorCode::INVALID_REQUEST,
+        format!("Invalid request: {error}"),
+    ))
+}
+
+fn error_message(id: Option<RequestId>, code: ErrorCode, message: String) -> ServerJsonRpcMessage {
+    ServerJsonRpcMessage::error(ErrorData::new(code, message, None), id)
+}
+
+fn encode(message: &ServerJsonRpcMessage) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(256);
+    if let Err(error) = serde_json::to_writer(&mut bytes, message) {
+        // rmcp's message types only hold JSON values and strings.
+        tracing::error!(%error, "cannot serialize a message");
+        bytes.clear();
+        return bytes;
+    }
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The process's standard streams, taken over for the protocol.
+mod streams {
+    use super::{AsyncRead, AsyncWrite, Context, Pin, Poll, ReadBuf, io};
+
+    /// The protocol's input: a pipe or socket on the reactor, else tokio's stdin.
+    pub(super) enum Input {
+        #[cfg(target_os = "linux")]
+        Pipe(tokio::net::unix::pipe::Receiver),
+        #[cfg(unix)]
+        Socket(tokio::net::UnixStream),
+        Stdin(tokio::io::Stdin),
+    }
+
+    /// The protocol's output: a pipe or socket on the reactor, else a file handle.
+    pub(super) enum Output {
+        #[cfg(target_os = "linux")]
+        Pipe(tokio::net::unix::pipe::Sender),
+        #[cfg(unix)]
+        Socket(tokio::net::UnixStream),
+        File(tokio::fs::File),
+        #[cfg(not(unix))]
+        Stdout(tokio::io::Stdout),
+    }
+
+    /// Takes stdin and stdout for the protocol, then points file descriptor 1 at stderr so
+    /// nothing else can write to the protocol stream.
+    pub(super) fn protocol_streams() -> io::Result<(Input, Output)> {
+        #[cfg(unix)]
+        {
+            let input = unix::input();
+            let output = unix::output()?;
+            unix::guard_standard_streams(&input);
+            Ok((input, output))
+        }
+        #[cfg(not(unix))]
+        {
+            Ok((
+                Input::Stdin(tokio::io::stdin()),
+                Output::Stdout(tokio::io::stdout()),
+            ))
+        }
+    }
+
+    #[cfg(unix)]
+    mod unix {
+        use std::fs::OpenOptions;
+        use std::os::fd::{AsFd, OwnedFd};
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+
+        use super::{Input, Output, io};
+
+        enum Kind {
+            Fifo,
+            Socket,
+            Other,
+        }
+
+        fn kind(fd: impl AsFd) -> Kind {
+            let Ok(owned) = fd.as_fd().try_clone_to_owned() else {
+                return Kind::Other;
+            };
+            match std::fs::File::from(owned).metadata().map(|m| m.file_type()) {
+                Ok(kind) if kind.is_fifo() => Kind::Fifo,
+                Ok(kind) if kind.is_socket() => Kind::Socket,
+                _ => Kind::Other,
+            }
+        }
+
+        /// A FIFO reopened through `/proc/self/fd` with `O_NONBLOCK`: its own open file
+        /// description, so the flag does not leak to the process's standard streams.
+        #[cfg(target_os = "linux")]
+        fn reopen(fd: i32, write: bool) -> io::Result<OwnedFd> {
+            let mut options = OpenOptions::new();
+            options
+                .read(!write)
+                .write(write)
+                .custom_flags(libc::O_NONBLOCK);
+            Ok(options.open(format!("/proc/self/fd/{fd}"))?.into())
+        }
+
+        fn socket(fd: impl AsFd) -> io::Result<tokio::net::UnixStream> {
+            let stream = std::os::unix::net::UnixStream::from(fd.as_fd().try_clone_to_owned()?);
+            stream.set_nonblocking(true)?;
+            tokio::net::UnixStream::from_std(stream)
+        }
+
+        pub(super) fn input() -> Input {
+            let stdin = std::io::stdin();
+            match kind(&stdin) {
+                #[cfg(target_os = "linux")]
+                Kind::Fifo => match reopen(0, false)
+                    .and_then(tokio::net::unix::pipe::Receiver::from_owned_fd)
+                {
+                    Ok(pipe) => Input::Pipe(pipe),
+                    Err(_) => Input::Stdin(tokio::io::stdin()),
+                },
+                Kind::Socket => {
+                    socket(&stdin).map_or_else(|_| Input::Stdin(tokio::io::stdin()), Input::Socket)
+                }
+                _ => Input::Stdin(tokio::io::stdin()),
+            }
+        }
+
+        pub(super) fn output() -> io::Result<Output> {
+            let stdout = std::io::stdout();
+            let fallback = || -> io::Result<Output> {
+                let file = std::fs::File::from(stdout.as_fd().try_clone_to_owned()?);
+                Ok(Output::File(tokio::fs::File::from_std(file)))
+            };
+            match kind(&stdout) {
+                #[cfg(target_os = "linux")]
+                Kind::Fifo => {
+                    match reopen(1, true).and_then(tokio::net::unix::pipe::Sender::from_owned_fd) {
+                        Ok(pipe) => Ok(Output::Pipe(pipe)),
+                        Err(_) => fallback(),
+                    }
+                }
+                Kind::Socket => socket(&stdout).map(Output::Socket).or_else(|_| fallback()),
+                _ => fallback(),
+            }
+        }
+
+        /// Points fd 1 at stderr, and fd 0 at `/dev/null` when the protocol has its own
+        /// handle on the input, so no library or child process touches the protocol streams.
+        pub(super) fn guard_standard_streams(input: &Input) {
+            if let Err(error) = nix::unistd::dup2_stdout(std::io::stderr()) {
+                tracing::warn!(%error, "could not redirect stdout to stderr");
+            }
+            if !matches!(input, Input::Stdin(_))
+                && let Ok(null) = std::fs::File::open("/dev/null")
+                && let Err(error) = nix::unistd::dup2_stdin(&null)
+            {
+                tracing::warn!(%error, "could not detach stdin");
+            }
+        }
+    }
+
+    impl AsyncRead for Input {
+        fn poll_read(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            match self.get_mut() {
+                #[cfg(target_os = "linux")]
+                Self::Pipe(pipe) => Pin::new(pipe).poll_read(cx, buf),
+                #[cfg(unix)]
+                Self::Socket(socket) => Pin::new(socket).poll_read(cx, buf),
+                Self::Stdin(stdin) => Pin::new(stdin).poll_read(cx, buf),
+            }
+        }
+    }
+
+    impl AsyncWrite for Output {
+        fn poll_write(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            match self.get_mut() {
+                #[cfg(target_os = "linux")]
+                Self::Pipe(pipe) => Pin::new(pipe).poll_write(cx, buf),
+                #[cfg(unix)]
+                Self::Socket(socket) => Pin::new(socket).poll_write(cx, buf),
+                Self::File(file) => Pin::new(file).poll_write(cx, buf),
+                #[cfg(not(unix))]
+                Self::Stdout(stdout) => Pin::new(stdout).poll_write(cx, buf),
+            }
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            match self.get_mut() {
+                #[cfg(target_os = "linux")]
+                Self::Pipe(pipe) => Pin::new(pipe).poll_flush(cx),
+                #[cfg(unix)]
+                Self::Socket(socket) => Pin::new(socket).poll_flush(cx),
+                Self::File(file) => Pin::new(file).poll_flush(cx),
+                #[cfg(not(unix))]
+                Self::Stdout(stdout) => Pin::new(stdout).poll_flush(cx),
+            }
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            match self.get_mut() {
+                #[cfg(target_os = "linux")]
+                Self::Pipe(pipe) => Pin::new(pipe).poll_shutdown(cx),
+                #[cfg(unix)]
+                Self::Socket(socket) => Pin::new(socket).poll_shutdown(cx),
+                Self::File(file) => Pin::new(file).poll_shutdown(cx),
+                #[cfg(not(unix))]
+                Self::Stdout(stdout) => Pin::new(stdout).poll_shutdown(cx),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(line: &str) -> serde_json::Value {
+        match parse(line.as_bytes()) {
+            Parsed::Reply(message) => serde_json::to_value(message).unwrap(),
+            Parsed::Message(_) => panic!("`{line}` parsed as a message"),
+            Parsed::Ignore => panic!("`{line}` was ignored"),
+        }
+    }
+
+    #[test]
+    fn malformed_json_is_a_parse_error() {
+        let error = reply("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
+        assert_eq!(error["error"]["code"], -32700);
+        assert!(error.get("id").is_none());
+    }
+
+    #[test]
+    fn json_that_is_not_a_message_is_an_invalid_request() {
+        assert_eq!(reply("{\"foo\": 1}")["error"]["code"], -32600);
+        assert_eq!(reply("[1, 2]")["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn blank_lines_and_unknown_notifications_get_no_answer() {
+        assert!(matches!(parse(b"\r\n"), Parsed::Ignore));
+        let unknown = br#"{"jsonrpc":"2.0","method":"$/lsp/thing","params":{}}"#;
+        assert!(!matches!(parse(unknown), Parsed::Reply(_)));
+    }
+
+    #[test]
+    fn a_request_parses_with_bom_and_crlf() {
+        let line = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
+        assert!(matches!(
+            parse(line),
+            Parsed::Message(JsonRpcMessage::Request(_))
+        ));
+    }
+}

@@ -1,0 +1,230 @@
+//! Streamable HTTP: rmcp's client over a real socket (sessions), and raw requests through
+//! the router in-process: bare curl-style POSTs, Host/Origin checks, bearer tokens, limits.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+use crate::{TestClient, call, examples, state_for, text};
+use toolsmith_server::{HttpOptions, router};
+
+/// Serves the example tools on 127.0.0.1 (a free port); returns the `/mcp` URL.
+async fn serve(options: HttpOptions) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let app = router(state_for(&examples(), 8), &options);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{address}/mcp")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_list_and_call_over_a_socket() {
+    let url = serve(HttpOptions::default()).await;
+    let client = TestClient::default()
+        .serve(StreamableHttpClientTransport::from_uri(url))
+        .await
+        .unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|tool| tool.name == "forecast_get"));
+    assert!(!tools.iter().any(|tool| tool.name == "add"));
+    let hello = client
+        .call_tool(call("hello", json!({"name": "Ada"})))
+        .await
+        .unwrap();
+    assert_eq!(text(&hello), "Hello, Ada!");
+    let forecast = client
+        .call_tool(call("forecast_get", json!({"city": "Lisbon", "days": 2})))
+        .await
+        .unwrap();
+    assert_eq!(forecast.structured_content.unwrap()["city"], "Lisbon");
+    client.cancel().await.unwrap();
+}
+
+fn post() -> axum::http::request::Builder {
+    post_to("localhost")
+}
+
+fn post_to(host: &str) -> axum::http::request::Builder {
+    Request::post("/mcp")
+        .header(header::HOST, host)
+        .header(header::CONTENT_TYPE, "application/json")
+}
+
+async fn send(
+    options: &HttpOptions,
+    request: Request<Body>,
+) -> (StatusCode, axum::http::HeaderMap, String) {
+    let app = router(state_for(&examples(), 8), options);
+    let response = app.oneshot(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+    (
+        parts.status,
+        parts.headers,
+        String::from_utf8_lossy(&bytes).into_owned(),
+    )
+}
+
+const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+
+#[tokio::test]
+async fn bare_post_without_accept_or_session_is_answered_with_json() {
+    // Exactly what Scriptling's docs (seeds/002) tell people to run with curl.
+    let (status, headers, body) = send(
+        &HttpOptions::default(),
+        post().body(Body::from(LIST)).unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|tool| tool["name"] == "hello")
+    );
+
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Alice","times":2}}}"#;
+    let request = post()
+        .header(header::ACCEPT, "*/*")
+        .body(Body::from(call))
+        .unwrap();
+    let (status, _, body) = send(&HttpOptions::default(), request).await;
+    assert_eq!(status, StatusCode::OK);
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "Hello, Alice!\nHello, Alice!"
+    );
+}
+
+#[tokio::test]
+async fn initialize_from_an_sse_client_opens_a_session() {
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let request = post()
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .body(Body::from(initialize))
+        .unwrap();
+    let (status, headers, body) = send(&HttpOptions::default(), request).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers.contains_key("mcp-session-id"), "{headers:?}");
+    assert_eq!(headers[header::CONTENT_TYPE], "text/event-stream");
+    assert!(body.contains("toolsmith-examples"), "{body}");
+}
+
+#[tokio::test]
+async fn foreign_host_and_origin_are_forbidden() {
+    let request = post_to("evil.example").body(Body::from(LIST)).unwrap();
+    let (status, _, _) = send(&HttpOptions::default(), request).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let request = post()
+        .header(header::ORIGIN, "https://evil.example")
+        .body(Body::from(LIST))
+        .unwrap();
+    let (status, _, _) = send(&HttpOptions::default(), request).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let request = post()
+        .header(header::ORIGIN, "http://localhost:5173")
+        .body(Body::from(LIST))
+        .unwrap();
+    let (status, _, _) = send(&HttpOptions::default(), request).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let options = HttpOptions {
+        allowed_hosts: vec!["tools.internal".into()],
+        ..HttpOptions::default()
+    };
+    let request = post_to("tools.internal:8080")
+        .body(Body::from(LIST))
+        .unwrap();
+    let (status, _, body) = send(&options, request).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[tokio::test]
+async fn bearer_token_is_required_when_configured() {
+    let options = HttpOptions {
+        auth_token: Some("s3cret".into()),
+        ..HttpOptions::default()
+    };
+    for authorization in [
+        None,
+        Some("Bearer wrong"),
+        Some("Basic czNjcmV0"),
+        Some("Bearer s3cre"),
+    ] {
+        let mut request = post();
+        if let Some(value) = authorization {
+            request = request.header(header::AUTHORIZATION, value);
+        }
+        let (status, headers, _) = send(&options, request.body(Body::from(LIST)).unwrap()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{authorization:?}");
+        assert!(
+            headers[header::WWW_AUTHENTICATE]
+                .to_str()
+                .unwrap()
+                .starts_with("Bearer")
+        );
+    }
+    let request = post()
+        .header(header::AUTHORIZATION, "Bearer s3cret")
+        .body(Body::from(LIST))
+        .unwrap();
+    let (status, _, _) = send(&options, request).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn bodies_over_the_limit_are_refused() {
+    let options = HttpOptions {
+        max_body_bytes: 1024,
+        ..HttpOptions::default()
+    };
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"hello","arguments":{{"name":"{}"}}}}}}"#,
+        "x".repeat(4096)
+    );
+    // Announced by Content-Length, and not announced.
+    let request = post()
+        .header(header::CONTENT_LENGTH, big.len())
+        .body(Body::from(big.clone()))
+        .unwrap();
+    assert_eq!(
+        send(&options, request).await.0,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    let request = post().body(Body::from(big.clone())).unwrap();
+    assert_eq!(
+        send(&options, request).await.0,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    // Within a session, rmcp applies the same limit.
+    let request = post()
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("mcp-session-id", "some-session")
+        .body(Body::from(big))
+        .unwrap();
+    assert_eq!(
+        send(&options, request).await.0,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+}
+
+#[tokio::test]
+async fn other_paths_are_not_found() {
+    let request = Request::get("/")
+        .header(header::HOST, "localhost")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        send(&HttpOptions::default(), request).await.0,
+        StatusCode::NOT_FOUND
+    );
+}

@@ -1,0 +1,184 @@
+//! Protocol tests over real transports: rmcp's client talks to the server over in-memory
+//! stdio streams and over a TCP socket; raw requests go through the HTTP router in-process.
+//! (Tests that spawn the `toolsmith serve` binary live in the CLI crate.)
+
+#![expect(
+    deprecated,
+    reason = "rmcp 3.11 marks sampling and logging deprecated (SEP-2577); they still work"
+)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers fail loudly on a broken fixture"
+)]
+
+mod calls;
+mod http;
+mod stdio;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, CreateMessageRequestParams,
+    CreateMessageResult, LoggingMessageNotificationParam, ProgressNotificationParam,
+    SamplingMessage,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use toolsmith_folder::ToolFolder;
+use toolsmith_server::{ServerOptions, ServerState};
+
+/// The bundled example tools.
+pub(crate) fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tools")
+}
+
+/// A temporary tools folder with the given files.
+pub(crate) fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+/// Tools for call behaviour: one that spins until stopped, a fast one, one that reports
+/// progress and logs, one that asks the client's model.
+pub(crate) const BEHAVIOUR: &str = r#"
+def spin() -> str:
+    """Loops until the call is stopped."""
+    total = 0
+    for i in range(10000000):
+        for j in range(10000000):
+            total += 1
+    return str(total)
+
+mcp.tool(spin, timeout = "30s")
+
+def spin_briefly() -> str:
+    """Loops until its short timeout."""
+    return spin()
+
+mcp.tool(spin_briefly, timeout = "1s")
+
+def echo(text: str) -> str:
+    """Returns its text."""
+    return text
+
+mcp.tool(echo)
+
+def chatty(steps: int) -> str:
+    """Reports progress and logs each step."""
+    for i in range(steps):
+        mcp.progress(i + 1, total = steps, message = "step")
+        mcp.log("info", "step " + str(i + 1))
+    mcp.log("debug", "not sent unless asked for")
+    return "done"
+
+mcp.tool(chatty)
+
+def ask(prompt: str) -> str:
+    """Asks the client's model."""
+    return mcp.sample(prompt)
+
+mcp.tool(ask)
+"#;
+
+/// A server state for a folder, with `calls` concurrent calls allowed.
+pub(crate) fn state_for(dir: &Path, calls: usize) -> ServerState {
+    let folder = ToolFolder::load(dir).unwrap();
+    assert!(!folder.has_errors(), "{:?}", folder.catalog().diagnostics());
+    let mut options = ServerOptions::for_folder(&folder);
+    options.max_concurrent_calls = calls;
+    ServerState::new(Arc::clone(folder.catalog()), options)
+}
+
+/// What a test client saw besides responses.
+#[derive(Default, Clone)]
+pub(crate) struct Seen {
+    pub(crate) progress: Arc<Mutex<Vec<f64>>>,
+    pub(crate) logs: Arc<Mutex<Vec<Value>>>,
+}
+
+/// A client that answers sampling with `pong: <prompt>` and records notifications.
+#[derive(Clone, Default)]
+pub(crate) struct TestClient {
+    pub(crate) seen: Seen,
+}
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}},
+            "clientInfo": {"name": "toolsmith-tests", "version": "1"},
+        }))
+        .unwrap()
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let prompt = serde_json::to_value(&params.messages[0]).unwrap()["content"]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        Ok(CreateMessageResult::new(
+            SamplingMessage::assistant_text(format!("pong: {prompt}")),
+            "test-model".into(),
+        ))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.seen.progress.lock().unwrap().push(params.progress);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.seen.logs.lock().unwrap().push(params.data);
+    }
+}
+
+pub(crate) type Client = RunningService<RoleClient, TestClient>;
+
+/// Serves `state` over in-memory stdio streams and connects a client (initialize handshake).
+pub(crate) async fn stdio_client(state: ServerState) -> Client {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(toolsmith_server::serve_stream(
+        state,
+        read,
+        write,
+        CancellationToken::new(),
+    ));
+    TestClient::default().serve(client_end).await.unwrap()
+}
+
+/// `tools/call` with JSON arguments.
+pub(crate) fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object")
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
+}
+
+/// The text of a result's content blocks.
+pub(crate) fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,310 @@
+//! The example tools over stdio streams: handshake, list, the result contract, and what a
+//! client that sends garbage gets.
+
+use rmcp::model::ErrorCode;
+use rmcp::service::ServiceError;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+use crate::{BEHAVIOUR, call, examples, folder, state_for, stdio_client, text};
+
+#[tokio::test]
+async fn initialize_reports_the_folder_server_info() {
+    let client = stdio_client(state_for(&examples(), 8)).await;
+    let info = client.peer_info().unwrap();
+    assert_eq!(
+        info.server_info.as_ref().unwrap().name,
+        "toolsmith-examples"
+    );
+    assert!(
+        info.instructions
+            .as_deref()
+            .unwrap()
+            .starts_with("Example tools")
+    );
+    let capabilities = serde_json::to_value(&info.capabilities).unwrap();
+    assert_eq!(capabilities["tools"], json!({"listChanged": true}));
+    assert!(capabilities.get("logging").is_some());
+}
+
+#[tokio::test]
+async fn lists_every_tool_but_discoverable_ones_in_name_order() {
+    let client = stdio_client(state_for(&examples(), 8)).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    for expected in [
+        "calendar_month",
+        "forecast_get",
+        "forecast_compare",
+        "git_log",
+        "hello",
+        "process_list",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    assert!(!names.contains(&"add"), "discoverable `add` is listed");
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    // Published exactly as `toolsmith list --json` shows it.
+    let folder = toolsmith_folder::ToolFolder::load(&examples()).unwrap();
+    let forecast = tools
+        .iter()
+        .find(|tool| tool.name == "forecast_get")
+        .unwrap();
+    let expected = folder
+        .catalog()
+        .get("forecast_get")
+        .unwrap()
+        .definition()
+        .to_mcp();
+    assert_eq!(serde_json::to_value(forecast).unwrap(), expected);
+}
+
+#[tokio::test]
+async fn results_follow_the_contract() {
+    let client = stdio_client(state_for(&examples(), 8)).await;
+
+    let hello = client
+        .call_tool(call("hello", json!({"name": "Ada", "times": 2})))
+        .await
+        .unwrap();
+    assert_eq!(text(&hello), "Hello, Ada!\nHello, Ada!");
+    assert_eq!(hello.is_error, Some(false));
+
+    let forecast = client
+        .call_tool(call("forecast_get", json!({"city": "Oslo", "days": 1})))
+        .await
+        .unwrap();
+    assert_eq!(forecast.is_error, Some(false));
+    assert_eq!(
+        forecast.structured_content.as_ref().unwrap()["city"],
+        "Oslo"
+    );
+
+    let unknown_city = client
+        .call_tool(call("forecast_get", json!({"city": "Atlantis"})))
+        .await
+        .unwrap();
+    assert_eq!(unknown_city.is_error, Some(true));
+    assert_eq!(text(&unknown_city), "unknown city: Atlantis");
+    assert!(unknown_city.structured_content.as_ref().unwrap()["known_cities"].is_array());
+
+    let invalid = client
+        .call_tool(call("forecast_get", json!({"city": 3, "days": 99})))
+        .await
+        .unwrap();
+    assert_eq!(invalid.is_error, Some(true));
+    let message = text(&invalid);
+    assert!(
+        message.contains("/city") && message.contains("/days"),
+        "{message}"
+    );
+
+    // Discoverable tools are hidden from the list, not from calls.
+    let add = client
+        .call_tool(call("add", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    assert_eq!(add.is_error, Some(false), "{}", text(&add));
+}
+
+#[tokio::test]
+async fn unknown_tool_is_invalid_params_with_a_suggestion() {
+    let client = stdio_client(state_for(&examples(), 8)).await;
+    let error = client.call_tool(call("helo", json!({}))).await.unwrap_err();
+    let ServiceError::McpError(error) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert!(
+        error.message.contains("did you mean `hello`"),
+        "{}",
+        error.message
+    );
+}
+
+/// A client that writes raw lines and reads raw lines.
+struct Raw {
+    input: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    output: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    server: tokio::task::JoinHandle<Result<(), toolsmith_server::ServeError>>,
+}
+
+impl Raw {
+    fn start() -> Self {
+        Self::serve(state_for(&examples(), 8))
+    }
+
+    fn serve(state: toolsmith_server::ServerState) -> Self {
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server_end);
+        let server = tokio::spawn(toolsmith_server::serve_stream(
+            state,
+            read,
+            write,
+            CancellationToken::new(),
+        ));
+        let (output, input) = tokio::io::split(client_end);
+        Self {
+            input,
+            output: BufReader::new(output).lines(),
+            server,
+        }
+    }
+
+    async fn send(&mut self, line: &str) {
+        self.input.write_all(line.as_bytes()).await.unwrap();
+        self.input.write_all(b"\n").await.unwrap();
+    }
+
+    async fn receive(&mut self) -> Value {
+        let line = self.output.next_line().await.unwrap().expect("a line");
+        serde_json::from_str(&line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"))
+    }
+
+    /// Messages up to and including the response to `id`.
+    async fn until_response(&mut self, id: u64) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let message = self.receive().await;
+            let done = message["id"] == id;
+            seen.push(message);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    async fn initialize(&mut self) {
+        self.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#).await;
+        assert_eq!(self.receive().await["id"], 0);
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+    }
+}
+
+#[tokio::test]
+async fn malformed_line_gets_a_parse_error_and_the_server_goes_on() {
+    let mut raw = Raw::start();
+    raw.initialize().await;
+    raw.send("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ")
+        .await;
+    assert_eq!(raw.receive().await["error"]["code"], -32700);
+    raw.send(r#"{"not": "a message"}"#).await;
+    assert_eq!(raw.receive().await["error"]["code"], -32600);
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(
+        raw.receive().await,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+}
+
+#[tokio::test]
+async fn notification_before_initialize_does_not_end_the_session() {
+    let mut raw = Raw::start();
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    raw.initialize().await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Bo"}}}"#).await;
+    assert_eq!(
+        raw.receive().await["result"]["content"][0]["text"],
+        "Hello, Bo!"
+    );
+}
+
+#[tokio::test]
+async fn end_of_input_ends_the_server_cleanly() {
+    let mut raw = Raw::start();
+    raw.initialize().await;
+    raw.input.shutdown().await.unwrap();
+    drop(raw.input);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(20), raw.server)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(ended.is_ok(), "{ended:?}");
+    assert!(raw.output.next_line().await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn stateless_2026_discover_is_answered() {
+    let mut raw = Raw::start();
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    raw.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{meta}}}}}"#
+    ))
+    .await;
+    let discovered = raw.receive().await;
+    let versions = discovered["result"]["supportedVersions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{discovered}"));
+    assert!(versions.contains(&json!("2026-07-28")), "{discovered}");
+    // Without an initialize handshake, each request carries its version.
+    raw.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"hello","arguments":{{"name":"Cy"}},{meta}}}}}"#
+    ))
+    .await;
+    let called = raw.receive().await;
+    assert_eq!(
+        called["result"]["content"][0]["text"], "Hello, Cy!",
+        "{called}"
+    );
+}
+
+#[tokio::test]
+async fn progress_and_logs_reach_the_client_before_the_result() {
+    let dir = folder(&[("behaviour.star", BEHAVIOUR)]);
+    let mut raw = Raw::serve(state_for(dir.path(), 8));
+    raw.initialize().await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"chatty","arguments":{"steps":3},"_meta":{"progressToken":"p1"}}}"#).await;
+    let messages = raw.until_response(1).await;
+    let progress: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| &m["params"])
+        .collect();
+    assert_eq!(progress.len(), 3, "{messages:?}");
+    assert_eq!(
+        progress[2],
+        &json!({"progressToken": "p1", "progress": 3.0, "total": 3.0, "message": "step"})
+    );
+    let logs: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .map(|m| &m["params"]["data"])
+        .collect();
+    assert_eq!(
+        logs,
+        [&json!("step 1"), &json!("step 2"), &json!("step 3")],
+        "debug is held back by default"
+    );
+    assert_eq!(
+        messages.last().unwrap()["result"]["content"][0]["text"],
+        "done"
+    );
+
+    // Without a progress token there is no progress; after logging/setLevel debug, debug logs flow.
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#)
+        .await;
+    raw.until_response(2).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"chatty","arguments":{"steps":1}}}"#).await;
+    let messages = raw.until_response(3).await;
+    assert!(
+        !messages
+            .iter()
+            .any(|m| m["method"] == "notifications/progress"),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["params"]["data"] == "not sent unless asked for"),
+        "{messages:?}"
+    );
+}
