@@ -2,6 +2,7 @@
 //! help text (first line short, then the long help).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -50,6 +51,19 @@ pub(crate) enum Command {
     ///   toolsmith call examples/tools hello name=Ada times=2
     ///   toolsmith call examples/tools process_list --args '{"numbers": [1, 2], "operation": "sum"}'
     Call(CallArgs),
+
+    /// Serve the tools over MCP: stdio by default, Streamable HTTP with `--http`.
+    ///
+    /// Over stdio (how AI clients launch local servers) stdout carries protocol messages
+    /// only; load errors and logs go to stderr, and the server exits when the client closes
+    /// stdin. With `--http ADDR` it serves `http://ADDR/mcp` and prints that URL to stderr.
+    /// SIGINT/SIGTERM stop it after running calls finish (see `--shutdown-grace`).
+    ///
+    /// Examples:
+    ///   toolsmith serve examples/tools
+    ///   toolsmith serve examples/tools --http 8080
+    ///   toolsmith serve tools --http 0.0.0.0:8080 --allow-host tools.internal --auth-token "$TOKEN"
+    Serve(ServeArgs),
 }
 
 /// Where the tools are.
@@ -84,4 +98,97 @@ pub(crate) struct CallArgs {
     /// Print the whole MCP CallToolResult as JSON.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    /// Serve Streamable HTTP on ADDR (endpoint `/mcp`) instead of stdio.
+    ///
+    /// ADDR is `PORT` or `:PORT` (both mean 127.0.0.1:PORT), `HOST:PORT` or `[IPv6]:PORT`;
+    /// port 0 picks a free port. Only loopback is bound unless you say otherwise:
+    /// `--http 0.0.0.0:8080` listens on every interface (pair it with `--auth-token`).
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
+
+    /// Also accept this name in the HTTP `Host` header (repeatable; `*` for any).
+    ///
+    /// By default only `localhost`, `127.0.0.1` and `[::1]` are accepted, which protects
+    /// local servers from DNS rebinding; others get 403. Add the names clients use to reach
+    /// the server, e.g. `--allow-host tools.internal --allow-host 10.0.0.5:8080`.
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    pub(crate) allow_hosts: Vec<String>,
+
+    /// Also accept browser requests from this origin (repeatable; `*` for any).
+    ///
+    /// Requests with an `Origin` header must come from a loopback page by default; others
+    /// get 403. Requests without one (non-browser clients) are not affected.
+    /// Example: `--allow-origin https://app.example.com`.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    pub(crate) allow_origins: Vec<String>,
+
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+    ///
+    /// Requests without the token, or with another one, get 401 with
+    /// `WWW-Authenticate: Bearer`. Prefer the environment variable to keep the token out of
+    /// process listings. Ignored over stdio.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "TOOLSMITH_AUTH_TOKEN",
+        hide_env_values = true
+    )]
+    pub(crate) auth_token: Option<String>,
+
+    /// Refuse HTTP request bodies larger than SIZE with 413.
+    ///
+    /// SIZE is bytes, or a number with `KiB`, `MiB` (or `KB`, `MB`). Example: `--max-body-size 16MiB`.
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size)]
+    pub(crate) max_body_size: usize,
+
+    /// How many tool calls may run at once, over all clients; more wait for a free slot.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_concurrent_calls: u32,
+
+    /// On SIGINT/SIGTERM, how long running calls may take to finish before the server exits.
+    ///
+    /// A duration such as `500ms`, `10s` or `1m`. A second signal stops at once.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub(crate) shutdown_grace: Duration,
+}
+
+/// Parses `4194304`, `512KiB`, `4MiB`, `4MB`.
+fn parse_size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1024,
+        "kb" => 1000,
+        "m" | "mib" => 1024 * 1024,
+        "mb" => 1000 * 1000,
+        "g" | "gib" => 1024 * 1024 * 1024,
+        "gb" => 1000 * 1000 * 1000,
+        other => {
+            return Err(format!(
+                "unknown size unit `{other}`; use bytes, KiB or MiB (e.g. 4MiB)"
+            ));
+        }
+    };
+    let number: usize = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size; write e.g. 4MiB or 1048576"))?;
+    number
+        .checked_mul(scale)
+        .filter(|&size| size > 0)
+        .ok_or_else(|| format!("`{text}` is not a usable size"))
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    toolsmith_model::duration::parse_text(text)
 }

@@ -2,3 +2,4 @@
 
 pub(crate) mod call;
 pub(crate) mod list;
+pub(crate) mod serve;

@@ -2,6 +2,7 @@
 
 mod call;
 mod list;
+mod serve;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

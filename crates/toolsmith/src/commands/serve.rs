@@ -1,0 +1,130 @@
+//! `toolsmith serve`: the folder's tools over MCP, on stdio or Streamable HTTP.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
+
+use toolsmith_server::{HttpOptions, MCP_PATH, ServeError, ServerOptions, ServerState};
+
+use crate::ExitStatus;
+use crate::args::ServeArgs;
+use crate::error::Hinted;
+use crate::folder;
+use crate::printer::Printer;
+
+pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let ServeArgs {
+        folder: folder_arg,
+        http,
+        allow_hosts,
+        allow_origins,
+        auth_token,
+        max_body_size,
+        max_concurrent_calls,
+        shutdown_grace,
+    } = args;
+    let loaded = folder::load(folder_arg.dir.as_deref())?;
+    // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
+    folder::report(&printer, loaded.catalog().diagnostics());
+    let mut options = ServerOptions::for_folder(&loaded);
+    options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
+    let state = ServerState::new(Arc::clone(loaded.catalog()), options);
+    let Some(address) = http else {
+        toolsmith_server::serve_stdio(state).map_err(serve_error)?;
+        return Ok(ExitStatus::Success);
+    };
+    let address = listen_address(address)?;
+    let http_options = HttpOptions {
+        allowed_hosts: allow_hosts.clone(),
+        allowed_origins: allow_origins.clone(),
+        auth_token: auth_token.clone().filter(|token| !token.is_empty()),
+        max_body_bytes: *max_body_size,
+        shutdown_grace: *shutdown_grace,
+    };
+    let tools = loaded.catalog().entries().len();
+    let public = !address.ip().is_loopback();
+    toolsmith_server::serve_http(state, &http_options, address, |bound| {
+        printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));
+        if public && allow_hosts.is_empty() {
+            printer.hint(
+                "only the Host names localhost, 127.0.0.1 and [::1] are accepted; add the names clients use with --allow-host",
+            );
+        }
+        if public && http_options.auth_token.is_none() {
+            printer.hint("listening beyond loopback without a token; set TOOLSMITH_AUTH_TOKEN or --auth-token");
+        }
+    })
+    .map_err(serve_error)?;
+    Ok(ExitStatus::Success)
+}
+
+/// The URL a local client uses for a bound address.
+fn url(bound: SocketAddr) -> String {
+    let host = match bound.ip() {
+        ip if ip.is_unspecified() => "127.0.0.1".to_owned(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+        IpAddr::V4(ip) => ip.to_string(),
+    };
+    format!("http://{host}:{}{MCP_PATH}", bound.port())
+}
+
+/// Reads `PORT`, `:PORT`, `HOST:PORT` or `[IPv6]:PORT`; a bare port means loopback.
+fn listen_address(text: &str) -> anyhow::Result<SocketAddr> {
+    let port_only = text.strip_prefix(':').unwrap_or(text);
+    if let Ok(port) = port_only.parse::<u16>() {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    if let Ok(address) = text.parse::<SocketAddr>() {
+        return Ok(address);
+    }
+    let invalid = || {
+        Hinted::new(format!("`{text}` is not an address to listen on")).hint(
+            "write PORT, :PORT, HOST:PORT or [IPv6]:PORT, e.g. --http 8080 or --http 0.0.0.0:8080",
+        )
+    };
+    let mut resolved = text.to_socket_addrs().map_err(|_| invalid())?;
+    resolved.next().ok_or_else(|| invalid().into())
+}
+
+fn serve_error(error: ServeError) -> anyhow::Error {
+    let hinted = match &error {
+        ServeError::Bind { address, source } if source.kind() == std::io::ErrorKind::AddrInUse => {
+            Hinted::new(format!("{error}: {source}")).hint(format!(
+                "another program is using port {}; pick another with --http PORT",
+                address.port()
+            ))
+        }
+        ServeError::Bind { source, .. } => Hinted::new(format!("{error}: {source}")),
+        _ => return anyhow::Error::new(error),
+    };
+    anyhow::Error::new(hinted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_port_means_loopback() {
+        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        assert_eq!(listen_address("8080").unwrap(), loopback);
+        assert_eq!(listen_address(":8080").unwrap(), loopback);
+        assert_eq!(
+            listen_address("0.0.0.0:8080").unwrap(),
+            "0.0.0.0:8080".parse().unwrap()
+        );
+        assert_eq!(
+            listen_address("[::1]:9").unwrap(),
+            "[::1]:9".parse().unwrap()
+        );
+        assert!(listen_address("nope").is_err());
+    }
+
+    #[test]
+    fn url_is_usable_locally() {
+        assert_eq!(
+            url("0.0.0.0:8080".parse().unwrap()),
+            "http://127.0.0.1:8080/mcp"
+        );
+        assert_eq!(url("[::1]:9".parse().unwrap()), "http://[::1]:9/mcp");
+    }
+}
