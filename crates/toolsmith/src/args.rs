@@ -52,6 +52,20 @@ pub(crate) enum Command {
     ///   toolsmith call examples/tools process_list --args '{"numbers": [1, 2], "operation": "sum"}'
     Call(CallArgs),
 
+    /// Lint the tools of a folder: names, descriptions, parameters, schemas, permissions.
+    ///
+    /// Prints each finding with the offending source line and a `help:` line, then a summary
+    /// line; files that failed to load are reported the same way. Each rule is documented in
+    /// docs/rules/ and by `--explain RULE`. Configure in toolsmith.toml with `[check]`
+    /// `select = [...]`, `ignore = [...]` and `[check.per-tool-ignores]` (see docs/check.md).
+    /// Exits 1 when an error is found (or a warning, with `--strict`), 2 when it cannot run.
+    ///
+    /// Examples:
+    ///   toolsmith check examples/tools
+    ///   toolsmith check tools --strict --format github
+    ///   toolsmith check --explain non-ecma-pattern
+    Check(CheckArgs),
+
     /// Serve the tools over MCP: stdio by default, Streamable HTTP with `--http`.
     ///
     /// Over stdio (how AI clients launch local servers) stdout carries protocol messages
@@ -191,4 +205,62 @@ fn parse_size(text: &str) -> Result<usize, String> {
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
     toolsmith_model::duration::parse_text(text)
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    /// How to print the findings.
+    ///
+    /// `human`: source snippets with carets and help lines (colour on a terminal);
+    /// `json`: an array of {rule, severity, path, line, column, message, help};
+    /// `github`: GitHub Actions annotations (`::error file=...`) for pull requests;
+    /// `sarif`: a SARIF 2.1.0 log for code-scanning dashboards.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "human")]
+    pub(crate) format: CheckFormat,
+
+    /// Print the documentation of a rule (what it finds, why, how to fix) and exit.
+    ///
+    /// Example: `toolsmith check --explain description-too-short`.
+    #[arg(long, value_name = "RULE")]
+    pub(crate) explain: Option<String>,
+
+    /// Exit 1 on warnings too, not only on errors (for CI).
+    #[arg(long)]
+    pub(crate) strict: bool,
+
+    /// Apply the safe fixes to the source files, then report what is left.
+    ///
+    /// Today these are ECMA-262 translations of regex `pattern`s written for PCRE or ICU
+    /// (`\A`, `(?i)`, `[[:alpha:]]`, possessive quantifiers, …), written into the
+    /// `params=` dict or the manifest. A pattern without an exact translation is reported only.
+    #[arg(long)]
+    pub(crate) fix: bool,
+
+    /// Run only these rules (comma-separated or repeated); replaces `[check] select`.
+    ///
+    /// Example: `--select non-ecma-pattern,invalid-default`.
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub(crate) select: Vec<String>,
+
+    /// Skip these rules (comma-separated or repeated), on top of `[check] ignore`.
+    ///
+    /// Example: `--ignore missing-examples`.
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub(crate) ignore: Vec<String>,
+}
+
+/// The output formats of `toolsmith check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CheckFormat {
+    /// Source snippets with carets and help lines.
+    Human,
+    /// A JSON array of findings.
+    Json,
+    /// GitHub Actions workflow commands.
+    Github,
+    /// SARIF 2.1.0.
+    Sarif,
 }

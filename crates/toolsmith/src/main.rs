@@ -42,6 +42,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::List(args) => commands::list::run(&args, printer),
         Command::Call(args) => commands::call::run(&args, printer),
+        Command::Check(args) => commands::check::run(&args, printer),
         Command::Serve(args) => commands::serve::run(&args, printer),
     };
     match result {

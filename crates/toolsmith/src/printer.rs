@@ -48,6 +48,11 @@ impl Printer {
         paint(self.colour_stdout, style, text)
     }
 
+    /// Whether stdout gets colours (a terminal, and `NO_COLOR` unset).
+    pub(crate) fn colours_stdout(&self) -> bool {
+        self.colour_stdout
+    }
+
     /// Styles text for stderr.
     pub(crate) fn style_err(&self, style: Style, text: &str) -> String {
         paint(self.colour_stderr, style, text)

@@ -1,5 +1,6 @@
 //! One module per subcommand, each exposing `run(args, printer) -> Result<ExitStatus>`.
 
 pub(crate) mod call;
+pub(crate) mod check;
 pub(crate) mod list;
 pub(crate) mod serve;

@@ -1,6 +1,7 @@
 //! CLI tests: the real binary on real folders, output under insta snapshots.
 
 mod call;
+mod check;
 mod list;
 mod serve;
 

@@ -1,0 +1,147 @@
+//! What the rules may know about the world besides the tool definitions: the folder's files,
+//! the text of the tools' sources, which environment variables are set. The caller (the CLI)
+//! gathers it, so this crate stays free of I/O and its rules are testable on plain values.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use toolsmith_model::{JsonObject, ToolDefinition};
+
+/// The configuration file of a tools folder.
+const CONFIG_FILE: &str = "toolsmith.toml";
+
+/// Everything a check run may look at besides the tool definitions.
+#[derive(Debug, Clone, Default)]
+pub struct CheckContext {
+    /// The tools folder.
+    pub root: PathBuf,
+    /// Files in the folder, relative to [`CheckContext::root`] (`icons/logo.png`).
+    pub files: BTreeSet<PathBuf>,
+    /// Source texts by path, as the tools' [`toolsmith_model::SourceLocation`]s name them:
+    /// `.star` files, manifests and the scripts next to manifests.
+    pub sources: BTreeMap<PathBuf, String>,
+    /// Environment variables that are set (only the names matter).
+    pub env: BTreeSet<String>,
+    /// Tools that have test cases outside their definition (`tests/*.toml`).
+    pub tested_tools: BTreeSet<String>,
+    /// The URIs of the resources the folder serves (`ui://…` MCP Apps documents among
+    /// them); `None` when the caller does not know them.
+    pub resource_uris: Option<BTreeSet<String>>,
+    /// `[search] mode` of `toolsmith.toml`, when set.
+    pub search_mode: Option<String>,
+    /// The file whole-server findings point at (`toolsmith.toml`, or the folder itself).
+    pub config_path: Option<PathBuf>,
+}
+
+impl CheckContext {
+    /// A context for the folder `root` with nothing else known.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self {
+            root: root.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Gathers a context for the tools of the folder `root`: their sources (and the scripts
+    /// next to manifests), the tools named by `tests/*.toml`, which required environment
+    /// variables are set, and `[search] mode` from `config` (the whole `toolsmith.toml`).
+    ///
+    /// `files` lists the folder's files relative to `root`; `read` reads a file (`None`
+    /// when it cannot), and `is_set` tells whether an environment variable is set. The
+    /// caller does the I/O, so tests can hand in whatever they like.
+    pub fn gather<'a>(
+        root: &Path,
+        files: BTreeSet<PathBuf>,
+        definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+        config: &JsonObject,
+        read: &mut dyn FnMut(&Path) -> Option<String>,
+        is_set: &dyn Fn(&str) -> bool,
+    ) -> Self {
+        let mut context = Self::new(root);
+        for definition in definitions {
+            let path = &definition.source.path;
+            let mut wanted = vec![path.clone()];
+            if path.extension().is_some_and(|ext| ext == "toml") {
+                wanted.extend(["star", "py"].iter().map(|ext| path.with_extension(ext)));
+            }
+            for path in wanted {
+                if !context.sources.contains_key(&path)
+                    && let Some(text) = read(&path)
+                {
+                    context.sources.insert(path, text);
+                }
+            }
+            for name in &definition.requires.env {
+                if is_set(name) {
+                    context.env.insert(name.clone());
+                }
+            }
+        }
+        for file in &files {
+            let in_tests = file.parent() == Some(Path::new("tests"));
+            if !in_tests || file.extension().is_none_or(|ext| ext != "toml") {
+                continue;
+            }
+            if let Some(stem) = file.file_stem() {
+                context
+                    .tested_tools
+                    .insert(stem.to_string_lossy().into_owned());
+            }
+            if let Some(text) = read(&root.join(file)) {
+                context.tested_tools.extend(tools_named(&text));
+            }
+        }
+        if files.contains(Path::new(CONFIG_FILE)) {
+            context.config_path = Some(root.join(CONFIG_FILE));
+        }
+        context.search_mode = config
+            .get("search")
+            .and_then(|search| search.get("mode"))
+            .and_then(|mode| mode.as_str())
+            .map(str::to_owned);
+        context.files = files;
+        context
+    }
+
+    /// The source text of `path`, when the caller provided it.
+    pub fn source(&self, path: &Path) -> Option<&str> {
+        self.sources.get(path).map(String::as_str)
+    }
+
+    /// Whether the folder has the file `relative` (a path inside the folder).
+    #[must_use]
+    pub fn has_file(&self, relative: &str) -> bool {
+        let relative = relative.trim_start_matches("./");
+        self.files.contains(Path::new(relative))
+    }
+}
+
+/// The values of `tool = "..."` lines in a test file.
+fn tools_named(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let value = line
+                .trim()
+                .strip_prefix("tool")?
+                .trim_start()
+                .strip_prefix('=')?
+                .trim();
+            let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+            let inner = &value[1..];
+            Some(inner[..inner.find(quote)?].to_owned())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_files_name_their_tools() {
+        assert_eq!(
+            tools_named("[[tests]]\ntool = \"forecast_get\"\nargs = {}\ntool='x'\n"),
+            ["forecast_get", "x"]
+        );
+    }
+}

@@ -1,0 +1,31 @@
+//! One file per rule: its documentation, its `declare_rule!` static and its check.
+
+pub(crate) mod contradictory_constraints;
+pub(crate) mod description_too_long;
+pub(crate) mod description_too_short;
+pub(crate) mod description_too_wordy;
+pub(crate) mod duplicate_enum_value;
+pub(crate) mod duplicate_tool_name;
+pub(crate) mod input_schema_not_object;
+pub(crate) mod invalid_default;
+pub(crate) mod invalid_icon;
+pub(crate) mod invalid_tool_name;
+pub(crate) mod invalid_ui_resource;
+pub(crate) mod missing_description;
+pub(crate) mod missing_examples;
+pub(crate) mod missing_requirement;
+pub(crate) mod missing_summary_line;
+pub(crate) mod missing_usage_guidance;
+pub(crate) mod non_ecma_pattern;
+pub(crate) mod non_portable_schema;
+pub(crate) mod non_snake_case_name;
+pub(crate) mod output_schema_not_object;
+pub(crate) mod overbroad_permission;
+pub(crate) mod required_with_default;
+pub(crate) mod reserved_tool_name;
+pub(crate) mod tool_list_too_large;
+pub(crate) mod tool_name_in_description;
+pub(crate) mod tool_name_too_long;
+pub(crate) mod undocumented_parameter;
+pub(crate) mod unknown_parameter_type;
+pub(crate) mod unused_permission;

@@ -1,0 +1,224 @@
+//! `toolsmith check`: lint a folder's tools with the rules of `toolsmith-check`, print the
+//! findings (and the folder's load errors) in one of four formats, optionally apply fixes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use toolsmith_check::render;
+use toolsmith_check::{
+    CheckContext, Edit, Finding, Settings, apply_edits, check, counts, load_findings, registry,
+};
+use toolsmith_folder::{CONFIG_FILE, ToolFolder};
+
+use crate::ExitStatus;
+use crate::args::{CheckArgs, CheckFormat};
+use crate::error::Hinted;
+use crate::folder;
+use crate::printer::Printer;
+
+pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let CheckArgs {
+        folder: folder_arg,
+        format,
+        explain,
+        strict,
+        fix,
+        select,
+        ignore,
+    } = args;
+    if let Some(id) = explain {
+        let rule = registry::rule(resolve(id)?).expect("resolved ids name rules");
+        printer.data(&rule.explain())?;
+        return Ok(ExitStatus::Success);
+    }
+    let select: Vec<&'static str> = select
+        .iter()
+        .map(|id| resolve(id))
+        .collect::<Result<_, _>>()?;
+    let ignore: Vec<&'static str> = ignore
+        .iter()
+        .map(|id| resolve(id))
+        .collect::<Result<_, _>>()?;
+
+    let loaded = folder::load(folder_arg.dir.as_deref())?;
+    let root = loaded.root();
+    let (mut settings, config_problems) =
+        Settings::from_config(&loaded.config().raw, &root.join(CONFIG_FILE));
+    if !select.is_empty() {
+        settings.set_select(select);
+    }
+    settings.add_ignore(ignore);
+
+    let mut context = gather(&loaded);
+    let catalog = loaded.catalog();
+    let mut findings = check(catalog.definitions(), &context, &settings);
+    findings.extend(load_findings(catalog.diagnostics(), &settings));
+    findings.extend(config_problems.into_iter().map(Finding::from_load));
+    for finding in &findings {
+        let path = &finding.diagnostic.location.path;
+        if !context.sources.contains_key(path)
+            && let Ok(text) = std::fs::read_to_string(path)
+        {
+            context.sources.insert(path.clone(), text);
+        }
+    }
+    let fixed = if *fix {
+        apply_fixes(&mut findings, &context)?
+    } else {
+        0
+    };
+    toolsmith_check::sort(&mut findings);
+
+    match format {
+        CheckFormat::Human => {
+            let colour = printer.colours_stdout();
+            let text = render::human(&findings, &context.sources, colour);
+            if !text.is_empty() {
+                printer.data(text.trim_end())?;
+            }
+            printer.message(&summary(&findings, catalog.entries().len(), fixed));
+        }
+        CheckFormat::Json => printer.data(&render::json(&findings))?,
+        CheckFormat::Github => {
+            let text = render::github(&findings);
+            if !text.is_empty() {
+                printer.data(text.trim_end())?;
+            }
+        }
+        CheckFormat::Sarif => printer.data(&render::sarif(&findings, env!("CARGO_PKG_VERSION")))?,
+    }
+    let (errors, warnings, _) = counts(&findings);
+    Ok(if errors > 0 || (*strict && warnings > 0) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// A rule id, or an error that suggests close ones.
+fn resolve(id: &str) -> anyhow::Result<&'static str> {
+    toolsmith_check::resolve(id).map_err(|unknown| {
+        let mut error = Hinted::new(unknown.to_string());
+        if unknown.suggestions.is_empty() {
+            error = error.hint("the rules are listed in docs/rules/README.md");
+        }
+        anyhow::Error::new(error)
+    })
+}
+
+/// What the rules may look at: the folder's files, the tools' sources, the resources it
+/// serves, which required environment variables are set.
+fn gather(loaded: &ToolFolder) -> CheckContext {
+    let root = loaded.root();
+    let mut context = CheckContext::gather(
+        root,
+        files(root),
+        loaded.catalog().definitions(),
+        &loaded.config().raw,
+        &mut |path| std::fs::read_to_string(path).ok(),
+        &|name| std::env::var_os(name).is_some(),
+    );
+    context.resource_uris = Some(
+        loaded
+            .resources()
+            .list()
+            .iter()
+            .map(|resource| resource.uri.clone())
+            .collect(),
+    );
+    context
+}
+
+/// The files of a folder, relative to it; hidden files and build folders are skipped.
+fn files(root: &Path) -> BTreeSet<PathBuf> {
+    fn walk(root: &Path, dir: &Path, depth: usize, out: &mut BTreeSet<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.')
+                || ["target", "node_modules", "__pycache__"].contains(&name.as_ref())
+            {
+                continue;
+            }
+            let path = entry.path();
+            if path.is_dir() {
+                if depth < 16 {
+                    walk(root, &path, depth + 1, out);
+                }
+            } else if let Ok(relative) = path.strip_prefix(root) {
+                out.insert(relative.to_owned());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(root, root, 0, &mut out);
+    out
+}
+
+/// Writes every finding's fix into its file and drops the fixed findings; returns how many
+/// were fixed.
+fn apply_fixes(findings: &mut Vec<Finding>, context: &CheckContext) -> anyhow::Result<usize> {
+    let mut by_file: BTreeMap<PathBuf, Vec<&Edit>> = BTreeMap::new();
+    for fix in findings.iter().filter_map(|finding| finding.fix.as_ref()) {
+        for edit in &fix.edits {
+            by_file.entry(edit.path.clone()).or_default().push(edit);
+        }
+    }
+    let mut written = BTreeSet::new();
+    for (path, edits) in &by_file {
+        let Some(source) = context.sources.get(path) else {
+            continue;
+        };
+        let (text, applied) = apply_edits(source, edits);
+        if applied == edits.len() {
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write the fixes to `{}`", path.display()))?;
+            written.insert(path.clone());
+        }
+    }
+    let before = findings.len();
+    findings.retain(|finding| {
+        finding
+            .fix
+            .as_ref()
+            .is_none_or(|fix| !fix.edits.iter().all(|edit| written.contains(&edit.path)))
+    });
+    Ok(before - findings.len())
+}
+
+/// `2 errors, 1 warning, 3 infos in 8 tools` (and what `--fix` did).
+fn summary(findings: &[Finding], tools: usize, fixed: usize) -> String {
+    let plural =
+        |count: usize, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
+    let (errors, warnings, infos) = counts(findings);
+    let mut line = if findings.is_empty() {
+        format!("no problems in {}", plural(tools, "tool"))
+    } else {
+        format!(
+            "{}, {}, {} in {}",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(infos, "info"),
+            plural(tools, "tool")
+        )
+    };
+    if fixed > 0 {
+        let _ = write!(line, "; fixed {}", plural(fixed, "finding"));
+    } else if findings.iter().any(|finding| finding.fix.is_some()) {
+        let fixable = findings
+            .iter()
+            .filter(|finding| finding.fix.is_some())
+            .count();
+        let _ = write!(
+            line,
+            "; {} fixable with `--fix`",
+            plural(fixable, "finding")
+        );
+    }
+    line
+}
