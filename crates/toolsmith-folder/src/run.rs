@@ -51,9 +51,20 @@ impl Caller {
 
     /// Calls a tool: validate, run under the watchdog, apply the result contract.
     pub fn call(&self, name: &str, arguments: JsonObject) -> Result<CallOutcome, UnknownTool> {
+        self.call_with_timeout(name, arguments, None)
+    }
+
+    /// Like [`Caller::call`], with `timeout` in place of the tool's own when given (a
+    /// `toolsmith test` case may set its own timeout).
+    pub fn call_with_timeout(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        timeout: Option<Duration>,
+    ) -> Result<CallOutcome, UnknownTool> {
         let entry = self.catalog.lookup(name)?;
         let definition = entry.definition();
-        let timeout = definition.effective_timeout();
+        let timeout = timeout.unwrap_or_else(|| definition.effective_timeout());
         let context = CallContext {
             deadline: Instant::now() + timeout,
             interrupt: Interrupt::new(),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Turn a folder of tool definitions into an MCP server, and work on those tools.
 ///
@@ -51,6 +51,29 @@ pub(crate) enum Command {
     ///   toolsmith call examples/tools hello name=Ada times=2
     ///   toolsmith call examples/tools process_list --args '{"numbers": [1, 2], "operation": "sum"}'
     Call(CallArgs),
+
+    /// Run every tool's test cases through the same path the server uses.
+    ///
+    /// Cases are `examples=[{"args": {...}, "expect": {...}}]` on `mcp.tool`, `[[tests]]` in
+    /// manifests and `[[tests]]` in `tests/*.toml` (format: docs/testing.md). They run in
+    /// parallel; a failing case shows expected against actual. The run ends with the line
+    /// `N passed, N failed` and exits 1 when a case fails or a file fails to load.
+    ///
+    /// Examples:
+    ///   toolsmith test examples/tools
+    ///   toolsmith test examples/tools --filter forecast --junit target/toolsmith-junit.xml
+    Test(TestArgs),
+
+    /// Start a new tool, or a new tools folder, that follows the description convention.
+    ///
+    /// Writes files that pass `toolsmith check` and `toolsmith test` as generated, prints
+    /// what it wrote and what to run next, and never overwrites a file (exit 2 instead).
+    ///
+    /// Examples:
+    ///   toolsmith new tool forecast
+    ///   toolsmith new tool stats --lang python tools
+    ///   toolsmith new folder my-tools
+    New(NewArgs),
 
     /// Lint the tools of a folder: names, descriptions, parameters, schemas, permissions.
     ///
@@ -263,4 +286,98 @@ pub(crate) enum CheckFormat {
     Github,
     /// SARIF 2.1.0.
     Sarif,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TestArgs {
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    /// Run only the cases whose id (`TOOL: NAME`) contains PATTERN (repeatable).
+    ///
+    /// A case's NAME is its `name`, or `example N` for the tool's Nth case. Cases left out
+    /// are not counted. Examples: `--filter forecast`, `--filter "text_slugify: example 2"`.
+    #[arg(long, value_name = "PATTERN")]
+    pub(crate) filter: Vec<String>,
+
+    /// Print one JSON document: every case (tool, name, status, `duration_ms`, message, diff)
+    /// and the totals.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// Also write the results as `JUnit` XML to FILE, for CI test reports.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) junit: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NewArgs {
+    #[command(subcommand)]
+    pub(crate) what: NewCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum NewCommand {
+    /// Write a new tool, with one example test, into a tools folder.
+    ///
+    /// The tool repeats a text: a working starting point whose description, parameters
+    /// and test show the shape to keep when you replace it with real work.
+    ///
+    /// Examples:
+    ///   toolsmith new tool forecast
+    ///   toolsmith new tool forecast --form manifest tools
+    ///   toolsmith new tool forecast --lang node
+    Tool(NewToolArgs),
+
+    /// Start a tools folder: `toolsmith.toml`, one Starlark tool and a README.
+    ///
+    /// Example: toolsmith new folder my-tools && toolsmith test my-tools
+    Folder(NewFolderArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NewToolArgs {
+    /// The tool's name: `snake_case` ASCII, 1 to 64 characters, e.g. `weather_get`.
+    #[arg(value_name = "NAME")]
+    pub(crate) name: String,
+
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    /// How the tool is written [default: star, or command with `--lang`].
+    #[arg(long, value_enum)]
+    pub(crate) form: Option<ToolForm>,
+
+    /// The language of a command tool [default: python]; implies `--form command`.
+    #[arg(long, value_enum)]
+    pub(crate) lang: Option<Lang>,
+}
+
+/// The three ways to write a tool (README, "The three tool forms").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ToolForm {
+    /// A Starlark file: function, docstring and `mcp.tool(...)` together (`NAME.star`).
+    Star,
+    /// A manifest and a Scriptling-style script (`NAME.toml` + `NAME.star`).
+    Manifest,
+    /// A manifest that runs a program per call (`NAME.toml` + the program).
+    Command,
+}
+
+/// Languages of command tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Lang {
+    /// `python3 NAME.py`: arguments as JSON on stdin, the result on stdout.
+    Python,
+    /// `node NAME.js`: arguments as JSON on stdin, the result on stdout.
+    Node,
+    /// `bash NAME.sh`: arguments on the command line, the result on stdout.
+    Bash,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NewFolderArgs {
+    /// The folder to create (or an existing one without these files).
+    #[arg(value_name = "DIR")]
+    pub(crate) dir: PathBuf,
 }

@@ -6,6 +6,7 @@ mod commands;
 mod error;
 mod folder;
 mod printer;
+mod progress;
 
 use std::process::ExitCode;
 
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::List(args) => commands::list::run(&args, printer),
         Command::Call(args) => commands::call::run(&args, printer),
+        Command::Test(args) => commands::test::run(&args, printer),
+        Command::New(args) => commands::new::run(&args, printer),
         Command::Check(args) => commands::check::run(&args, printer),
         Command::Serve(args) => commands::serve::run(&args, printer),
     };

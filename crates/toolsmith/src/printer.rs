@@ -3,6 +3,8 @@
 
 use std::io::{IsTerminal, Write};
 
+use crate::progress::Progress;
+
 /// Where and how output is written.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Printer {
@@ -17,6 +19,7 @@ pub(crate) enum Style {
     Bold,
     Dim,
     Red,
+    Green,
     Yellow,
     Cyan,
 }
@@ -27,6 +30,7 @@ impl Style {
             Self::Bold => "1",
             Self::Dim => "2",
             Self::Red => "1;31",
+            Self::Green => "32",
             Self::Yellow => "1;33",
             Self::Cyan => "36",
         }
@@ -56,6 +60,11 @@ impl Printer {
     /// Styles text for stderr.
     pub(crate) fn style_err(&self, style: Style, text: &str) -> String {
         paint(self.colour_stderr, style, text)
+    }
+
+    /// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
+    pub(crate) fn progress(self, label: &str, total: usize) -> Progress {
+        if self.quiet || !std::io::stderr().is_terminal() { Progress::hidden() } else { Progress::new(label, total) }
     }
 
     /// Writes data to stdout (a line).

@@ -3,4 +3,6 @@
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod list;
+pub(crate) mod new;
 pub(crate) mod serve;
+pub(crate) mod test;

@@ -3,7 +3,9 @@
 mod call;
 mod check;
 mod list;
+mod new;
 mod serve;
+mod test_command;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
