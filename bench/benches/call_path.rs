@@ -4,6 +4,8 @@
 //!
 //! Run: `cargo bench -p toolsmith-bench --bench call_path`
 
+#![expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;

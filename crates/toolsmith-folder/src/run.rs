@@ -85,18 +85,15 @@ impl Caller {
         if let Err(error) = spawned {
             return Ok(CallOutcome::error(format!("could not start a thread for tool `{name}`: {error}")));
         }
-        match receiver.recv_timeout(timeout + HARD_WATCHDOG_GRACE) {
-            Ok(outcome) => Ok(outcome),
-            Err(_) => {
-                interrupt.raise(StopReason::Timeout);
-                // One more short wait: most tools stop as soon as they see the interrupt.
-                Ok(receiver.recv_timeout(HARD_WATCHDOG_GRACE).unwrap_or_else(|_| {
-                    CallOutcome::error(format!(
-                        "tool `{name}` timed out after {} and did not stop when asked; its work was abandoned",
-                        toolsmith_model::duration::format(timeout)
-                    ))
-                }))
-            }
+        if let Ok(outcome) = receiver.recv_timeout(timeout + HARD_WATCHDOG_GRACE) { Ok(outcome) } else {
+            interrupt.raise(StopReason::Timeout);
+            // One more short wait: most tools stop as soon as they see the interrupt.
+            Ok(receiver.recv_timeout(HARD_WATCHDOG_GRACE).unwrap_or_else(|_| {
+                CallOutcome::error(format!(
+                    "tool `{name}` timed out after {} and did not stop when asked; its work was abandoned",
+                    toolsmith_model::duration::format(timeout)
+                ))
+            }))
         }
     }
 }
@@ -113,18 +110,15 @@ pub(crate) fn options_by_tool(config: &FolderConfig, diagnostics: &mut Vec<Diagn
     };
     merge(&config.options);
     if let Ok(text) = std::env::var(OPTIONS_ENV) {
-        match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(from_env)) => merge(&from_env),
-            _ => {
-                let mut warning = Diagnostic::error(
-                    "invalid-config",
-                    SourceLocation { path: PathBuf::from(format!("${OPTIONS_ENV}")), line: 0, column: 0 },
-                    format!("`{OPTIONS_ENV}` is not a JSON object; it is ignored"),
-                )
-                .with_help("set it to JSON such as {\"forecast_get\": {\"units\": \"metric\"}}");
-                warning.severity = Severity::Warning;
-                diagnostics.push(warning);
-            }
+        if let Ok(Value::Object(from_env)) = serde_json::from_str::<Value>(&text) { merge(&from_env) } else {
+            let mut warning = Diagnostic::error(
+                "invalid-config",
+                SourceLocation { path: PathBuf::from(format!("${OPTIONS_ENV}")), line: 0, column: 0 },
+                format!("`{OPTIONS_ENV}` is not a JSON object; it is ignored"),
+            )
+            .with_help("set it to JSON such as {\"forecast_get\": {\"units\": \"metric\"}}");
+            warning.severity = Severity::Warning;
+            diagnostics.push(warning);
         }
     }
     options

@@ -44,12 +44,13 @@ pub(crate) enum Command {
     ///
     /// Arguments are `KEY=VALUE` pairs (a VALUE that parses as JSON is JSON, anything else
     /// is a string) and/or `--args '{"key": ...}'`. Prints the text content; `--json`
-    /// prints the whole MCP CallToolResult. Exits 0 on success, 1 when the result is
+    /// prints the whole MCP `CallToolResult`. Exits 0 on success, 1 when the result is
     /// `isError`, 2 when the call could not be made (unknown tool, folder not found).
     ///
     /// Examples:
     ///   toolsmith call examples/tools hello name=Ada times=2
     ///   toolsmith call examples/tools process_list --args '{"numbers": [1, 2], "operation": "sum"}'
+    #[expect(clippy::doc_markdown, reason = "the examples are shell lines, shown as typed")]
     Call(CallArgs),
 
     /// Run every tool's test cases through the same path the server uses.
@@ -132,7 +133,7 @@ pub(crate) struct CallArgs {
     #[arg(long, value_name = "JSON")]
     pub(crate) args: Option<String>,
 
-    /// Print the whole MCP CallToolResult as JSON.
+    /// Print the whole MCP `CallToolResult` as JSON.
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -34,7 +34,7 @@ impl fmt::Display for Hinted {
 impl std::error::Error for Hinted {}
 
 /// Prints an error with its causes and hints.
-pub(crate) fn render(printer: &Printer, error: &anyhow::Error) {
+pub(crate) fn render(printer: Printer, error: &anyhow::Error) {
     printer.error(&error.to_string());
     for cause in error.chain().skip(1) {
         printer.cause(&cause.to_string());

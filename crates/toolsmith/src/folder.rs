@@ -21,7 +21,7 @@ pub(crate) fn load(dir: Option<&Path>) -> anyhow::Result<ToolFolder> {
                 "no tools folder: `./{DEFAULT_DIR}` does not exist"
             ))
             .hint("pass a folder, e.g. `toolsmith list examples/tools` to see the bundled examples")
-            .hint(format!("or start one: mkdir {DEFAULT_DIR} and add a `.star` file (see the README)")),
+            .hint(format!("or start one: `toolsmith new folder {DEFAULT_DIR}`")),
             FolderError::NotFound { path } => Hinted::new(error.to_string())
                 .hint(format!("check the path; `{}` is relative to {}", path.display(), current_dir())),
             FolderError::NotAFolder { .. } => {
@@ -38,7 +38,7 @@ fn current_dir() -> String {
 }
 
 /// Prints load diagnostics to stderr: `path:line:col: severity: message [rule]` + help.
-pub(crate) fn report(printer: &Printer, diagnostics: &[Diagnostic]) {
+pub(crate) fn report(printer: Printer, diagnostics: &[Diagnostic]) {
     for diagnostic in diagnostics {
         let label = match diagnostic.severity {
             Severity::Error => printer.style_err(Style::Red, "error"),

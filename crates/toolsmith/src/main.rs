@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         Ok(status) => status.into(),
         Err(error) if error::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            error::render(&printer, &error);
+            error::render(printer, &error);
             ExitStatus::Failure.into()
         }
     }
@@ -66,11 +66,13 @@ fn init_logging(verbose: u8, quiet: bool) {
         (false, 1) => "debug",
         (false, _) => "trace",
     };
+    // rmcp logs every error response it sends at WARN; those are answers, not problems.
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLSMITH_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("{default},rmcp=error")));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none())
         .with_target(false)
         .without_time()
         .init();

@@ -48,17 +48,17 @@ impl Printer {
     }
 
     /// Styles text for stdout.
-    pub(crate) fn style(&self, style: Style, text: &str) -> String {
+    pub(crate) fn style(self, style: Style, text: &str) -> String {
         paint(self.colour_stdout, style, text)
     }
 
     /// Whether stdout gets colours (a terminal, and `NO_COLOR` unset).
-    pub(crate) fn colours_stdout(&self) -> bool {
+    pub(crate) fn colours_stdout(self) -> bool {
         self.colour_stdout
     }
 
     /// Styles text for stderr.
-    pub(crate) fn style_err(&self, style: Style, text: &str) -> String {
+    pub(crate) fn style_err(self, style: Style, text: &str) -> String {
         paint(self.colour_stderr, style, text)
     }
 
@@ -68,7 +68,8 @@ impl Printer {
     }
 
     /// Writes data to stdout (a line).
-    pub(crate) fn data(&self, text: &str) -> std::io::Result<()> {
+    #[expect(clippy::unused_self, reason = "all output goes through the printer, data included")]
+    pub(crate) fn data(self, text: &str) -> std::io::Result<()> {
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(text.as_bytes())?;
         if !text.ends_with('\n') {
@@ -78,27 +79,28 @@ impl Printer {
     }
 
     /// Writes a message to stderr, unless `--quiet`.
-    pub(crate) fn message(&self, text: &str) {
+    pub(crate) fn message(self, text: &str) {
         if !self.quiet {
             let _ = writeln!(std::io::stderr().lock(), "{text}");
         }
     }
 
     /// Writes an error to stderr (always).
-    pub(crate) fn error(&self, text: &str) {
+    pub(crate) fn error(self, text: &str) {
         let label = self.style_err(Style::Red, "error");
         let _ = writeln!(std::io::stderr().lock(), "{label}: {text}");
     }
 
     /// Writes a `  hint: ...` line to stderr (always).
-    pub(crate) fn hint(&self, text: &str) {
+    pub(crate) fn hint(self, text: &str) {
         let label = self.style_err(Style::Cyan, "hint");
         let _ = writeln!(std::io::stderr().lock(), "  {label}: {text}");
     }
 
     /// Writes a `  Caused by: ...` line to stderr (always).
-    pub(crate) fn cause(&self, text: &str) {
-        let _ = writeln!(std::io::stderr().lock(), "  Caused by: {text}");
+    pub(crate) fn cause(self, text: &str) {
+        let label = self.style_err(Style::Bold, "Caused by");
+        let _ = writeln!(std::io::stderr().lock(), "  {label}: {text}");
     }
 }
 

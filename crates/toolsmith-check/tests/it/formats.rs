@@ -1,6 +1,7 @@
 //! The machine formats and `--fix`, on the `non-ecma-pattern` fixture (it has fixable and
 //! unfixable findings).
 
+use std::fmt::Write as _;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -74,7 +75,7 @@ fn fixes_rewrite_translatable_patterns_in_place() {
         assert_eq!(applied, edits.len());
         std::fs::write(path, &text).unwrap();
         let name = path.file_name().unwrap().to_string_lossy();
-        rewritten.push_str(&format!("--- {name}\n{text}\n"));
+        let _ = write!(rewritten, "--- {name}\n{text}\n");
     }
     let (folder, context) = load(dir.path());
     assert!(

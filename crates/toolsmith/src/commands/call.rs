@@ -18,7 +18,7 @@ pub(crate) fn run(args: &CallArgs, printer: Printer) -> anyhow::Result<ExitStatu
     let loaded = folder::load(dir.as_deref())?;
     let outcome = loaded.caller().call(tool, arguments).map_err(|unknown| {
         // The tool may be missing because its file failed to load: say what failed.
-        folder::report(&printer, loaded.catalog().diagnostics());
+        folder::report(printer, loaded.catalog().diagnostics());
         let mut error = Hinted::new(unknown.to_string());
         if unknown.suggestions.is_empty() {
             error = error.hint(format!("`toolsmith list {}` shows the tools there are", loaded.root().display()));

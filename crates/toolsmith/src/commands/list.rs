@@ -1,5 +1,7 @@
 //! `toolsmith list`: the tools of a folder, as `tools/list` will publish them.
 
+use std::fmt::Write as _;
+
 use toolsmith_model::{Severity, ToolDefinition};
 
 use crate::ExitStatus;
@@ -15,8 +17,8 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
         printer.data(&serde_json::to_string_pretty(&catalog.to_json())?)?;
     } else {
         let rows: Vec<[String; 4]> = catalog.definitions().map(|tool| row(tool, loaded.root())).collect();
-        print_table(&printer, &rows)?;
-        folder::report(&printer, catalog.diagnostics());
+        print_table(printer, &rows)?;
+        folder::report(printer, catalog.diagnostics());
         let count = rows.len();
         printer.message(&format!(
             "{count} tool{} from {}",
@@ -54,7 +56,7 @@ fn row(tool: &ToolDefinition, root: &std::path::Path) -> [String; 4] {
     [tool.name.clone(), tool.title.clone().unwrap_or_default(), parameters, location]
 }
 
-fn print_table(printer: &Printer, rows: &[[String; 4]]) -> std::io::Result<()> {
+fn print_table(printer: Printer, rows: &[[String; 4]]) -> std::io::Result<()> {
     const HEADERS: [&str; 4] = ["NAME", "TITLE", "PARAMETERS", "SOURCE"];
     let mut widths = HEADERS.map(str::len);
     for row in rows {
@@ -68,7 +70,7 @@ fn print_table(printer: &Printer, rows: &[[String; 4]]) -> std::io::Result<()> {
             if index == 3 {
                 out.push_str(cell);
             } else {
-                out.push_str(&format!("{cell:<width$}  "));
+                let _ = write!(out, "{cell:<width$}  ");
             }
         }
         out.trim_end().to_owned()

@@ -24,7 +24,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     } = args;
     let loaded = folder::load(folder_arg.dir.as_deref())?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
-    folder::report(&printer, loaded.catalog().diagnostics());
+    folder::report(printer, loaded.catalog().diagnostics());
     let mut options = ServerOptions::for_folder(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     let state = ServerState::new(Arc::clone(loaded.catalog()), options);

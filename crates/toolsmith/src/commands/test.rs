@@ -59,7 +59,7 @@ pub(crate) fn run(args: &TestArgs, printer: Printer) -> anyhow::Result<ExitStatu
     if *json {
         printer.data(&serde_json::to_string_pretty(&report.to_json())?)?;
     } else {
-        folder::report(&printer, &diagnostics);
+        folder::report(printer, &diagnostics);
         print_human(printer, &report)?;
         if report.results.is_empty() {
             explain_no_cases(printer, &report, found, filter);

@@ -1,5 +1,7 @@
 //! CLI tests: the real binary on real folders, output under insta snapshots.
 
+#![expect(clippy::unwrap_used, reason = "test helpers fail loudly, like the tests that use them")]
+
 mod call;
 mod check;
 mod list;
