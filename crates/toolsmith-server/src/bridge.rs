@@ -13,6 +13,8 @@
     reason = "rmcp 3.11 marks sampling, roots and logging deprecated (SEP-2577); they still work"
 )]
 
+use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use rmcp::model::{
@@ -23,7 +25,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, oneshot};
 use toolsmith_model::{ClientBridge, LogLevel};
 
 use crate::convert::logging_level;
@@ -54,26 +56,73 @@ pub(crate) enum ClientRequest {
     },
 }
 
-/// The bridge a tool's [`CallContext`](toolsmith_model::CallContext) holds.
+/// The bridge a tool's [`CallContext`](toolsmith_model::CallContext) holds, shared with
+/// the request's task, which takes what the tool asks from its queue.
+///
+/// One allocation per call, nothing per call that asks for nothing (this is on every
+/// call's path).
 pub(crate) struct McpBridge {
-    requests: mpsc::UnboundedSender<ClientRequest>,
+    queue: Mutex<Queue>,
+    ready: Notify,
     /// Progress goes nowhere unless the request carried a `progressToken`.
     wants_progress: bool,
     /// The lowest level the client wants (`logging/setLevel`, or the request's `logLevel`).
     min_level: LogLevel,
 }
 
+#[derive(Default)]
+struct Queue {
+    items: VecDeque<ClientRequest>,
+    /// The request's task has stopped listening (the call ended or was abandoned).
+    closed: bool,
+}
+
 impl McpBridge {
-    pub(crate) fn new(
-        requests: mpsc::UnboundedSender<ClientRequest>,
-        wants_progress: bool,
-        min_level: LogLevel,
-    ) -> Self {
+    pub(crate) fn new(wants_progress: bool, min_level: LogLevel) -> Self {
         Self {
-            requests,
+            queue: Mutex::new(Queue::default()),
+            ready: Notify::new(),
             wants_progress,
             min_level,
         }
+    }
+
+    /// Resolves when the tool has queued something (or already had).
+    pub(crate) async fn ready(&self) {
+        self.ready.notified().await;
+    }
+
+    /// The next thing the tool asked for.
+    pub(crate) fn next(&self) -> Option<ClientRequest> {
+        self.lock().items.pop_front()
+    }
+
+    /// Stops taking requests: what is queued is dropped, so a tool waiting for an answer
+    /// gets an error instead of waiting forever.
+    pub(crate) fn close(&self) {
+        let dropped = {
+            let mut queue = self.lock();
+            queue.closed = true;
+            std::mem::take(&mut queue.items)
+        };
+        drop(dropped);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a request for the request's task; false once the call has ended.
+    fn send(&self, request: ClientRequest) -> bool {
+        {
+            let mut queue = self.lock();
+            if queue.closed {
+                return false;
+            }
+            queue.items.push_back(request);
+        }
+        self.ready.notify_one();
+        true
     }
 
     fn ask<T>(
@@ -81,9 +130,9 @@ impl McpBridge {
         build: impl FnOnce(oneshot::Sender<Result<T, String>>) -> ClientRequest,
     ) -> Result<T, String> {
         let (reply, answer) = oneshot::channel();
-        self.requests
-            .send(build(reply))
-            .map_err(|_| CALL_ENDED.to_owned())?;
+        if !self.send(build(reply)) {
+            return Err(CALL_ENDED.to_owned());
+        }
         answer
             .blocking_recv()
             .unwrap_or_else(|_| Err(CALL_ENDED.to_owned()))
@@ -96,7 +145,7 @@ impl ClientBridge for McpBridge {
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if self.wants_progress {
             let message = message.map(str::to_owned);
-            let _ = self.requests.send(ClientRequest::Progress {
+            self.send(ClientRequest::Progress {
                 progress,
                 total,
                 message,
@@ -107,7 +156,7 @@ impl ClientBridge for McpBridge {
     fn log(&self, level: LogLevel, logger: &str, message: &str) {
         if level >= self.min_level {
             let (logger, message) = (logger.to_owned(), message.to_owned());
-            let _ = self.requests.send(ClientRequest::Log {
+            self.send(ClientRequest::Log {
                 level,
                 logger,
                 message,

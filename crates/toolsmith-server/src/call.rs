@@ -1,5 +1,5 @@
-//! One `tools/call`: the tool runs on tokio's blocking pool with its deadline, options and
-//! working directory, while the request's task serves the tool's client requests and
+//! One `tools/call`: the tool runs on a call thread ([`crate::pool`]) with its deadline,
+//! options and working directory, while the request's task serves the tool's client requests and
 //! watches for cancellation and the hard watchdog. Calls never block one another.
 
 use std::sync::Arc;
@@ -8,7 +8,6 @@ use std::time::Instant;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ProgressToken};
 use rmcp::service::RequestContext;
-use tokio::sync::mpsc;
 use toolsmith_folder::HARD_WATCHDOG_GRACE;
 use toolsmith_model::{CallContext, Interrupt, JsonObject, LogLevel, StopReason};
 
@@ -51,46 +50,43 @@ pub(crate) async fn run(
 
     let deadline = Instant::now() + timeout;
     let interrupt = Interrupt::new();
-    let (requests, mut asked) = mpsc::unbounded_channel();
-    let bridge = McpBridge::new(
-        requests,
+    let bridge = Arc::new(McpBridge::new(
         request.progress_token.is_some(),
         request.min_level,
-    );
+    ));
+    // Whatever way this function returns, a tool still waiting on the client is released.
+    let _listening = Listening(&bridge);
     let context = CallContext {
         deadline,
         interrupt: interrupt.clone(),
-        client: Arc::new(bridge),
+        client: Arc::clone(&bridge) as Arc<dyn toolsmith_model::ClientBridge>,
         options: definition.options.clone(),
         working_dir: Some(state.working_dir().clone()),
         transport: request.transport,
     };
     let catalog = Arc::clone(&published.catalog);
-    let mut finished = tokio::task::spawn_blocking(move || {
+    let mut finished = state.pool().spawn(move || {
         // The slot is held until the tool's thread really ends, even when the watchdog
-        // has given up on it, so stuck tools cannot exhaust the blocking pool.
+        // has given up on it, so stuck tools cannot pile up threads without bound.
         let _slot = slot;
         catalog.entries()[index].call(arguments, &context)
     });
 
     let watchdog = tokio::time::sleep_until((deadline + HARD_WATCHDOG_GRACE).into());
     tokio::pin!(watchdog);
-    let mut asking = true;
     loop {
         tokio::select! {
             biased;
             joined = &mut finished => {
                 // Notifications the tool sent just before returning go out ahead of the result.
-                while let Ok(pending) = asked.try_recv() {
-                    bridge::serve(pending, request.context, request.progress_token.as_ref(), deadline).await;
+                while let Some(pending) = bridge.next() {
+                    Box::pin(bridge::serve(pending, request.context, request.progress_token.as_ref(), deadline)).await;
                 }
-                return match joined {
-                    Ok(outcome) => call_result(outcome),
-                    Err(error) => {
-                        tracing::error!(tool = name, %error, "tool thread panicked");
-                        error_result(format!("tool `{name}` crashed; see the server log"))
-                    }
+                let Ok(outcome) = joined else {
+                    tracing::error!(tool = name, "tool thread panicked");
+                    return error_result(format!("tool `{name}` crashed; see the server log"));
                 };
+                return call_result(outcome);
             }
             () = cancelled.cancelled() => {
                 // Stops Starlark scripts and kills command process groups. rmcp sends no
@@ -109,15 +105,24 @@ pub(crate) async fn run(
                     )),
                 };
             }
-            asked_now = asked.recv(), if asking => match asked_now {
-                Some(client_request) => {
+            () = bridge.ready() => {
+                while let Some(asked) = bridge.next() {
+                    let served = Box::pin(bridge::serve(asked, request.context, request.progress_token.as_ref(), deadline));
                     tokio::select! {
-                        () = bridge::serve(client_request, request.context, request.progress_token.as_ref(), deadline) => {}
-                        () = cancelled.cancelled() => {}
+                        () = served => {}
+                        () = cancelled.cancelled() => break,
                     }
                 }
-                None => asking = false,
-            },
+            }
         }
+    }
+}
+
+/// Closes the bridge when the call's task stops listening.
+struct Listening<'a>(&'a McpBridge);
+
+impl Drop for Listening<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }

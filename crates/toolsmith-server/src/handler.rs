@@ -119,9 +119,9 @@ impl ServerHandler for McpHandler {
             context: &context,
         };
         let arguments = request.arguments.unwrap_or_default();
-        Ok(call::run(&self.state, published, index, arguments, call)
-            .await
-            .into())
+        // Boxed: rmcp moves every request's future into a task; keep that move small.
+        let outcome = Box::pin(call::run(&self.state, published, index, arguments, call)).await;
+        Ok(outcome.into())
     }
 
     async fn set_level(

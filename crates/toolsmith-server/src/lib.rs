@@ -9,7 +9,7 @@
 //! - [`serve_http`] / [`router`]: MCP over Streamable HTTP at `/mcp`, as an axum
 //!   [`Router`](axum::Router) that tests can drive in-process.
 //!
-//! Every `tools/call` runs the tool on tokio's blocking pool with the tool's timeout as its
+//! Every `tools/call` runs the tool on a pool of call threads with the tool's timeout as its
 //! deadline, under a hard watchdog, and always answers with a `CallToolResult` (DESIGN.md
 //! §3); only an unknown tool name is a JSON-RPC error (`-32602`, with "did you mean").
 //! Calls run concurrently; a client's `notifications/cancelled` interrupts its call.
@@ -33,6 +33,7 @@ mod call;
 mod convert;
 mod handler;
 mod http;
+mod pool;
 mod state;
 mod stdio;
 

@@ -16,6 +16,7 @@ use toolsmith_folder::ToolFolder;
 use toolsmith_model::Catalog;
 
 use crate::convert::{PAGE_SIZE, Published};
+use crate::pool::CallPool;
 
 /// How many tool calls may run at once unless configured otherwise.
 pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
@@ -71,6 +72,7 @@ struct Shared {
     /// One permit per running call; a permit is released when the tool's thread ends,
     /// so calls abandoned by the watchdog still count until they really stop.
     calls: Arc<Semaphore>,
+    pool: CallPool,
     in_flight: InFlight,
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// Cancelled when the server shuts down: closes HTTP streams and sessions.
@@ -119,6 +121,7 @@ impl ServerState {
             calls: Arc::new(Semaphore::new(
                 max_concurrent_calls.clamp(1, Semaphore::MAX_PERMITS),
             )),
+            pool: CallPool::new(max_concurrent_calls),
             in_flight: InFlight::default(),
             peers: Mutex::new(Vec::new()),
             shutdown: CancellationToken::new(),
@@ -197,6 +200,10 @@ impl ServerState {
 
     pub(crate) fn call_slots(&self) -> &Arc<Semaphore> {
         &self.0.calls
+    }
+
+    pub(crate) fn pool(&self) -> &CallPool {
+        &self.0.pool
     }
 
     /// Counts a call as running until the guard drops.

@@ -43,7 +43,7 @@ const OUTPUT_QUEUE: usize = 1024;
 /// Serves `state` on this process's stdin and stdout until the client closes stdin or the
 /// process gets SIGINT/SIGTERM, then returns. Blocks; runs its own tokio runtime.
 pub fn serve_stdio(state: ServerState) -> Result<(), ServeError> {
-    // One thread for protocol work; tools run on the blocking pool.
+    // One thread for protocol work; tools run on call threads (`pool.rs`).
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
