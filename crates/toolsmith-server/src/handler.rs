@@ -74,7 +74,11 @@ impl ServerHandler for McpHandler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.state.remember_peer(&context.peer);
+        // Over stdio the connection's peer is kept as soon as the handshake is done
+        // (`stdio.rs`); keeping it here too would notify that client twice.
+        if self.transport == "http" {
+            self.state.remember_peer(&context.peer);
+        }
     }
 
     async fn list_tools(

@@ -76,13 +76,16 @@ where
     let (queue, queued) = mpsc::channel(OUTPUT_QUEUE);
     let writer = tokio::spawn(write_out(output, queued));
     let transport = LineTransport::new(input, queue);
-    let handler = McpHandler::new(state, "stdio");
+    let handler = McpHandler::new(state.clone(), "stdio");
     let result = match serve_server_with_ct(handler, transport, stop).await {
-        Ok(running) => running
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|error| ServeError::Stdio(io::Error::other(error))),
+        Ok(running) => {
+            state.remember_peer(running.peer());
+            running
+                .waiting()
+                .await
+                .map(drop)
+                .map_err(|error| ServeError::Stdio(io::Error::other(error)))
+        }
         // The client went away (or we were stopped) before initializing: nothing to serve.
         Err(ServerInitializeError::ConnectionClosed(_) | ServerInitializeError::Cancelled) => {
             Ok(())

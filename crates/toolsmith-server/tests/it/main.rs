@@ -16,12 +16,12 @@ mod http;
 mod stdio;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, CreateMessageRequestParams,
-    CreateMessageResult, LoggingMessageNotificationParam, ProgressNotificationParam,
-    SamplingMessage,
+    CreateMessageResult, SamplingMessage,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
@@ -98,11 +98,10 @@ pub(crate) fn state_for(dir: &Path, calls: usize) -> ServerState {
 /// What a test client saw besides responses.
 #[derive(Default, Clone)]
 pub(crate) struct Seen {
-    pub(crate) progress: Arc<Mutex<Vec<f64>>>,
-    pub(crate) logs: Arc<Mutex<Vec<Value>>>,
+    pub(crate) tools_changed: Arc<AtomicUsize>,
 }
 
-/// A client that answers sampling with `pong: <prompt>` and records notifications.
+/// A client that answers sampling with `pong: <prompt>` and counts `tools/list_changed`.
 #[derive(Clone, Default)]
 pub(crate) struct TestClient {
     pub(crate) seen: Seen,
@@ -133,20 +132,8 @@ impl ClientHandler for TestClient {
         ))
     }
 
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.seen.progress.lock().unwrap().push(params.progress);
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.seen.logs.lock().unwrap().push(params.data);
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.seen.tools_changed.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -308,3 +308,38 @@ async fn progress_and_logs_reach_the_client_before_the_result() {
         "{messages:?}"
     );
 }
+
+#[tokio::test]
+async fn replacing_the_catalog_tells_clients_the_list_changed() {
+    let state = state_for(&examples(), 8);
+    let client = stdio_client(state.clone()).await;
+    let seen = client.service().seen.clone();
+    // A round trip: the handshake is over on the server's side too.
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+    let dir = folder(&[(
+        "only.star",
+        "def only() -> str:\n    \"\"\"The one tool.\"\"\"\n    return \"1\"\n\nmcp.tool(only)\n",
+    )]);
+    let replacement = toolsmith_folder::ToolFolder::load(dir.path()).unwrap();
+    state
+        .replace_catalog(std::sync::Arc::clone(replacement.catalog()))
+        .await;
+    for _ in 0..200 {
+        if seen.tools_changed.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        seen.tools_changed.load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(names, ["only"]);
+}
