@@ -208,7 +208,7 @@ fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String
         body.len()
     );
     for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
+        request.extend([*name, ": ", *value, "\r\n"]);
     }
     request.push_str("\r\n");
     request.push_str(body);
