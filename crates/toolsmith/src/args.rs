@@ -90,7 +90,7 @@ pub(crate) enum Command {
     ///   toolsmith check --explain non-ecma-pattern
     Check(CheckArgs),
 
-    /// Serve the tools over MCP: stdio by default, Streamable HTTP with `--http`.
+    /// Serve the tools over MCP: stdio by default, Streamable HTTP with `--http`
     ///
     /// Over stdio (how AI clients launch local servers) stdout carries protocol messages
     /// only; load errors and logs go to stderr, and the server exits when the client closes
@@ -101,6 +101,7 @@ pub(crate) enum Command {
     ///   toolsmith serve examples/tools
     ///   toolsmith serve examples/tools --http 8080
     ///   toolsmith serve tools --http 0.0.0.0:8080 --allow-host tools.internal --auth-token "$TOKEN"
+    #[command(verbatim_doc_comment)]
     Serve(ServeArgs),
 }
 
