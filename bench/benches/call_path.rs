@@ -14,7 +14,8 @@ use serde_json::json;
 use toolsmith_bench::{median_per_call, micros};
 use toolsmith_folder::ToolFolder;
 use toolsmith_model::{
-    CallContext, Catalog, JsonObject, ParamType, Parameter, Tool, ToolDefinition, ToolFailure, ToolReturn, input_schema,
+    CallContext, Catalog, JsonObject, ParamType, Parameter, Tool, ToolDefinition, ToolFailure,
+    ToolReturn, input_schema,
 };
 
 /// The floor: an echo tool written in Rust, called through the same catalog path.
@@ -26,7 +27,9 @@ impl Tool for NativeEcho {
     }
 
     fn call(&self, arguments: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
-        Ok(ToolReturn::Text(arguments["text"].as_str().unwrap_or_default().to_owned()))
+        Ok(ToolReturn::Text(
+            arguments["text"].as_str().unwrap_or_default().to_owned(),
+        ))
     }
 }
 
@@ -44,7 +47,11 @@ fn main() {
     )
     .expect("write echo_command.toml");
     let folder = ToolFolder::load(dir.path()).expect("the folder loads");
-    assert!(folder.catalog().diagnostics().is_empty(), "{:?}", folder.catalog().diagnostics());
+    assert!(
+        folder.catalog().diagnostics().is_empty(),
+        "{:?}",
+        folder.catalog().diagnostics()
+    );
     let catalog = folder.catalog();
 
     let native = Catalog::new(
@@ -56,11 +63,19 @@ fn main() {
         Vec::new(),
     );
     let context = CallContext::detached(Duration::from_secs(30));
-    let echo_args = json!({"text": "hello"}).as_object().cloned().expect("an object");
-    let add_args = json!({"a": 2, "b": 40}).as_object().cloned().expect("an object");
+    let echo_args = json!({"text": "hello"})
+        .as_object()
+        .cloned()
+        .expect("an object");
+    let add_args = json!({"a": 2, "b": 40})
+        .as_object()
+        .cloned()
+        .expect("an object");
 
     let run = |catalog: &Catalog, name: &str, arguments: &JsonObject| {
-        let outcome = catalog.call(name, arguments.clone(), &context).expect("the tool exists");
+        let outcome = catalog
+            .call(name, arguments.clone(), &context)
+            .expect("the tool exists");
         assert!(!outcome.is_error, "{outcome:?}");
         black_box(serde_json::to_string(&outcome).expect("serializes"));
     };
@@ -74,8 +89,23 @@ fn main() {
     println!("| tool | per call | vs native Rust tool |");
     println!("|---|---:|---:|");
     let ratio = |d: Duration| d.as_secs_f64() / native_echo.as_secs_f64();
-    println!("| native Rust echo (floor) | {} | 1.0x |", micros(native_echo));
-    println!("| Starlark echo(text) -> str | {} | {:.1}x |", micros(star_echo), ratio(star_echo));
-    println!("| Starlark add(a, b) -> dict | {} | {:.1}x |", micros(star_add), ratio(star_add));
-    println!("| command tool `cat` (process spawn) | {} | {:.0}x |", micros(command_echo), ratio(command_echo));
+    println!(
+        "| native Rust echo (floor) | {} | 1.0x |",
+        micros(native_echo)
+    );
+    println!(
+        "| Starlark echo(text) -> str | {} | {:.1}x |",
+        micros(star_echo),
+        ratio(star_echo)
+    );
+    println!(
+        "| Starlark add(a, b) -> dict | {} | {:.1}x |",
+        micros(star_add),
+        ratio(star_add)
+    );
+    println!(
+        "| command tool `cat` (process spawn) | {} | {:.0}x |",
+        micros(command_echo),
+        ratio(command_echo)
+    );
 }

@@ -13,7 +13,16 @@ use crate::manifest::toml_to_json;
 /// The file name of a folder's configuration.
 pub const CONFIG_FILE: &str = "toolsmith.toml";
 
-const SECTIONS: &[&str] = &["server", "defaults", "search", "profiles", "packages", "options", "check", "resources"];
+const SECTIONS: &[&str] = &[
+    "server",
+    "defaults",
+    "search",
+    "profiles",
+    "packages",
+    "options",
+    "check",
+    "resources",
+];
 
 /// A folder's `toolsmith.toml` (all parts optional).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -39,10 +48,16 @@ impl FolderConfig {
         let path = root.join(CONFIG_FILE);
         match std::fs::read_to_string(&path) {
             Ok(source) => Self::parse(&path, &source),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => (Self::default(), Vec::new()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                (Self::default(), Vec::new())
+            }
             Err(error) => (
                 Self::default(),
-                vec![Diagnostic::error("unreadable-file", SourceLocation::file(&path), format!("cannot read: {error}"))],
+                vec![Diagnostic::error(
+                    "unreadable-file",
+                    SourceLocation::file(&path),
+                    format!("cannot read: {error}"),
+                )],
             ),
         }
     }
@@ -53,11 +68,23 @@ impl FolderConfig {
         let table: toml::Table = match toml::from_str(source) {
             Ok(table) => table,
             Err(error) => {
-                let (line, column) = error.span().map_or((1, 1), |span| line_column(source, span.start));
-                let location = SourceLocation { path: path.to_owned(), line, column };
+                let (line, column) = error
+                    .span()
+                    .map_or((1, 1), |span| line_column(source, span.start));
+                let location = SourceLocation {
+                    path: path.to_owned(),
+                    line,
+                    column,
+                };
                 diagnostics.push(
-                    Diagnostic::error("invalid-config", location, format!("invalid TOML: {}", error.message()))
-                        .with_help("fix the TOML syntax; the folder loads with default settings meanwhile"),
+                    Diagnostic::error(
+                        "invalid-config",
+                        location,
+                        format!("invalid TOML: {}", error.message()),
+                    )
+                    .with_help(
+                        "fix the TOML syntax; the folder loads with default settings meanwhile",
+                    ),
                 );
                 return (Self::default(), diagnostics);
             }
@@ -65,9 +92,14 @@ impl FolderConfig {
         let Value::Object(raw) = toml_to_json(toml::Value::Table(table)) else {
             unreachable!("a TOML table converts to a JSON object")
         };
-        let mut config = Self { raw: raw.clone(), ..Self::default() };
+        let mut config = Self {
+            raw: raw.clone(),
+            ..Self::default()
+        };
         let mut problem = |message: String, help: String| {
-            let mut diagnostic = Diagnostic::error("invalid-config", SourceLocation::file(path), message).with_help(help);
+            let mut diagnostic =
+                Diagnostic::error("invalid-config", SourceLocation::file(path), message)
+                    .with_help(help);
             diagnostic.severity = Severity::Warning;
             diagnostics.push(diagnostic);
         };
@@ -75,22 +107,32 @@ impl FolderConfig {
             if !SECTIONS.contains(&section.as_str()) {
                 let hint = toolsmith_model::names::did_you_mean(section, SECTIONS.iter().copied())
                     .first()
-                    .map_or_else(|| format!("known sections: {}", SECTIONS.join(", ")), |best| format!("did you mean `[{best}]`?"));
+                    .map_or_else(
+                        || format!("known sections: {}", SECTIONS.join(", ")),
+                        |best| format!("did you mean `[{best}]`?"),
+                    );
                 problem(format!("unknown section `[{section}]`"), hint);
                 continue;
             }
             if !value.is_object() {
-                problem(format!("`{section}` must be a table, got {}", kind(value)), format!("write it as `[{section}]`"));
+                problem(
+                    format!("`{section}` must be a table, got {}", kind(value)),
+                    format!("write it as `[{section}]`"),
+                );
             }
         }
-        let text = |section: &str, key: &str| raw.get(section)?.get(key)?.as_str().map(str::to_owned);
+        let text =
+            |section: &str, key: &str| raw.get(section)?.get(key)?.as_str().map(str::to_owned);
         config.name = text("server", "name");
         config.version = text("server", "version");
         config.instructions = text("server", "instructions");
         if let Some(timeout) = raw.get("defaults").and_then(|d| d.get("timeout")) {
             match toolsmith_model::duration::parse(timeout) {
                 Ok(duration) => config.default_timeout = Some(duration),
-                Err(message) => problem(format!("`[defaults] timeout`: {message}"), "e.g. timeout = \"10s\"".into()),
+                Err(message) => problem(
+                    format!("`[defaults] timeout`: {message}"),
+                    "e.g. timeout = \"10s\"".into(),
+                ),
             }
         }
         if let Some(Value::Object(options)) = raw.get("options") {
@@ -119,9 +161,13 @@ mod tests {
 
     #[test]
     fn unknown_section_is_a_warning_with_a_suggestion() {
-        let (_, diagnostics) = FolderConfig::parse(Path::new("toolsmith.toml"), "[sever]\nname = \"x\"\n");
+        let (_, diagnostics) =
+            FolderConfig::parse(Path::new("toolsmith.toml"), "[sever]\nname = \"x\"\n");
         assert_eq!(diagnostics[0].message, "unknown section `[sever]`");
-        assert_eq!(diagnostics[0].help.as_deref(), Some("did you mean `[server]`?"));
+        assert_eq!(
+            diagnostics[0].help.as_deref(),
+            Some("did you mean `[server]`?")
+        );
         assert_eq!(diagnostics[0].severity, Severity::Warning);
     }
 }

@@ -12,7 +12,15 @@ use crate::config::CONFIG_FILE;
 use crate::manifest::{self, ManifestKind};
 
 /// Folders of a tools folder that never hold tools.
-const RESERVED_FOLDERS: &[&str] = &["prompts", "resources", "icons", "tests", "node_modules", "__pycache__", "target"];
+const RESERVED_FOLDERS: &[&str] = &[
+    "prompts",
+    "resources",
+    "icons",
+    "tests",
+    "node_modules",
+    "__pycache__",
+    "target",
+];
 
 /// A file that defines tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,8 +63,12 @@ fn walk(root: &Path, dir: &Path, files: &mut Vec<ToolFile>) -> std::io::Result<(
             continue;
         }
         match path.extension().and_then(|e| e.to_str()) {
-            Some("toml") if !(dir == root && name == CONFIG_FILE) => files.push(ToolFile::Manifest(path)),
-            Some("star") if !path.with_extension("toml").exists() => files.push(ToolFile::Starlark(path)),
+            Some("toml") if !(dir == root && name == CONFIG_FILE) => {
+                files.push(ToolFile::Manifest(path))
+            }
+            Some("star") if !path.with_extension("toml").exists() => {
+                files.push(ToolFile::Starlark(path))
+            }
             _ => {}
         }
     }
@@ -81,7 +93,12 @@ fn load_manifest(path: &Path, settings: &LoadSettings) -> LoadedModule {
     };
     let manifest = match manifest::parse(path, &source) {
         Ok(manifest) => manifest,
-        Err(diagnostics) => return LoadedModule { tools: Vec::new(), diagnostics },
+        Err(diagnostics) => {
+            return LoadedModule {
+                tools: Vec::new(),
+                diagnostics,
+            };
+        }
     };
     let result = match manifest.kind {
         ManifestKind::Command(argv) => {
@@ -112,19 +129,32 @@ fn load_manifest(path: &Path, settings: &LoadSettings) -> LoadedModule {
         },
     };
     match result {
-        Ok(tool) => LoadedModule { tools: vec![tool], diagnostics: Vec::new() },
-        Err(diagnostic) => LoadedModule { tools: Vec::new(), diagnostics: vec![diagnostic] },
+        Ok(tool) => LoadedModule {
+            tools: vec![tool],
+            diagnostics: Vec::new(),
+        },
+        Err(diagnostic) => LoadedModule {
+            tools: Vec::new(),
+            diagnostics: vec![diagnostic],
+        },
     }
 }
 
 /// The script of a manifest: `stem.star`, else `stem.py`.
 fn script_for(manifest: &Path) -> Option<PathBuf> {
-    ["star", "py"].iter().map(|ext| manifest.with_extension(ext)).find(|path| path.is_file())
+    ["star", "py"]
+        .iter()
+        .map(|ext| manifest.with_extension(ext))
+        .find(|path| path.is_file())
 }
 
 fn unreadable(path: &Path, error: &std::io::Error) -> LoadedModule {
     LoadedModule {
         tools: Vec::new(),
-        diagnostics: vec![Diagnostic::error("unreadable-file", SourceLocation::file(path), format!("cannot read: {error}"))],
+        diagnostics: vec![Diagnostic::error(
+            "unreadable-file",
+            SourceLocation::file(path),
+            format!("cannot read: {error}"),
+        )],
     }
 }

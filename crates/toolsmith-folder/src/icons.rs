@@ -9,7 +9,10 @@ use toolsmith_model::{Diagnostic, ToolDefinition};
 /// Turns icon file references into `data:` URIs.
 pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<(), Diagnostic> {
     for icon in &mut definition.icons {
-        if ["https:", "http:", "data:"].iter().any(|scheme| icon.src.starts_with(scheme)) {
+        if ["https:", "http:", "data:"]
+            .iter()
+            .any(|scheme| icon.src.starts_with(scheme))
+        {
             continue;
         }
         let path = root.join(&icon.src);
@@ -17,7 +20,10 @@ pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<()
             return Err(Diagnostic::error(
                 "invalid-icon",
                 definition.source.clone(),
-                format!("icon `{}` of tool `{}` is not a PNG, JPEG, GIF, WebP, SVG or ICO file", icon.src, definition.name),
+                format!(
+                    "icon `{}` of tool `{}` is not a PNG, JPEG, GIF, WebP, SVG or ICO file",
+                    icon.src, definition.name
+                ),
             )
             .with_help("use an image file in icons/, or an https: or data: URI"));
         };
@@ -25,9 +31,15 @@ pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<()
             Diagnostic::error(
                 "invalid-icon",
                 definition.source.clone(),
-                format!("icon `{}` of tool `{}` cannot be read: {error}", icon.src, definition.name),
+                format!(
+                    "icon `{}` of tool `{}` cannot be read: {error}",
+                    icon.src, definition.name
+                ),
             )
-            .with_help(format!("icon paths are relative to the tools folder `{}`", root.display()))
+            .with_help(format!(
+                "icon paths are relative to the tools folder `{}`",
+                root.display()
+            ))
         })?;
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
         icon.src = format!("data:{mime};base64,{data}");
@@ -37,13 +49,15 @@ pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<()
 }
 
 fn mime_for(path: &Path) -> Option<&'static str> {
-    Some(match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "svg" => "image/svg+xml",
-        "ico" => "image/x-icon",
-        _ => return None,
-    })
+    Some(
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "png" => "image/png",
+            "jpg" | "jpeg" => "image/jpeg",
+            "gif" => "image/gif",
+            "webp" => "image/webp",
+            "svg" => "image/svg+xml",
+            "ico" => "image/x-icon",
+            _ => return None,
+        },
+    )
 }

@@ -87,17 +87,29 @@ impl ToolFolder {
     /// diagnostic on the catalog.
     pub fn load(root: &Path) -> Result<Self, FolderError> {
         let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => FolderError::NotFound { path: root.to_owned() },
-            _ => FolderError::Unreadable { path: root.to_owned(), source },
+            std::io::ErrorKind::NotFound => FolderError::NotFound {
+                path: root.to_owned(),
+            },
+            _ => FolderError::Unreadable {
+                path: root.to_owned(),
+                source,
+            },
         })?;
         if !metadata.is_dir() {
-            return Err(FolderError::NotAFolder { path: root.to_owned() });
+            return Err(FolderError::NotAFolder {
+                path: root.to_owned(),
+            });
         }
         let (config, mut diagnostics) = FolderConfig::load(root);
-        let found = discover::tool_files(root).map_err(|source| FolderError::Unreadable { path: root.to_owned(), source })?;
+        let found = discover::tool_files(root).map_err(|source| FolderError::Unreadable {
+            path: root.to_owned(),
+            source,
+        })?;
         let settings = toolsmith_starlark::LoadSettings {
             base_dir: root.to_owned(),
-            load_timeout: config.default_timeout.unwrap_or(toolsmith_model::DEFAULT_TIMEOUT),
+            load_timeout: config
+                .default_timeout
+                .unwrap_or(toolsmith_model::DEFAULT_TIMEOUT),
         };
         let mut tools = Vec::new();
         for file in found {
@@ -113,7 +125,9 @@ impl ToolFolder {
         let catalog = Catalog::build(tools, diagnostics, |definition| {
             adjust(root, &config, definition)?;
             if let Some(values) = options.get(&definition.name) {
-                definition.options.extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
+                definition
+                    .options
+                    .extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
             Ok(())
         });
@@ -160,23 +174,42 @@ impl ToolFolder {
 
     /// Whether any file failed to load (an error-severity diagnostic).
     pub fn has_errors(&self) -> bool {
-        self.catalog.diagnostics().iter().any(|d| d.severity == Severity::Error)
+        self.catalog
+            .diagnostics()
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 }
 
 /// Applies folder-level settings to a tool's published definition: default timeout,
 /// icon files turned into `data:` URIs, and `requires.env`.
-fn adjust(root: &Path, config: &FolderConfig, definition: &mut ToolDefinition) -> Result<(), Diagnostic> {
+fn adjust(
+    root: &Path,
+    config: &FolderConfig,
+    definition: &mut ToolDefinition,
+) -> Result<(), Diagnostic> {
     if definition.timeout.is_none() {
         definition.timeout = config.default_timeout;
     }
-    let missing: Vec<&String> = definition.requires.env.iter().filter(|name| std::env::var_os(name).is_none()).collect();
+    let missing: Vec<&String> = definition
+        .requires
+        .env
+        .iter()
+        .filter(|name| std::env::var_os(name).is_none())
+        .collect();
     if !missing.is_empty() {
-        let names = missing.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
+        let names = missing
+            .iter()
+            .map(|name| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let mut diagnostic = Diagnostic::error(
             "missing-requirement",
             definition.source.clone(),
-            format!("tool `{}` is hidden: environment variable {names} is not set", definition.name),
+            format!(
+                "tool `{}` is hidden: environment variable {names} is not set",
+                definition.name
+            ),
         )
         .with_help("set the variable before starting the server, or remove it from `requires`");
         diagnostic.severity = Severity::Info;
@@ -190,7 +223,10 @@ pub fn arguments_object(value: serde_json::Value) -> Result<JsonObject, String> 
     match value {
         serde_json::Value::Object(object) => Ok(object),
         serde_json::Value::Null => Ok(JsonObject::new()),
-        other => Err(format!("arguments must be a JSON object, got {}", toolsmith_model::kind(&other))),
+        other => Err(format!(
+            "arguments must be a JSON object, got {}",
+            toolsmith_model::kind(&other)
+        )),
     }
 }
 

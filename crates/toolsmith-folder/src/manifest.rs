@@ -5,8 +5,8 @@ use std::path::Path;
 
 use serde_json::Value;
 use toolsmith_model::{
-    Diagnostic, JsonObject, MANIFEST_TYPES, ParamType, Parameter, SourceLocation, ToolDefinition, apply_property,
-    input_schema, kind, line_column,
+    Diagnostic, JsonObject, MANIFEST_TYPES, ParamType, Parameter, SourceLocation, ToolDefinition,
+    apply_property, input_schema, kind, line_column,
 };
 
 /// JSON Schema keywords a `[[parameters]]` entry may carry besides its own keys.
@@ -55,10 +55,16 @@ pub(crate) enum ManifestKind {
 /// Parses a manifest; every problem found is returned, located in the file.
 pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnostic>> {
     let table: toml::Table = toml::from_str(source).map_err(|error| {
-        let (line, column) = error.span().map_or((1, 1), |span| line_column(source, span.start));
+        let (line, column) = error
+            .span()
+            .map_or((1, 1), |span| line_column(source, span.start));
         let mut diagnostic = Diagnostic::error(
             "invalid-manifest",
-            SourceLocation { path: path.to_owned(), line, column },
+            SourceLocation {
+                path: path.to_owned(),
+                line,
+                column,
+            },
             format!("invalid TOML: {}", error.message()),
         )
         .with_help("fix the TOML syntax; see https://toml.io for the format");
@@ -72,7 +78,10 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     };
     let locate = |key: &str| key_location(path, source, key, 0);
     let locate_nth = |key: &str, index: usize| key_location(path, source, key, index);
-    let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .unwrap_or_default();
 
     let mut diagnostics = Vec::new();
     let mut definition = ToolDefinition::new(stem, "", JsonObject::new());
@@ -119,13 +128,23 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
         }
     }
     // `tests` and `examples` both feed the examples list; keep both when given.
-    if let (Some(Value::Array(examples)), Some(Value::Array(_))) = (table.get("examples"), table.get("tests")) {
+    if let (Some(Value::Array(examples)), Some(Value::Array(_))) =
+        (table.get("examples"), table.get("tests"))
+    {
         let mut all = examples.clone();
-        all.extend(definition.examples.drain(..).filter(|case| !examples.contains(case)));
+        all.extend(
+            definition
+                .examples
+                .drain(..)
+                .filter(|case| !examples.contains(case)),
+        );
         definition.examples = all;
     }
     for (name, overlay) in &overlays {
-        let Some(parameter) = parameters.iter_mut().find(|p: &&mut Parameter| &p.name == name) else {
+        let Some(parameter) = parameters
+            .iter_mut()
+            .find(|p: &&mut Parameter| &p.name == name)
+        else {
             diagnostics.push(Diagnostic::error(
                 "unknown-parameter",
                 locate("params"),
@@ -134,46 +153,82 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
             continue;
         };
         if let Value::Object(keywords) = overlay {
-            parameter.extra.extend(keywords.iter().map(|(k, v)| (k.clone(), v.clone())));
+            parameter
+                .extra
+                .extend(keywords.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
     }
     if definition.description.trim().is_empty() && !table.contains_key("description") {
-        let mut warning = Diagnostic::error("missing-description", SourceLocation::file(path), "the manifest has no `description`")
-            .with_help("add `description = \"...\"`: it is what the model reads to pick this tool");
+        let mut warning = Diagnostic::error(
+            "missing-description",
+            SourceLocation::file(path),
+            "the manifest has no `description`",
+        )
+        .with_help("add `description = \"...\"`: it is what the model reads to pick this tool");
         warning.severity = toolsmith_model::Severity::Warning;
         diagnostics.push(warning);
     }
-    if diagnostics.iter().any(|d| d.severity == toolsmith_model::Severity::Error) {
+    if diagnostics
+        .iter()
+        .any(|d| d.severity == toolsmith_model::Severity::Error)
+    {
         return Err(diagnostics);
     }
     definition.input_schema = input_schema(&parameters);
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
     if !diagnostics.is_empty() {
-        tracing::warn!("{}", diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"));
+        tracing::warn!(
+            "{}",
+            diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
     }
     Ok(Manifest { definition, kind })
 }
 
 fn unknown_key(key: &str, location: SourceLocation) -> Diagnostic {
-    let known = toolsmith_model::TOOL_PROPERTIES.iter().chain(MANIFEST_KEYS).copied();
+    let known = toolsmith_model::TOOL_PROPERTIES
+        .iter()
+        .chain(MANIFEST_KEYS)
+        .copied();
     let suggestions = toolsmith_model::names::did_you_mean(key, known);
     let help = match suggestions.first() {
         Some(best) => format!("did you mean `{best}`?"),
         None => format!(
             "valid keys: {}",
-            toolsmith_model::TOOL_PROPERTIES.iter().chain(MANIFEST_KEYS).copied().collect::<Vec<_>>().join(", ")
+            toolsmith_model::TOOL_PROPERTIES
+                .iter()
+                .chain(MANIFEST_KEYS)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
-    Diagnostic::error("unknown-manifest-key", location, format!("unknown manifest key `{key}`")).with_help(help)
+    Diagnostic::error(
+        "unknown-manifest-key",
+        location,
+        format!("unknown manifest key `{key}`"),
+    )
+    .with_help(help)
 }
 
 fn parse_command(value: &Value) -> Result<Vec<String>, String> {
     let Value::Array(items) = value else {
-        return Err(format!("`command` must be a list of strings, got {}", kind(value)));
+        return Err(format!(
+            "`command` must be a list of strings, got {}",
+            kind(value)
+        ));
     };
     let argv: Vec<String> = items
         .iter()
-        .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| format!("`command` items must be strings, got {}", kind(item))))
+        .map(|item| {
+            item.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("`command` items must be strings, got {}", kind(item)))
+        })
         .collect::<Result<_, _>>()?;
     if argv.is_empty() {
         return Err("`command` is empty".into());
@@ -181,7 +236,10 @@ fn parse_command(value: &Value) -> Result<Vec<String>, String> {
     Ok(argv)
 }
 
-fn parse_parameters(value: &Value, locate: &dyn Fn(&str, usize) -> SourceLocation) -> Result<Vec<Parameter>, Vec<Diagnostic>> {
+fn parse_parameters(
+    value: &Value,
+    locate: &dyn Fn(&str, usize) -> SourceLocation,
+) -> Result<Vec<Parameter>, Vec<Diagnostic>> {
     let Value::Array(entries) = value else {
         return Err(vec![Diagnostic::error(
             "invalid-manifest",
@@ -196,32 +254,51 @@ fn parse_parameters(value: &Value, locate: &dyn Fn(&str, usize) -> SourceLocatio
             Ok(parameter) => parameters.push(parameter),
             Err((message, help)) => {
                 diagnostics.push(
-                    Diagnostic::error("invalid-parameter", locate("parameters", index), message).with_help(help),
+                    Diagnostic::error("invalid-parameter", locate("parameters", index), message)
+                        .with_help(help),
                 );
             }
         }
     }
-    if diagnostics.is_empty() { Ok(parameters) } else { Err(diagnostics) }
+    if diagnostics.is_empty() {
+        Ok(parameters)
+    } else {
+        Err(diagnostics)
+    }
 }
 
 type ParameterError = (String, String);
 
 fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
     let Value::Object(table) = entry else {
-        return Err(("a parameter must be a table".into(), "write each one as a [[parameters]] table".into()));
+        return Err((
+            "a parameter must be a table".into(),
+            "write each one as a [[parameters]] table".into(),
+        ));
     };
-    let name = table
-        .get("name")
+    let name = table.get("name").and_then(Value::as_str).ok_or_else(|| {
+        (
+            "a parameter has no `name`".to_owned(),
+            "add `name = \"...\"`".to_owned(),
+        )
+    })?;
+    let type_name = table
+        .get("type")
         .and_then(Value::as_str)
-        .ok_or_else(|| ("a parameter has no `name`".to_owned(), "add `name = \"...\"`".to_owned()))?;
-    let type_name = table.get("type").and_then(Value::as_str).unwrap_or("string");
+        .unwrap_or("string");
     let ty = ParamType::from_manifest(type_name).ok_or_else(|| {
         let valid = format!("valid types: {}", MANIFEST_TYPES.join(", "));
-        let help = match toolsmith_model::names::did_you_mean(type_name, MANIFEST_TYPES.iter().copied()).first() {
-            Some(best) => format!("did you mean `{best}`? {valid}"),
-            None => valid,
-        };
-        (format!("parameter `{name}` has unknown type `{type_name}`"), help)
+        let help =
+            match toolsmith_model::names::did_you_mean(type_name, MANIFEST_TYPES.iter().copied())
+                .first()
+            {
+                Some(best) => format!("did you mean `{best}`? {valid}"),
+                None => valid,
+            };
+        (
+            format!("parameter `{name}` has unknown type `{type_name}`"),
+            help,
+        )
     })?;
     let mut parameter = Parameter::new(name, ty);
     parameter.required = false;
@@ -232,14 +309,22 @@ fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
                 parameter.description = Some(
                     value
                         .as_str()
-                        .ok_or_else(|| (format!("parameter `{name}`: `description` must be a string"), String::new()))?
+                        .ok_or_else(|| {
+                            (
+                                format!("parameter `{name}`: `description` must be a string"),
+                                String::new(),
+                            )
+                        })?
                         .to_owned(),
                 );
             }
             "required" => {
-                parameter.required = value
-                    .as_bool()
-                    .ok_or_else(|| (format!("parameter `{name}`: `required` must be true or false"), String::new()))?;
+                parameter.required = value.as_bool().ok_or_else(|| {
+                    (
+                        format!("parameter `{name}`: `required` must be true or false"),
+                        String::new(),
+                    )
+                })?;
             }
             "default" => parameter.default = Some(value.clone()),
             keyword if SCHEMA_KEYWORDS.contains(&keyword) => {
@@ -248,13 +333,18 @@ fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
             other => {
                 let suggestion = toolsmith_model::names::did_you_mean(
                     other,
-                    ["name", "type", "description", "required"].into_iter().chain(SCHEMA_KEYWORDS.iter().copied()),
+                    ["name", "type", "description", "required"]
+                        .into_iter()
+                        .chain(SCHEMA_KEYWORDS.iter().copied()),
                 );
                 let help = suggestion.first().map_or_else(
                     || format!("parameter keys: name, type, description, required, or a JSON Schema keyword ({})", SCHEMA_KEYWORDS.join(", ")),
                     |best| format!("did you mean `{best}`?"),
                 );
-                return Err((format!("parameter `{name}` has unknown key `{other}`"), help));
+                return Err((
+                    format!("parameter `{name}` has unknown key `{other}`"),
+                    help,
+                ));
             }
         }
     }
@@ -270,9 +360,12 @@ fn key_location(path: &Path, source: &str, key: &str, occurrence: usize) -> Sour
         let indent = text.len() - trimmed.len();
         let header = trimmed.trim_start_matches('[').trim_start();
         let is_header = trimmed.starts_with('[')
-            && header.strip_prefix(key).is_some_and(|rest| rest.starts_with(']') || rest.starts_with('.'));
-        let is_assignment =
-            trimmed.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=') || rest.starts_with('.'));
+            && header
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.starts_with(']') || rest.starts_with('.'));
+        let is_assignment = trimmed
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('=') || rest.starts_with('.'));
         if is_header || is_assignment {
             if seen < occurrence {
                 seen += 1;
@@ -293,11 +386,18 @@ pub(crate) fn toml_to_json(value: toml::Value) -> Value {
     match value {
         toml::Value::String(text) => Value::String(text),
         toml::Value::Integer(number) => Value::from(number),
-        toml::Value::Float(number) => serde_json::Number::from_f64(number).map_or(Value::Null, Value::Number),
+        toml::Value::Float(number) => {
+            serde_json::Number::from_f64(number).map_or(Value::Null, Value::Number)
+        }
         toml::Value::Boolean(flag) => Value::Bool(flag),
         toml::Value::Datetime(date) => Value::String(date.to_string()),
         toml::Value::Array(items) => Value::Array(items.into_iter().map(toml_to_json).collect()),
-        toml::Value::Table(table) => Value::Object(table.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
+        toml::Value::Table(table) => Value::Object(
+            table
+                .into_iter()
+                .map(|(k, v)| (k, toml_to_json(v)))
+                .collect(),
+        ),
     }
 }
 
@@ -335,8 +435,13 @@ mod tests {
 
     #[test]
     fn unknown_type_lists_valid_types() {
-        let errors = parse_text("description = \"x\"\n[[parameters]]\nname = \"when\"\ntype = \"date\"\n").unwrap_err();
-        assert_eq!(errors[0].message, "parameter `when` has unknown type `date`");
+        let errors =
+            parse_text("description = \"x\"\n[[parameters]]\nname = \"when\"\ntype = \"date\"\n")
+                .unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "parameter `when` has unknown type `date`"
+        );
         assert!(errors[0].help.as_deref().unwrap().contains("array:number"));
         assert_eq!(errors[0].rule, "invalid-parameter");
     }
@@ -362,9 +467,17 @@ mod tests {
             "description = \"Log\"\ncommand = [\"git\", \"log\", \"-n\", \"{count}\"]\ntimeout = \"2s\"\n[[parameters]]\nname = \"count\"\ntype = \"integer\"\ndefault = 5\nminimum = 1\n",
         )
         .unwrap();
-        let ManifestKind::Command(argv) = manifest.kind else { panic!("expected a command") };
+        let ManifestKind::Command(argv) = manifest.kind else {
+            panic!("expected a command")
+        };
         assert_eq!(argv, ["git", "log", "-n", "{count}"]);
-        assert_eq!(manifest.definition.input_schema["properties"]["count"], json!({"type": "integer", "default": 5, "minimum": 1}));
-        assert_eq!(manifest.definition.timeout, Some(std::time::Duration::from_secs(2)));
+        assert_eq!(
+            manifest.definition.input_schema["properties"]["count"],
+            json!({"type": "integer", "default": 5, "minimum": 1})
+        );
+        assert_eq!(
+            manifest.definition.timeout,
+            Some(std::time::Duration::from_secs(2))
+        );
     }
 }

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolsmith_model::{
-    CallContext, CallOutcome, Catalog, ClientBridge, Diagnostic, Interrupt, JsonObject, NoClient, Severity,
-    SourceLocation, StopReason, UnknownTool,
+    CallContext, CallOutcome, Catalog, ClientBridge, Diagnostic, Interrupt, JsonObject, NoClient,
+    Severity, SourceLocation, StopReason, UnknownTool,
 };
 
 use crate::config::FolderConfig;
@@ -32,14 +32,20 @@ pub struct Caller {
 
 impl std::fmt::Debug for Caller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Caller").field("working_dir", &self.working_dir).finish_non_exhaustive()
+        f.debug_struct("Caller")
+            .field("working_dir", &self.working_dir)
+            .finish_non_exhaustive()
     }
 }
 
 impl Caller {
     /// A caller for `catalog` whose command tools run in `working_dir`.
     pub fn new(catalog: Arc<Catalog>, working_dir: PathBuf) -> Self {
-        Self { catalog, working_dir, client: Arc::new(NoClient) }
+        Self {
+            catalog,
+            working_dir,
+            client: Arc::new(NoClient),
+        }
     }
 
     /// Uses `client` for progress, logs, sampling, elicitation and roots.
@@ -77,15 +83,21 @@ impl Caller {
         let (sender, receiver) = mpsc::channel();
         let catalog = Arc::clone(&self.catalog);
         let tool = name.to_owned();
-        let spawned = std::thread::Builder::new().name(format!("tool {name}")).spawn(move || {
-            if let Some(entry) = catalog.get(&tool) {
-                let _ = sender.send(entry.call(arguments, &context));
-            }
-        });
+        let spawned = std::thread::Builder::new()
+            .name(format!("tool {name}"))
+            .spawn(move || {
+                if let Some(entry) = catalog.get(&tool) {
+                    let _ = sender.send(entry.call(arguments, &context));
+                }
+            });
         if let Err(error) = spawned {
-            return Ok(CallOutcome::error(format!("could not start a thread for tool `{name}`: {error}")));
+            return Ok(CallOutcome::error(format!(
+                "could not start a thread for tool `{name}`: {error}"
+            )));
         }
-        if let Ok(outcome) = receiver.recv_timeout(timeout + HARD_WATCHDOG_GRACE) { Ok(outcome) } else {
+        if let Ok(outcome) = receiver.recv_timeout(timeout + HARD_WATCHDOG_GRACE) {
+            Ok(outcome)
+        } else {
             interrupt.raise(StopReason::Timeout);
             // One more short wait: most tools stop as soon as they see the interrupt.
             Ok(receiver.recv_timeout(HARD_WATCHDOG_GRACE).unwrap_or_else(|_| {
@@ -99,21 +111,33 @@ impl Caller {
 }
 
 /// Tool options from `toolsmith.toml` `[options.TOOL]`, overridden by `MCP_TOOL_OPTIONS`.
-pub(crate) fn options_by_tool(config: &FolderConfig, diagnostics: &mut Vec<Diagnostic>) -> HashMap<String, JsonObject> {
+pub(crate) fn options_by_tool(
+    config: &FolderConfig,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> HashMap<String, JsonObject> {
     let mut options: HashMap<String, JsonObject> = HashMap::new();
     let mut merge = |source: &JsonObject| {
         for (tool, values) in source {
             if let Value::Object(values) = values {
-                options.entry(tool.clone()).or_default().extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
+                options
+                    .entry(tool.clone())
+                    .or_default()
+                    .extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
         }
     };
     merge(&config.options);
     if let Ok(text) = std::env::var(OPTIONS_ENV) {
-        if let Ok(Value::Object(from_env)) = serde_json::from_str::<Value>(&text) { merge(&from_env) } else {
+        if let Ok(Value::Object(from_env)) = serde_json::from_str::<Value>(&text) {
+            merge(&from_env)
+        } else {
             let mut warning = Diagnostic::error(
                 "invalid-config",
-                SourceLocation { path: PathBuf::from(format!("${OPTIONS_ENV}")), line: 0, column: 0 },
+                SourceLocation {
+                    path: PathBuf::from(format!("${OPTIONS_ENV}")),
+                    line: 0,
+                    column: 0,
+                },
                 format!("`{OPTIONS_ENV}` is not a JSON object; it is ignored"),
             )
             .with_help("set it to JSON such as {\"forecast_get\": {\"units\": \"metric\"}}");

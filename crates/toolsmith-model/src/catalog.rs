@@ -42,14 +42,18 @@ impl CatalogEntry {
         let definition = &self.definition;
         let arguments = match self.arguments.validate(arguments) {
             Ok(arguments) => arguments,
-            Err(errors) => return CallOutcome::error(format!("tool `{}`: {errors}", definition.name)),
+            Err(errors) => {
+                return CallOutcome::error(format!("tool `{}`: {errors}", definition.name));
+            }
         };
         let outcome = match self.tool.call(&arguments, context) {
             Ok(returned) => returned.into_outcome(definition.text_format),
             Err(ToolFailure::TimedOut { .. }) => {
                 // Report the timeout the catalog applied (a folder default may differ from
                 // what the tool itself declared).
-                let failure = ToolFailure::TimedOut { after: definition.effective_timeout() };
+                let failure = ToolFailure::TimedOut {
+                    after: definition.effective_timeout(),
+                };
                 return failure_outcome(&definition.name, &failure);
             }
             Err(failure) => return failure_outcome(&definition.name, &failure),

@@ -15,7 +15,10 @@ pub(crate) struct Hinted {
 
 impl Hinted {
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), hints: Vec::new() }
+        Self {
+            message: message.into(),
+            hints: Vec::new(),
+        }
     }
 
     #[must_use]
@@ -51,6 +54,8 @@ pub(crate) fn render(printer: Printer, error: &anyhow::Error) {
 /// Whether the error is a closed stdout (`toolsmith list | head`), which exits quietly.
 pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
-        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }

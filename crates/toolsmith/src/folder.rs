@@ -21,12 +21,16 @@ pub(crate) fn load(dir: Option<&Path>) -> anyhow::Result<ToolFolder> {
                 "no tools folder: `./{DEFAULT_DIR}` does not exist"
             ))
             .hint("pass a folder, e.g. `toolsmith list examples/tools` to see the bundled examples")
-            .hint(format!("or start one: `toolsmith new folder {DEFAULT_DIR}`")),
-            FolderError::NotFound { path } => Hinted::new(error.to_string())
-                .hint(format!("check the path; `{}` is relative to {}", path.display(), current_dir())),
-            FolderError::NotAFolder { .. } => {
-                Hinted::new(error.to_string()).hint("pass the folder that holds the tool files, not a file")
-            }
+            .hint(format!(
+                "or start one: `toolsmith new folder {DEFAULT_DIR}`"
+            )),
+            FolderError::NotFound { path } => Hinted::new(error.to_string()).hint(format!(
+                "check the path; `{}` is relative to {}",
+                path.display(),
+                current_dir()
+            )),
+            FolderError::NotAFolder { .. } => Hinted::new(error.to_string())
+                .hint("pass the folder that holds the tool files, not a file"),
             FolderError::Unreadable { source, .. } => Hinted::new(format!("{error}: {source}")),
         };
         anyhow::Error::new(hinted)
@@ -34,7 +38,10 @@ pub(crate) fn load(dir: Option<&Path>) -> anyhow::Result<ToolFolder> {
 }
 
 fn current_dir() -> String {
-    std::env::current_dir().map_or_else(|_| "the current directory".into(), |dir| format!("`{}`", dir.display()))
+    std::env::current_dir().map_or_else(
+        |_| "the current directory".into(),
+        |dir| format!("`{}`", dir.display()),
+    )
 }
 
 /// Prints load diagnostics to stderr: `path:line:col: severity: message [rule]` + help.
@@ -47,9 +54,15 @@ pub(crate) fn report(printer: Printer, diagnostics: &[Diagnostic]) {
         };
         let location = printer.style_err(Style::Bold, &diagnostic.location.to_string());
         let rule = printer.style_err(Style::Dim, &format!("[{}]", diagnostic.rule));
-        printer.message(&format!("{location}: {label}: {} {rule}", diagnostic.message));
+        printer.message(&format!(
+            "{location}: {label}: {} {rule}",
+            diagnostic.message
+        ));
         if let Some(help) = &diagnostic.help {
-            printer.message(&format!("  {}: {help}", printer.style_err(Style::Cyan, "help")));
+            printer.message(&format!(
+                "  {}: {help}",
+                printer.style_err(Style::Cyan, "help")
+            ));
         }
     }
 }

@@ -64,11 +64,18 @@ impl Printer {
 
     /// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
     pub(crate) fn progress(self, label: &str, total: usize) -> Progress {
-        if self.quiet || !std::io::stderr().is_terminal() { Progress::hidden() } else { Progress::new(label, total) }
+        if self.quiet || !std::io::stderr().is_terminal() {
+            Progress::hidden()
+        } else {
+            Progress::new(label, total)
+        }
     }
 
     /// Writes data to stdout (a line).
-    #[expect(clippy::unused_self, reason = "all output goes through the printer, data included")]
+    #[expect(
+        clippy::unused_self,
+        reason = "all output goes through the printer, data included"
+    )]
     pub(crate) fn data(self, text: &str) -> std::io::Result<()> {
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(text.as_bytes())?;
@@ -105,5 +112,9 @@ impl Printer {
 }
 
 fn paint(colour: bool, style: Style, text: &str) -> String {
-    if colour { format!("\x1b[{}m{text}\x1b[0m", style.code()) } else { text.to_owned() }
+    if colour {
+        format!("\x1b[{}m{text}\x1b[0m", style.code())
+    } else {
+        text.to_owned()
+    }
 }

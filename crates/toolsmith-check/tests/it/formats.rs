@@ -1,8 +1,8 @@
 //! The machine formats and `--fix`, on the `non-ecma-pattern` fixture (it has fixable and
 //! unfixable findings).
 
-use std::fmt::Write as _;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use toolsmith_check::{Edit, Settings, apply_edits, check, registry, render};

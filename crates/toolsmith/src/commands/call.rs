@@ -12,7 +12,11 @@ use crate::folder;
 use crate::printer::Printer;
 
 pub(crate) fn run(args: &CallArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
-    let CallArgs { words, args: json_args, json } = args;
+    let CallArgs {
+        words,
+        args: json_args,
+        json,
+    } = args;
     let (dir, tool, pairs) = split_words(words)?;
     let arguments = arguments(json_args.as_deref(), pairs)?;
     let loaded = folder::load(dir.as_deref())?;
@@ -21,7 +25,10 @@ pub(crate) fn run(args: &CallArgs, printer: Printer) -> anyhow::Result<ExitStatu
         folder::report(printer, loaded.catalog().diagnostics());
         let mut error = Hinted::new(unknown.to_string());
         if unknown.suggestions.is_empty() {
-            error = error.hint(format!("`toolsmith list {}` shows the tools there are", loaded.root().display()));
+            error = error.hint(format!(
+                "`toolsmith list {}` shows the tools there are",
+                loaded.root().display()
+            ));
         }
         anyhow::Error::new(error)
     })?;
@@ -32,27 +39,41 @@ pub(crate) fn run(args: &CallArgs, printer: Printer) -> anyhow::Result<ExitStatu
             match block {
                 Content::Text { text } => printer.data(text)?,
                 Content::Image { data, mime_type } | Content::Audio { data, mime_type } => {
-                    printer.message(&format!("[{mime_type}, {} bytes base64; use --json to see it]", data.len()));
+                    printer.message(&format!(
+                        "[{mime_type}, {} bytes base64; use --json to see it]",
+                        data.len()
+                    ));
                 }
                 Content::Resource { resource } => {
                     if let Some(text) = &resource.text {
                         printer.data(text)?;
                     } else {
-                        printer.message(&format!("[resource {}; use --json to see it]", resource.uri));
+                        printer.message(&format!(
+                            "[resource {}; use --json to see it]",
+                            resource.uri
+                        ));
                     }
                 }
-                Content::ResourceLink { uri, name, .. } => printer.data(&format!("{name}: {uri}"))?,
+                Content::ResourceLink { uri, name, .. } => {
+                    printer.data(&format!("{name}: {uri}"))?
+                }
             }
         }
     }
-    Ok(if outcome.is_error { ExitStatus::Findings } else { ExitStatus::Success })
+    Ok(if outcome.is_error {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
 }
 
 /// Splits `[DIR] TOOL [KEY=VALUE ...]`: the folder is given when the second word is not an
 /// argument pair.
 fn split_words(words: &[String]) -> anyhow::Result<(Option<PathBuf>, &str, &[String])> {
     match words {
-        [first, second, rest @ ..] if !second.contains('=') => Ok((Some(PathBuf::from(first)), second, rest)),
+        [first, second, rest @ ..] if !second.contains('=') => {
+            Ok((Some(PathBuf::from(first)), second, rest))
+        }
         [first, rest @ ..] if !first.contains('=') => {
             if rest.is_empty() && Path::new(first).is_dir() {
                 return Err(Hinted::new(format!("no tool given; `{first}` is a folder"))
@@ -62,7 +83,9 @@ fn split_words(words: &[String]) -> anyhow::Result<(Option<PathBuf>, &str, &[Str
             }
             Ok((None, first, rest))
         }
-        _ => Err(Hinted::new("no tool given").hint("usage: toolsmith call [DIR] TOOL [KEY=VALUE ...]").into()),
+        _ => Err(Hinted::new("no tool given")
+            .hint("usage: toolsmith call [DIR] TOOL [KEY=VALUE ...]")
+            .into()),
     }
 }
 
@@ -75,8 +98,10 @@ fn arguments(json: Option<&str>, pairs: &[String]) -> anyhow::Result<JsonObject>
                 Hinted::new(format!("`--args` is not valid JSON: {error}"))
                     .hint("quote it for the shell: --args '{\"city\": \"Oslo\"}'")
             })?;
-            toolsmith_folder::arguments_object(value)
-                .map_err(|message| Hinted::new(format!("`--args`: {message}")).hint("pass an object: --args '{\"key\": 1}'"))?
+            toolsmith_folder::arguments_object(value).map_err(|message| {
+                Hinted::new(format!("`--args`: {message}"))
+                    .hint("pass an object: --args '{\"key\": 1}'")
+            })?
         }
         None => JsonObject::new(),
     };
@@ -99,9 +124,17 @@ mod tests {
 
     #[test]
     fn pairs_are_json_when_they_parse() {
-        let pairs = ["n=5".to_owned(), "name=Ada".to_owned(), "list=[1,2]".to_owned(), "quoted=\"5\"".to_owned()];
+        let pairs = [
+            "n=5".to_owned(),
+            "name=Ada".to_owned(),
+            "list=[1,2]".to_owned(),
+            "quoted=\"5\"".to_owned(),
+        ];
         let args = arguments(Some(r#"{"n": 1, "keep": true}"#), &pairs).unwrap();
-        assert_eq!(Value::Object(args), json!({"n": 5, "keep": true, "name": "Ada", "list": [1, 2], "quoted": "5"}));
+        assert_eq!(
+            Value::Object(args),
+            json!({"n": 5, "keep": true, "name": "Ada", "list": [1, 2], "quoted": "5"})
+        );
     }
 
     #[test]

@@ -10,13 +10,19 @@ use crate::folder;
 use crate::printer::{Printer, Style};
 
 pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
-    let ListArgs { folder: folder_arg, json } = args;
+    let ListArgs {
+        folder: folder_arg,
+        json,
+    } = args;
     let loaded = folder::load(folder_arg.dir.as_deref())?;
     let catalog = loaded.catalog();
     if *json {
         printer.data(&serde_json::to_string_pretty(&catalog.to_json())?)?;
     } else {
-        let rows: Vec<[String; 4]> = catalog.definitions().map(|tool| row(tool, loaded.root())).collect();
+        let rows: Vec<[String; 4]> = catalog
+            .definitions()
+            .map(|tool| row(tool, loaded.root()))
+            .collect();
         print_table(printer, &rows)?;
         folder::report(printer, catalog.diagnostics());
         let count = rows.len();
@@ -26,12 +32,22 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             loaded.root().display()
         ));
     }
-    let failed = catalog.diagnostics().iter().any(|d| d.severity == Severity::Error);
-    Ok(if failed { ExitStatus::Findings } else { ExitStatus::Success })
+    let failed = catalog
+        .diagnostics()
+        .iter()
+        .any(|d| d.severity == Severity::Error);
+    Ok(if failed {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
 }
 
 fn row(tool: &ToolDefinition, root: &std::path::Path) -> [String; 4] {
-    let properties = tool.input_schema.get("properties").and_then(|p| p.as_object());
+    let properties = tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.as_object());
     let required: Vec<&str> = tool
         .input_schema
         .get("required")
@@ -42,18 +58,33 @@ fn row(tool: &ToolDefinition, root: &std::path::Path) -> [String; 4] {
         .map(|properties| {
             properties
                 .keys()
-                .map(|name| if required.contains(&name.as_str()) { name.clone() } else { format!("{name}?") })
+                .map(|name| {
+                    if required.contains(&name.as_str()) {
+                        name.clone()
+                    } else {
+                        format!("{name}?")
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         })
         .unwrap_or_default();
-    let source = tool.source.path.strip_prefix(root).unwrap_or(&tool.source.path);
+    let source = tool
+        .source
+        .path
+        .strip_prefix(root)
+        .unwrap_or(&tool.source.path);
     let location = if tool.source.line > 1 {
         format!("{}:{}", source.display(), tool.source.line)
     } else {
         source.display().to_string()
     };
-    [tool.name.clone(), tool.title.clone().unwrap_or_default(), parameters, location]
+    [
+        tool.name.clone(),
+        tool.title.clone().unwrap_or_default(),
+        parameters,
+        location,
+    ]
 }
 
 fn print_table(printer: Printer, rows: &[[String; 4]]) -> std::io::Result<()> {

@@ -14,7 +14,14 @@ fn prints_text_content() {
 #[test]
 fn json_prints_the_call_tool_result() {
     let mut command = toolsmith();
-    command.args(["call", "examples/tools", "process_list", "--json", "--args", r#"{"numbers": [1, 2, 3], "operation": "average"}"#]);
+    command.args([
+        "call",
+        "examples/tools",
+        "process_list",
+        "--json",
+        "--args",
+        r#"{"numbers": [1, 2, 3], "operation": "average"}"#,
+    ]);
     insta_cmd::assert_cmd_snapshot!(command);
 }
 
@@ -28,7 +35,14 @@ fn error_result_exits_one() {
 #[test]
 fn invalid_arguments_list_every_violation() {
     let mut command = toolsmith();
-    command.args(["call", "examples/tools", "calendar_month", "year=0", "month=13", "colour=red"]);
+    command.args([
+        "call",
+        "examples/tools",
+        "calendar_month",
+        "year=0",
+        "month=13",
+        "colour=red",
+    ]);
     insta_cmd::assert_cmd_snapshot!(command);
 }
 
@@ -42,10 +56,21 @@ fn unknown_tool_exits_two_with_a_suggestion() {
 #[test]
 fn string_values_are_coerced_and_json_values_kept() {
     let output = toolsmith()
-        .args(["call", "examples/tools", "process_list", "numbers=[2, 4]", "operation=sum", "--json"])
+        .args([
+            "call",
+            "examples/tools",
+            "process_list",
+            "numbers=[2, 4]",
+            "operation=sum",
+            "--json",
+        ])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
     let text = result["content"][0]["text"].as_str().unwrap();
     let object: Value = serde_json::from_str(text).unwrap();
@@ -54,9 +79,19 @@ fn string_values_are_coerced_and_json_values_kept() {
 
 #[test]
 fn image_results_are_summarised_on_stderr() {
-    let output = toolsmith().args(["call", "examples/tools", "chart_bar", "values=[1, 2]"]).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "Bar chart of 2 bars, largest 2.\n");
+    let output = toolsmith()
+        .args(["call", "examples/tools", "chart_bar", "values=[1, 2]"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Bar chart of 2 bars, largest 2.\n"
+    );
     assert!(String::from_utf8_lossy(&output.stderr).contains("image/png"));
 }
 
@@ -67,8 +102,18 @@ fn runaway_script_is_stopped_near_its_timeout() {
         "def spin() -> str:\n    \"\"\"Spin forever.\"\"\"\n    for i in range(10000000):\n        for j in range(10000000):\n            pass\n    return \"done\"\n\nmcp.tool(spin, timeout = \"300ms\")\n",
     )]);
     let started = std::time::Instant::now();
-    let output = toolsmith().arg("call").arg(dir.path()).arg("spin").output().unwrap();
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = toolsmith()
+        .arg("call")
+        .arg(dir.path())
+        .arg("spin")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(String::from_utf8_lossy(&output.stdout).contains("timed out after 300ms"));
     // Generous bound: this only guards against a call that never stops.
     assert!(started.elapsed() < std::time::Duration::from_secs(10));

@@ -13,28 +13,66 @@ fn lists_the_bundled_examples() {
 
 #[test]
 fn json_publishes_mcp_tool_objects_and_errors() {
-    let output = toolsmith().args(["list", "examples/tools", "--json"]).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = toolsmith()
+        .args(["list", "examples/tools", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for expected in ["add", "calendar_month", "chart_bar", "forecast_get", "git_log", "hello", "process_list", "text_slugify"] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "add",
+        "calendar_month",
+        "chart_bar",
+        "forecast_get",
+        "git_log",
+        "hello",
+        "process_list",
+        "text_slugify",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted, "tools/list order is by name");
     assert_eq!(listed["errors"], json!([]));
-    let forecast = listed["tools"].as_array().unwrap().iter().find(|t| t["name"] == "forecast_get").unwrap();
-    assert_eq!(forecast["annotations"], json!({"readOnlyHint": true, "openWorldHint": false}));
+    let forecast = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "forecast_get")
+        .unwrap();
+    assert_eq!(
+        forecast["annotations"],
+        json!({"readOnlyHint": true, "openWorldHint": false})
+    );
     assert_eq!(forecast["inputSchema"]["properties"]["days"]["maximum"], 7);
 }
 
 #[test]
 fn broken_files_are_reported_and_the_rest_still_loads() {
     let dir = folder(&[
-        ("good.star", "def ping() -> str:\n    \"\"\"Answer pong.\"\"\"\n    return \"pong\"\n\nmcp.tool(ping)\n"),
+        (
+            "good.star",
+            "def ping() -> str:\n    \"\"\"Answer pong.\"\"\"\n    return \"pong\"\n\nmcp.tool(ping)\n",
+        ),
         ("broken.star", "def oops(:\n    pass\n"),
-        ("typo.toml", "description = \"Typo.\"\n[[parameters]]\nname = \"n\"\ntype = \"integr\"\n"),
+        (
+            "typo.toml",
+            "description = \"Typo.\"\n[[parameters]]\nname = \"n\"\ntype = \"integr\"\n",
+        ),
         ("typo.star", "tool.return_string(\"x\")\n"),
     ]);
     let mut command = toolsmith();
@@ -45,7 +83,12 @@ fn broken_files_are_reported_and_the_rest_still_loads() {
 #[test]
 fn json_errors_carry_path_line_and_column() {
     let dir = folder(&[("broken.star", "x = 1\ndef oops(:\n    pass\n")]);
-    let output = toolsmith().arg("list").arg(dir.path()).arg("--json").output().unwrap();
+    let output = toolsmith()
+        .arg("list")
+        .arg(dir.path())
+        .arg("--json")
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
     let error = &listed["errors"][0];

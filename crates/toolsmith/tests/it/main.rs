@@ -1,6 +1,9 @@
 //! CLI tests: the real binary on real folders, output under insta snapshots.
 
-#![expect(clippy::unwrap_used, reason = "test helpers fail loudly, like the tests that use them")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers fail loudly, like the tests that use them"
+)]
 
 mod call;
 mod check;
@@ -14,13 +17,20 @@ use std::process::Command;
 
 /// The workspace root.
 pub(crate) fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// `toolsmith` run from the workspace root, with colour and logs off.
 pub(crate) fn toolsmith() -> Command {
     let mut command = Command::new(insta_cmd::get_cargo_bin("toolsmith"));
-    command.current_dir(workspace()).env("NO_COLOR", "1").env_remove("TOOLSMITH_LOG").env_remove("MCP_TOOL_OPTIONS");
+    command
+        .current_dir(workspace())
+        .env("NO_COLOR", "1")
+        .env_remove("TOOLSMITH_LOG")
+        .env_remove("MCP_TOOL_OPTIONS");
     command
 }
 
@@ -42,7 +52,13 @@ pub(crate) fn filters(dir: &Path) -> Vec<(String, String)> {
 
 fn regex_escape(text: &str) -> String {
     text.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '/' || c == '_' || c == '-' { c.to_string() } else { format!("\\{c}") })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '/' || c == '_' || c == '-' {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
         .collect()
 }
 
