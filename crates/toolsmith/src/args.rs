@@ -50,7 +50,10 @@ pub(crate) enum Command {
     /// Examples:
     ///   toolsmith call examples/tools hello name=Ada times=2
     ///   toolsmith call examples/tools process_list --args '{"numbers": [1, 2], "operation": "sum"}'
-    #[expect(clippy::doc_markdown, reason = "the examples are shell lines, shown as typed")]
+    #[expect(
+        clippy::doc_markdown,
+        reason = "the examples are shell lines, shown as typed"
+    )]
     Call(CallArgs),
 
     /// Run every tool's test cases through the same path the server uses.
