@@ -15,8 +15,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams, ServerConfig,
-    SetLevelRequestParams, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -24,7 +27,7 @@ use toolsmith_model::LogLevel;
 
 use crate::call::{self, Request};
 use crate::convert::log_level;
-use crate::state::ServerState;
+use crate::state::{ServerState, Subscriptions};
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -36,6 +39,8 @@ pub(crate) struct McpHandler {
     transport: &'static str,
     /// The session's `logging/setLevel`, as a [`LogLevel`] ordinal.
     log_level: Arc<AtomicU8>,
+    /// The session's `resources/subscribe` URIs.
+    subscriptions: Subscriptions,
 }
 
 impl McpHandler {
@@ -45,7 +50,12 @@ impl McpHandler {
             state,
             transport,
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
+            subscriptions: Subscriptions::default(),
         }
+    }
+
+    fn page_size(&self) -> usize {
+        self.state.page_size()
     }
 
     fn session_log_level(&self) -> LogLevel {
@@ -137,4 +147,86 @@ impl ServerHandler for McpHandler {
             .store(log_level(request.level) as u8, Ordering::Relaxed);
         Ok(())
     }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.state
+            .content()
+            .list_prompts(cursor(request.as_ref()), self.page_size())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let arguments = request.arguments.unwrap_or_default();
+        let result = self.state.content().get_prompt(&request.name, &arguments)?;
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.state
+            .content()
+            .list_resources(cursor(request.as_ref()), self.page_size())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.state
+            .content()
+            .list_resource_templates(cursor(request.as_ref()), self.page_size())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Ok(self.state.content().read_resource(&request.uri)?.into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.content().check_uri(&request.uri)?;
+        if self.subscriptions.add(request.uri) {
+            self.state
+                .track_subscriptions(&context.peer, &self.subscriptions);
+        }
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.remove(&request.uri);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.state.content().complete(&request)
+    }
+}
+
+fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
+    request.and_then(|params| params.cursor.as_deref())
 }

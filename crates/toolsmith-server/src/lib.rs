@@ -3,8 +3,9 @@
 //! between rmcp's types and the model's, and holds no tool logic (STYLE.md, "The protocol
 //! layer stays thin").
 //!
-//! - [`ServerState`]: what all connections share — the catalog behind a swappable handle
-//!   ([`ServerState::replace_catalog`] for hot reload), server identity, call limits.
+//! - [`ServerState`]: what all connections share — the catalog, prompts and resources
+//!   behind swappable handles ([`ServerState::replace`] for hot reload), server identity,
+//!   call limits.
 //! - [`serve_stdio`] / [`serve_stream`]: MCP over stdin/stdout (or any byte streams).
 //! - [`serve_http`] / [`router`]: MCP over Streamable HTTP at `/mcp`, as an axum
 //!   [`Router`](axum::Router) that tests can drive in-process.
@@ -30,6 +31,7 @@
 
 mod bridge;
 mod call;
+mod content;
 mod convert;
 mod handler;
 mod http;

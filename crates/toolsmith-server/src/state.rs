@@ -1,7 +1,14 @@
-//! What every connection of a server shares: the catalog behind a swappable handle (hot
-//! reload replaces it whole), the server's identity, the call limits, and the peers that
-//! must hear `notifications/tools/list_changed`.
+//! What every connection of a server shares: the catalog, prompts and resources behind
+//! swappable handles (hot reload replaces them whole), the server's identity, the call
+//! limits, the peers that must hear `notifications/*/list_changed`, and the resources each
+//! session subscribed to.
+//!
+//! Capabilities: `tools`, `prompts` and `resources` (with `listChanged`, and `subscribe`
+//! for resources) and `completions` are always declared, even for a folder without prompts
+//! or resources: their lists are then empty, and a `--watch` reload that adds the first
+//! prompt can announce it (capabilities cannot change after initialization).
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,8 +20,9 @@ use rmcp::{Peer, RoleServer};
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 use toolsmith_folder::ToolFolder;
-use toolsmith_model::Catalog;
+use toolsmith_model::{Catalog, Prompts, Resources};
 
+use crate::content::Content;
 use crate::convert::{PAGE_SIZE, Published};
 use crate::pool::CallPool;
 
@@ -66,6 +74,7 @@ pub struct ServerState(Arc<Shared>);
 
 struct Shared {
     published: ArcSwap<Published>,
+    content: ArcSwap<Content>,
     info: ServerConfig,
     working_dir: PathBuf,
     page_size: usize,
@@ -75,6 +84,8 @@ struct Shared {
     pool: CallPool,
     in_flight: InFlight,
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Sessions that subscribed to resources, with their subscribed URIs.
+    subscribers: Mutex<Vec<(Peer<RoleServer>, Subscriptions)>>,
     /// Cancelled when the server shuts down: closes HTTP streams and sessions.
     shutdown: CancellationToken,
 }
@@ -107,6 +118,12 @@ impl ServerState {
             .enable_tools()
             .enable_tool_list_changed()
             .enable_logging()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_completions()
             .build();
         let mut info =
             ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version));
@@ -115,6 +132,7 @@ impl ServerState {
         }
         Self(Arc::new(Shared {
             published: ArcSwap::from_pointee(Published::new(catalog)),
+            content: ArcSwap::from_pointee(Content::empty()),
             info,
             working_dir,
             page_size,
@@ -124,16 +142,95 @@ impl ServerState {
             pool: CallPool::new(max_concurrent_calls),
             in_flight: InFlight::default(),
             peers: Mutex::new(Vec::new()),
+            subscribers: Mutex::new(Vec::new()),
             shutdown: CancellationToken::new(),
         }))
     }
 
     /// A server for a loaded tools folder, configured by its `toolsmith.toml`.
     pub fn from_folder(folder: &ToolFolder) -> Self {
-        Self::new(
-            Arc::clone(folder.catalog()),
-            ServerOptions::for_folder(folder),
-        )
+        Self::with_folder(folder, ServerOptions::for_folder(folder))
+    }
+
+    /// A server for a loaded tools folder's tools, prompts and resources, with `options`.
+    pub fn with_folder(folder: &ToolFolder, options: ServerOptions) -> Self {
+        let state = Self::new(Arc::clone(folder.catalog()), options);
+        state.0.content.store(Arc::new(Content::new(
+            Arc::clone(folder.prompts()),
+            Arc::clone(folder.resources()),
+        )));
+        state
+    }
+
+    /// The prompts being served.
+    pub fn prompts(&self) -> Arc<Prompts> {
+        Arc::clone(&self.0.content.load().prompts)
+    }
+
+    /// The resources being served.
+    pub fn resources(&self) -> Arc<Resources> {
+        Arc::clone(&self.0.content.load().resources)
+    }
+
+    /// Serves a reloaded folder from now on: `catalog`, `prompts` and `resources` replace
+    /// the current ones, and every connected client hears
+    /// `notifications/tools/list_changed`, plus `prompts/list_changed` or
+    /// `resources/list_changed` when those changed, and `resources/updated` for each
+    /// subscribed resource whose contents changed. Requests already running finish on what
+    /// they started with.
+    pub async fn replace(
+        &self,
+        catalog: Arc<Catalog>,
+        prompts: Arc<Prompts>,
+        resources: Arc<Resources>,
+    ) {
+        let old = self.0.content.swap(Arc::new(Content::new(
+            Arc::clone(&prompts),
+            Arc::clone(&resources),
+        )));
+        let prompts_changed = *old.prompts != *prompts;
+        let resources_changed = *old.resources != *resources;
+        self.0.published.store(Arc::new(Published::new(catalog)));
+        for peer in self.live_peers() {
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::debug!(%error, "could not send tools/list_changed");
+            }
+            if prompts_changed && let Err(error) = peer.notify_prompt_list_changed().await {
+                tracing::debug!(%error, "could not send prompts/list_changed");
+            }
+            if resources_changed && let Err(error) = peer.notify_resource_list_changed().await {
+                tracing::debug!(%error, "could not send resources/list_changed");
+            }
+        }
+        if resources_changed {
+            self.notify_updated(&old.resources, &resources).await;
+        }
+    }
+
+    /// Sends `resources/updated` for every subscribed URI whose contents differ.
+    async fn notify_updated(&self, old: &Resources, new: &Resources) {
+        let subscribers: Vec<(Peer<RoleServer>, Vec<String>)> = {
+            let mut subscribers = self
+                .0
+                .subscribers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            subscribers.retain(|(peer, _)| !peer.is_transport_closed());
+            subscribers
+                .iter()
+                .map(|(peer, uris)| (peer.clone(), uris.snapshot()))
+                .collect()
+        };
+        for (peer, uris) in subscribers {
+            for uri in uris {
+                if old.read(&uri).ok() != new.read(&uri).ok() {
+                    let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+                    if let Err(error) = peer.notify_resource_updated(param).await {
+                        tracing::debug!(%error, "could not send resources/updated");
+                    }
+                }
+            }
+        }
     }
 
     /// The catalog being served.
@@ -146,12 +243,7 @@ impl ServerState {
     /// catalog they started with.
     pub async fn replace_catalog(&self, catalog: Arc<Catalog>) {
         self.0.published.store(Arc::new(Published::new(catalog)));
-        let peers: Vec<Peer<RoleServer>> = {
-            let mut peers = self.0.peers.lock().unwrap_or_else(PoisonError::into_inner);
-            peers.retain(|peer| !peer.is_transport_closed());
-            peers.clone()
-        };
-        for peer in peers {
+        for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");
             }
@@ -180,6 +272,27 @@ impl ServerState {
     /// Cancelled when the server shuts down.
     pub fn shutdown_token(&self) -> &CancellationToken {
         &self.0.shutdown
+    }
+
+    fn live_peers(&self) -> Vec<Peer<RoleServer>> {
+        let mut peers = self.0.peers.lock().unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.clone()
+    }
+
+    pub(crate) fn content(&self) -> Arc<Content> {
+        self.0.content.load_full()
+    }
+
+    /// Keeps a session's subscriptions so a reload can send it `resources/updated`.
+    pub(crate) fn track_subscriptions(&self, peer: &Peer<RoleServer>, uris: &Subscriptions) {
+        let mut subscribers = self
+            .0
+            .subscribers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        subscribers.retain(|(known, _)| !known.is_transport_closed());
+        subscribers.push((peer.clone(), uris.clone()));
     }
 
     pub(crate) fn published(&self) -> Arc<Published> {
@@ -234,5 +347,44 @@ impl Drop for CallGuard {
         if self.0.in_flight.count.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.0.in_flight.idle.notify_waiters();
         }
+    }
+}
+
+/// The resource URIs one session subscribed to (`resources/subscribe`); cheap to clone.
+#[derive(Clone, Default)]
+pub(crate) struct Subscriptions(Arc<Mutex<SubscribedUris>>);
+
+#[derive(Default)]
+struct SubscribedUris {
+    uris: BTreeSet<String>,
+    /// Whether the state already tracks this session.
+    tracked: bool,
+}
+
+impl Subscriptions {
+    /// Adds `uri`; true the first time, when the session must be tracked.
+    pub(crate) fn add(&self, uri: String) -> bool {
+        let mut inner = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        inner.uris.insert(uri);
+        !std::mem::replace(&mut inner.tracked, true)
+    }
+
+    /// Removes `uri`.
+    pub(crate) fn remove(&self, uri: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .uris
+            .remove(uri);
+    }
+
+    fn snapshot(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .uris
+            .iter()
+            .cloned()
+            .collect()
     }
 }

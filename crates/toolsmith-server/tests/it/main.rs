@@ -12,6 +12,7 @@
 )]
 
 mod calls;
+mod content;
 mod http;
 mod stdio;
 

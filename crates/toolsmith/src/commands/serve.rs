@@ -1,7 +1,6 @@
 //! `toolsmith serve`: the folder's tools over MCP, on stdio or Streamable HTTP.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
-use std::sync::Arc;
 
 use toolsmith_server::{HttpOptions, MCP_PATH, ServeError, ServerOptions, ServerState};
 
@@ -27,7 +26,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     folder::report(printer, loaded.catalog().diagnostics());
     let mut options = ServerOptions::for_folder(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
-    let state = ServerState::new(Arc::clone(loaded.catalog()), options);
+    let state = ServerState::with_folder(&loaded, options);
     let Some(address) = http else {
         toolsmith_server::serve_stdio(state).map_err(serve_error)?;
         return Ok(ExitStatus::Success);

@@ -1,0 +1,270 @@
+//! Prompts and resources (MCP spec, server/prompts and server/resources) and argument
+//! completion: thin functions from rmcp's request types to the model's
+//! [`Prompts`] and [`Resources`], and back.
+//!
+//! The `prompts/list`, `resources/list` and `resources/templates/list` entries are converted
+//! once per snapshot (through serde, from exactly what the model's `to_mcp` publishes);
+//! `prompts/get`, `resources/read` and `completion/complete` render on demand.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rmcp::ErrorData;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, ErrorCode, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
+    ReadResourceResult, Reference, Resource, ResourceTemplate,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use toolsmith_model::{JsonObject, PromptError, Prompts, ResourceError, Resources};
+
+/// The most values one `completion/complete` answer holds (MCP spec, utilities/completion).
+pub(crate) const MAX_COMPLETIONS: usize = 100;
+
+/// A server's prompts and resources with their list entries converted to rmcp's types,
+/// swapped as one unit on reload.
+pub(crate) struct Content {
+    pub(crate) prompts: Arc<Prompts>,
+    pub(crate) resources: Arc<Resources>,
+    prompt_list: Vec<Prompt>,
+    resource_list: Vec<Resource>,
+    template_list: Vec<ResourceTemplate>,
+}
+
+impl Content {
+    /// Converts every list entry once.
+    pub(crate) fn new(prompts: Arc<Prompts>, resources: Arc<Resources>) -> Self {
+        let prompt_list = convert_all(prompts.list().iter().map(|p| (&p.name, p.to_mcp())));
+        let resource_list = convert_all(resources.list().iter().map(|r| (&r.uri, r.to_mcp())));
+        let template_list = convert_all(
+            resources
+                .templates()
+                .iter()
+                .map(|t| (&t.info.name, t.to_mcp())),
+        );
+        Self {
+            prompts,
+            resources,
+            prompt_list,
+            resource_list,
+            template_list,
+        }
+    }
+
+    /// No prompts and no resources.
+    pub(crate) fn empty() -> Self {
+        Self::new(Arc::default(), Arc::default())
+    }
+
+    /// One page of `prompts/list`.
+    pub(crate) fn list_prompts(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let (items, next) = page(&self.prompt_list, cursor, size, "prompts")?;
+        let mut result = ListPromptsResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// One page of `resources/list`.
+    pub(crate) fn list_resources(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let (items, next) = page(&self.resource_list, cursor, size, "resources")?;
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// One page of `resources/templates/list`.
+    pub(crate) fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let (items, next) = page(&self.template_list, cursor, size, "templates")?;
+        let mut result = ListResourceTemplatesResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `prompts/get`: the prompt rendered with `arguments`; its errors carry
+    /// [`PromptError::json_rpc_code`].
+    pub(crate) fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &JsonObject,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let result = self
+            .prompts
+            .get_result(name, arguments, &*self.resources)
+            .map_err(|error| prompt_error(&error))?;
+        from_json(result)
+    }
+
+    /// `resources/read`: an unknown URI is `-32002` (resource not found).
+    pub(crate) fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        let contents = self
+            .resources
+            .read(uri)
+            .map_err(|error| resource_error(&error))?;
+        from_json(contents.to_read_result())
+    }
+
+    /// Whether `uri` names a resource (for `resources/subscribe`); else the -32002 error.
+    pub(crate) fn check_uri(&self, uri: &str) -> Result<(), ErrorData> {
+        if self.resources.contains(uri) {
+            Ok(())
+        } else {
+            // The same error (and suggestions) as reading it.
+            self.resources
+                .read(uri)
+                .map(drop)
+                .map_err(|error| resource_error(&error))
+        }
+    }
+
+    /// `completion/complete` for a prompt argument or a resource template variable: at
+    /// most [`MAX_COMPLETIONS`] values, with `total` and `hasMore`.
+    pub(crate) fn complete(
+        &self,
+        request: &CompleteRequestParams,
+    ) -> Result<CompleteResult, ErrorData> {
+        let argument = &request.argument;
+        let values = match &request.r#ref {
+            Reference::Prompt(prompt) => self
+                .prompts
+                .complete(&prompt.name, &argument.name, &argument.value)
+                .map_err(|error| prompt_error(&error))?,
+            Reference::Resource(template) => self
+                .resources
+                .complete(&template.uri, &argument.name, &argument.value)
+                .map_err(|error| resource_error(&error))?,
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    "completion/complete takes a `ref/prompt` or `ref/resource` reference",
+                    None,
+                ));
+            }
+        };
+        Ok(CompleteResult::new(completion(values)))
+    }
+}
+
+/// Caps `values` at [`MAX_COMPLETIONS`], saying how many there were.
+fn completion(mut values: Vec<String>) -> CompletionInfo {
+    let total = u32::try_from(values.len()).ok();
+    let has_more = values.len() > MAX_COMPLETIONS;
+    values.truncate(MAX_COMPLETIONS);
+    CompletionInfo::with_pagination(values, total, has_more).unwrap_or_default()
+}
+
+fn prompt_error(error: &PromptError) -> ErrorData {
+    ErrorData::new(code(error.json_rpc_code()), error.to_string(), None)
+}
+
+fn resource_error(error: &ResourceError) -> ErrorData {
+    ErrorData::new(code(error.json_rpc_code()), error.to_string(), None)
+}
+
+fn code(code: i64) -> ErrorCode {
+    ErrorCode(i32::try_from(code).unwrap_or(ErrorCode::INTERNAL_ERROR.0))
+}
+
+/// A model result as an rmcp one; the model builds exactly the MCP shape, so a failure is
+/// a bug, reported as an internal error rather than a panic.
+fn from_json<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value).map_err(|error| {
+        ErrorData::internal_error(format!("cannot convert the result: {error}"), None)
+    })
+}
+
+/// Converts list entries, leaving out (with a warning) one rmcp cannot represent.
+fn convert_all<'a, T: DeserializeOwned>(
+    entries: impl Iterator<Item = (&'a String, Value)>,
+) -> Vec<T> {
+    entries
+        .filter_map(|(name, value)| match serde_json::from_value(value) {
+            Ok(entry) => Some(entry),
+            Err(error) => {
+                tracing::warn!(%name, %error, "cannot publish this prompt or resource");
+                None
+            }
+        })
+        .collect()
+}
+
+/// One page of `items` from `cursor`, and the next cursor. Cursors are opaque
+/// (`kind:start`, base64); an invalid one is `-32602`.
+fn page<T: Clone>(
+    items: &[T],
+    cursor: Option<&str>,
+    size: usize,
+    kind: &str,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => decode_cursor(cursor, kind)
+            .filter(|&start| start <= items.len())
+            .ok_or_else(|| ErrorData::invalid_params(format!("invalid cursor `{cursor}`"), None))?,
+    };
+    let end = start.saturating_add(size.max(1)).min(items.len());
+    let next = (end < items.len()).then(|| URL_SAFE_NO_PAD.encode(format!("{kind}:{end}")));
+    Ok((items[start..end].to_vec(), next))
+}
+
+fn decode_cursor(cursor: &str, kind: &str) -> Option<usize> {
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    std::str::from_utf8(&bytes)
+        .ok()?
+        .strip_prefix(kind)?
+        .strip_prefix(':')?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completions_are_capped_with_has_more() {
+        let values: Vec<String> = (0..150).map(|i| format!("v{i}")).collect();
+        let info = completion(values);
+        assert_eq!(info.values.len(), MAX_COMPLETIONS);
+        assert_eq!(info.total, Some(150));
+        assert_eq!(info.has_more, Some(true));
+        let info = completion(vec!["a".into()]);
+        assert_eq!(info.has_more, Some(false));
+    }
+
+    #[test]
+    fn pages_and_cursors() {
+        let items: Vec<u32> = (0..5).collect();
+        let (first, next) = page(&items, None, 2, "prompts").unwrap();
+        assert_eq!(first, [0, 1]);
+        let (second, next) = page(&items, next.as_deref(), 2, "prompts").unwrap();
+        assert_eq!(second, [2, 3]);
+        let (last, next) = page(&items, next.as_deref(), 2, "prompts").unwrap();
+        assert_eq!((last, next), (vec![4], None));
+        assert!(page(&items, Some("nope"), 2, "prompts").is_err());
+    }
+
+    #[test]
+    fn unknown_resource_is_not_found() {
+        let content = Content::empty();
+        let error = content.read_resource("test://nope").unwrap_err();
+        assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
+        assert!(error.message.contains("test://nope"));
+        assert_eq!(
+            content.check_uri("test://nope").unwrap_err().code,
+            ErrorCode::RESOURCE_NOT_FOUND
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! Prompts, resources and completion over stdio streams, on the conformance fixture.
+
+use rmcp::model::{
+    CompleteRequestParams, ErrorCode, GetPromptRequestParams, ReadResourceRequestParams,
+    SubscribeRequestParams,
+};
+use rmcp::service::ServiceError;
+use serde_json::{Value, json};
+use toolsmith_folder::ToolFolder;
+use toolsmith_server::ServerState;
+
+use crate::stdio_client;
+
+fn conformance() -> ServerState {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/conformance");
+    ServerState::from_folder(&ToolFolder::load(&dir).unwrap())
+}
+
+fn params<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).unwrap()
+}
+
+fn error_code(error: ServiceError) -> ErrorCode {
+    match error {
+        ServiceError::McpError(error) => error.code,
+        other => panic!("expected a JSON-RPC error, got {other}"),
+    }
+}
+
+#[tokio::test]
+async fn capabilities_declare_prompts_resources_and_completions() {
+    let client = stdio_client(conformance()).await;
+    let capabilities = serde_json::to_value(&client.peer_info().unwrap().capabilities).unwrap();
+    assert_eq!(capabilities["prompts"], json!({"listChanged": true}));
+    assert_eq!(
+        capabilities["resources"],
+        json!({"subscribe": true, "listChanged": true})
+    );
+    assert!(capabilities.get("completions").is_some());
+}
+
+#[tokio::test]
+async fn prompts_list_and_render() {
+    let client = stdio_client(conformance()).await;
+    let prompts = client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
+    assert!(names.contains(&"test_prompt_with_arguments"), "{names:?}");
+
+    let result = client
+        .get_prompt(params::<GetPromptRequestParams>(json!({
+            "name": "test_prompt_with_arguments",
+            "arguments": {"arg1": "a", "arg2": "b"},
+        })))
+        .await
+        .unwrap();
+    let result = serde_json::to_value(result).unwrap();
+    assert_eq!(
+        result["messages"][0]["content"]["text"],
+        "Prompt with arguments: arg1='a', arg2='b'"
+    );
+
+    let missing = client
+        .get_prompt(params::<GetPromptRequestParams>(
+            json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "a"}}),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(error_code(missing), ErrorCode::INVALID_PARAMS);
+}
+
+#[tokio::test]
+async fn resources_read_templates_and_not_found() {
+    let client = stdio_client(conformance()).await;
+    let resources = client.list_all_resources().await.unwrap();
+    assert!(resources.iter().any(|r| r.uri == "test://static-text"));
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert!(
+        templates
+            .iter()
+            .any(|t| t.uri_template == "test://template/{id}/data")
+    );
+
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("test://template/42/data"))
+        .await
+        .unwrap();
+    let read = serde_json::to_value(read).unwrap();
+    assert_eq!(read["contents"][0]["uri"], "test://template/42/data");
+    assert!(read["contents"][0]["text"].as_str().unwrap().contains("42"));
+
+    let unknown = client
+        .read_resource(ReadResourceRequestParams::new("test://nope"))
+        .await
+        .unwrap_err();
+    assert_eq!(error_code(unknown), ErrorCode::RESOURCE_NOT_FOUND);
+
+    client
+        .subscribe(params::<SubscribeRequestParams>(
+            json!({"uri": "test://static-text"}),
+        ))
+        .await
+        .unwrap();
+    let unknown = client
+        .subscribe(params::<SubscribeRequestParams>(
+            json!({"uri": "test://nope"}),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(error_code(unknown), ErrorCode::RESOURCE_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn completes_prompt_arguments_and_template_variables() {
+    let client = stdio_client(conformance()).await;
+    let prompt = client
+        .complete(params::<CompleteRequestParams>(json!({
+            "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+            "argument": {"name": "arg1", "value": "par"},
+        })))
+        .await
+        .unwrap();
+    assert_eq!(prompt.completion.values, ["paris", "park", "party"]);
+    assert_eq!(prompt.completion.has_more, Some(false));
+
+    let template = client
+        .complete(params::<CompleteRequestParams>(json!({
+            "ref": {"type": "ref/resource", "uri": "test://template/{id}/data"},
+            "argument": {"name": "id", "value": "4"},
+        })))
+        .await
+        .unwrap();
+    assert_eq!(template.completion.values, ["456"]);
+
+    let unknown = client
+        .complete(params::<CompleteRequestParams>(json!({
+            "ref": {"type": "ref/prompt", "name": "nope"},
+            "argument": {"name": "x", "value": ""},
+        })))
+        .await
+        .unwrap_err();
+    assert_eq!(error_code(unknown), ErrorCode::INVALID_PARAMS);
+}
