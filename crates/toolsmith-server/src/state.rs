@@ -207,6 +207,25 @@ impl ServerState {
         }
     }
 
+    /// [`ServerState::replace`] for a thread outside any async runtime (a folder watcher):
+    /// runs it to completion on a small runtime of its own.
+    ///
+    /// # Panics
+    ///
+    /// When called from inside an async runtime.
+    pub fn replace_blocking(
+        &self,
+        catalog: Arc<Catalog>,
+        prompts: Arc<Prompts>,
+        resources: Arc<Resources>,
+    ) -> std::io::Result<()> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(self.replace(catalog, prompts, resources));
+        Ok(())
+    }
+
     /// Sends `resources/updated` for every subscribed URI whose contents differ.
     async fn notify_updated(&self, old: &Resources, new: &Resources) {
         let subscribers: Vec<(Peer<RoleServer>, Vec<String>)> = {

@@ -199,6 +199,17 @@ pub(crate) struct ServeArgs {
     /// A duration such as `500ms`, `10s` or `1m`. A second signal stops at once.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub(crate) shutdown_grace: Duration,
+
+    /// Reload the folder when its files change, and tell connected clients.
+    ///
+    /// The folder is checked every 100 ms and reloaded once changes have settled for
+    /// 200 ms; every client then gets `notifications/tools/list_changed` (and
+    /// `prompts/list_changed`, `resources/list_changed` when those changed). A file that
+    /// no longer loads keeps serving its previous tools, prompts and resources; its errors
+    /// are printed to stderr with file and line. Calls already running finish on the
+    /// version they started with. Hidden files and folders (`.name`) are ignored.
+    #[arg(long)]
+    pub(crate) watch: bool,
 }
 
 /// Parses `4194304`, `512KiB`, `4MiB`, `4MB`.

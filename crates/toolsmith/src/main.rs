@@ -7,6 +7,7 @@ mod error;
 mod folder;
 mod printer;
 mod progress;
+mod watch;
 
 use std::process::ExitCode;
 

@@ -20,6 +20,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         max_body_size,
         max_concurrent_calls,
         shutdown_grace,
+        watch,
     } = args;
     let loaded = folder::load(folder_arg.dir.as_deref())?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
@@ -27,6 +28,10 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let mut options = ServerOptions::for_folder(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     let state = ServerState::with_folder(&loaded, options);
+    if *watch {
+        crate::watch::spawn(loaded.root().to_owned(), state.clone(), printer)
+            .map_err(|error| anyhow::anyhow!("cannot start watching the folder: {error}"))?;
+    }
     let Some(address) = http else {
         toolsmith_server::serve_stdio(state).map_err(serve_error)?;
         return Ok(ExitStatus::Success);

@@ -11,6 +11,7 @@ mod list;
 mod new;
 mod serve;
 mod test_command;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

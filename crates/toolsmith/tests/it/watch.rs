@@ -1,0 +1,161 @@
+//! `toolsmith serve --watch`: the binary over stdio, its folder edited under it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::{folder, toolsmith};
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+const ONE_TOOL: &str = r#"
+def first(text: str) -> str:
+    """Returns its text."""
+    return text
+
+mcp.tool(first)
+"#;
+
+const TWO_TOOLS: &str = r#"
+def first(text: str) -> str:
+    """Returns its text."""
+    return text
+
+mcp.tool(first)
+
+def second(text: str) -> str:
+    """Returns its text, twice."""
+    return text + text
+
+mcp.tool(second)
+"#;
+
+const BROKEN: &str = "def first(text: str) -> str:\n    return (\n";
+
+struct Watched {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl Watched {
+    fn start(dir: &str) -> Self {
+        let mut child = toolsmith()
+            .args(["serve", dir, "--watch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let lines = lines_of(child.stdout.take().unwrap());
+        let stderr = lines_of(child.stderr.take().unwrap());
+        let mut server = Self {
+            child,
+            stdin,
+            lines,
+            stderr,
+            next_id: 1,
+        };
+        server.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"watch-test","version":"1"}}}"#);
+        server.until(|message| message["id"] == 0);
+        server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
+    fn send(&mut self, message: &str) {
+        self.stdin.write_all(message.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads stdout until a message satisfies `wanted`, which it returns.
+    fn until(&self, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .expect("the awaited message on stdout");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+        ));
+        let listed = self.until(|message| message["id"] == id);
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn list_changed(&self) {
+        self.until(|message| message["method"] == "notifications/tools/list_changed");
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn lines_of(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+#[test]
+fn watch_publishes_new_tools_and_keeps_those_of_a_broken_file() {
+    let dir = folder(&[("tools.star", ONE_TOOL)]);
+    let file = dir.path().join("tools.star");
+    let mut server = Watched::start(dir.path().to_str().unwrap());
+    assert_eq!(server.tool_names(), ["first"]);
+
+    std::fs::write(&file, TWO_TOOLS).unwrap();
+    server.list_changed();
+    assert_eq!(server.tool_names(), ["first", "second"]);
+
+    std::fs::write(&file, BROKEN).unwrap();
+    server.list_changed();
+    assert_eq!(server.tool_names(), ["first", "second"]);
+
+    // The load error reached stderr with the file and its line.
+    let deadline = Instant::now() + PATIENCE;
+    let mut stderr = Vec::new();
+    while Instant::now() < deadline {
+        let Ok(line) = server.stderr.recv_timeout(Duration::from_millis(200)) else {
+            continue;
+        };
+        let found = line.contains("tools.star:") && line.contains("error");
+        stderr.push(line);
+        if found {
+            return;
+        }
+    }
+    panic!("no diagnostic with file:line on stderr: {stderr:#?}");
+}
