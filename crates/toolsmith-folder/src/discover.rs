@@ -64,10 +64,10 @@ fn walk(root: &Path, dir: &Path, files: &mut Vec<ToolFile>) -> std::io::Result<(
         }
         match path.extension().and_then(|e| e.to_str()) {
             Some("toml") if !(dir == root && name == CONFIG_FILE) => {
-                files.push(ToolFile::Manifest(path))
+                files.push(ToolFile::Manifest(path));
             }
             Some("star") if !path.with_extension("toml").exists() => {
-                files.push(ToolFile::Starlark(path))
+                files.push(ToolFile::Starlark(path));
             }
             _ => {}
         }

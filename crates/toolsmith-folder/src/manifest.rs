@@ -54,28 +54,7 @@ pub(crate) enum ManifestKind {
 
 /// Parses a manifest; every problem found is returned, located in the file.
 pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnostic>> {
-    let table: toml::Table = toml::from_str(source).map_err(|error| {
-        let (line, column) = error
-            .span()
-            .map_or((1, 1), |span| line_column(source, span.start));
-        let mut diagnostic = Diagnostic::error(
-            "invalid-manifest",
-            SourceLocation {
-                path: path.to_owned(),
-                line,
-                column,
-            },
-            format!("invalid TOML: {}", error.message()),
-        )
-        .with_help("fix the TOML syntax; see https://toml.io for the format");
-        if let Some(span) = error.span() {
-            diagnostic = diagnostic.with_span(span);
-        }
-        vec![diagnostic]
-    })?;
-    let Value::Object(table) = toml_to_json(toml::Value::Table(table)) else {
-        unreachable!("a TOML table converts to a JSON object")
-    };
+    let table = parse_toml(path, source)?;
     let locate = |key: &str| key_location(path, source, key, 0);
     let locate_nth = |key: &str, index: usize| key_location(path, source, key, index);
     let stem = path
@@ -89,6 +68,7 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     let mut parameters = Vec::new();
     let mut command = None;
     let mut overlays = JsonObject::new();
+    let mut tests = Vec::new();
     for (key, value) in &table {
         match key.as_str() {
             "parameters" => match parse_parameters(value, &locate_nth) {
@@ -98,23 +78,31 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
             "params" => match value {
                 Value::Object(map) => overlays.clone_from(map),
                 other => diagnostics.push(
-                    Diagnostic::error("invalid-manifest", locate(key), format!("`params` must be a table, got {}", kind(other)))
-                        .with_help("write `[params.NAME]` tables of JSON Schema keywords"),
+                    Diagnostic::error(
+                        "invalid-manifest",
+                        locate(key),
+                        format!("`params` must be a table, got {}", kind(other)),
+                    )
+                    .with_help("write `[params.NAME]` tables of JSON Schema keywords"),
                 ),
             },
             "command" => match parse_command(value) {
                 Ok(argv) => command = Some(argv),
                 Err(message) => diagnostics.push(
-                    Diagnostic::error("invalid-manifest", locate(key), message)
-                        .with_help("write the program and its arguments as a list: command = [\"python3\", \"tool.py\"]"),
+                    Diagnostic::error("invalid-manifest", locate(key), message).with_help(
+                        "write the program and its arguments as a list: command = [\"python3\", \"tool.py\"]",
+                    ),
                 ),
             },
             "tests" => match value {
-                Value::Array(cases) => definition.examples.extend(cases.iter().cloned()),
+                Value::Array(cases) => tests.clone_from(cases),
                 other => diagnostics.push(Diagnostic::error(
                     "invalid-manifest",
                     locate(key),
-                    format!("`tests` must be an array of tables ([[tests]]), got {}", kind(other)),
+                    format!(
+                        "`tests` must be an array of tables ([[tests]]), got {}",
+                        kind(other)
+                    ),
                 )),
             },
             _ => match apply_property(&mut definition, key, value) {
@@ -127,24 +115,54 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
             },
         }
     }
-    // `tests` and `examples` both feed the examples list; keep both when given.
-    if let (Some(Value::Array(examples)), Some(Value::Array(_))) =
-        (table.get("examples"), table.get("tests"))
-    {
-        let mut all = examples.clone();
-        all.extend(
-            definition
-                .examples
-                .drain(..)
-                .filter(|case| !examples.contains(case)),
-        );
-        definition.examples = all;
+    // `[[tests]]` and `examples` are the same cases under two names; keep both.
+    definition.examples.extend(tests);
+    apply_overlays(&overlays, &mut parameters, &mut diagnostics, &locate);
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
     }
-    for (name, overlay) in &overlays {
-        let Some(parameter) = parameters
-            .iter_mut()
-            .find(|p: &&mut Parameter| &p.name == name)
-        else {
+    definition.input_schema = input_schema(&parameters);
+    let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
+    Ok(Manifest { definition, kind })
+}
+
+/// Parses the TOML text; a syntax error is one located diagnostic.
+fn parse_toml(path: &Path, source: &str) -> Result<JsonObject, Vec<Diagnostic>> {
+    let table: toml::Table = toml::from_str(source).map_err(|error| {
+        let (line, column) = error
+            .span()
+            .map_or((1, 1), |span| line_column(source, span.start));
+        let location = SourceLocation {
+            path: path.to_owned(),
+            line,
+            column,
+        };
+        let mut diagnostic = Diagnostic::error(
+            "invalid-manifest",
+            location,
+            format!("invalid TOML: {}", error.message()),
+        )
+        .with_help("fix the TOML syntax; see https://toml.io for the format");
+        if let Some(span) = error.span() {
+            diagnostic = diagnostic.with_span(span);
+        }
+        vec![diagnostic]
+    })?;
+    let Value::Object(table) = toml_to_json(toml::Value::Table(table)) else {
+        unreachable!("a TOML table converts to a JSON object")
+    };
+    Ok(table)
+}
+
+/// `[params.NAME]` tables: JSON Schema keywords merged into each named parameter.
+fn apply_overlays(
+    overlays: &JsonObject,
+    parameters: &mut [Parameter],
+    diagnostics: &mut Vec<Diagnostic>,
+    locate: &dyn Fn(&str) -> SourceLocation,
+) {
+    for (name, overlay) in overlays {
+        let Some(parameter) = parameters.iter_mut().find(|p| &p.name == name) else {
             diagnostics.push(Diagnostic::error(
                 "unknown-parameter",
                 locate("params"),
@@ -158,35 +176,6 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
                 .extend(keywords.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
     }
-    if definition.description.trim().is_empty() && !table.contains_key("description") {
-        let mut warning = Diagnostic::error(
-            "missing-description",
-            SourceLocation::file(path),
-            "the manifest has no `description`",
-        )
-        .with_help("add `description = \"...\"`: it is what the model reads to pick this tool");
-        warning.severity = toolsmith_model::Severity::Warning;
-        diagnostics.push(warning);
-    }
-    if diagnostics
-        .iter()
-        .any(|d| d.severity == toolsmith_model::Severity::Error)
-    {
-        return Err(diagnostics);
-    }
-    definition.input_schema = input_schema(&parameters);
-    let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
-    if !diagnostics.is_empty() {
-        tracing::warn!(
-            "{}",
-            diagnostics
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-    }
-    Ok(Manifest { definition, kind })
 }
 
 fn unknown_key(key: &str, location: SourceLocation) -> Diagnostic {

@@ -129,7 +129,7 @@ pub(crate) fn options_by_tool(
     merge(&config.options);
     if let Ok(text) = std::env::var(OPTIONS_ENV) {
         if let Ok(Value::Object(from_env)) = serde_json::from_str::<Value>(&text) {
-            merge(&from_env)
+            merge(&from_env);
         } else {
             let mut warning = Diagnostic::error(
                 "invalid-config",
