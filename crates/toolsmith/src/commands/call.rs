@@ -55,7 +55,7 @@ pub(crate) fn run(args: &CallArgs, printer: Printer) -> anyhow::Result<ExitStatu
                     }
                 }
                 Content::ResourceLink { uri, name, .. } => {
-                    printer.data(&format!("{name}: {uri}"))?
+                    printer.data(&format!("{name}: {uri}"))?;
                 }
             }
         }
