@@ -9,7 +9,13 @@ use serde_json::{Value, json};
 use toolsmith_folder::ToolFolder;
 use toolsmith_server::ServerState;
 
-use crate::stdio_client;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use toolsmith_model::{Prompt, Prompts, Resource, ResourceBody, ResourceInfo, Resources};
+
+use crate::{examples, state_for, stdio_client};
 
 fn conformance() -> ServerState {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/conformance");
@@ -139,4 +145,78 @@ async fn completes_prompt_arguments_and_template_variables() {
         .await
         .unwrap_err();
     assert_eq!(error_code(unknown), ErrorCode::INVALID_PARAMS);
+}
+
+fn text_resource(uri: &str, text: &str) -> Arc<Resources> {
+    let resource = Resource {
+        uri: uri.into(),
+        info: ResourceInfo {
+            name: "a".into(),
+            mime_type: Some("text/plain".into()),
+            ..ResourceInfo::default()
+        },
+        body: ResourceBody::Text(text.into()),
+        size: None,
+    };
+    Arc::new(Resources::new(vec![resource], Vec::new()))
+}
+
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..300 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("never happened: {what}");
+}
+
+#[tokio::test]
+async fn replace_announces_changed_lists_and_updated_subscriptions() {
+    let state = state_for(&examples(), 8);
+    let client = stdio_client(state.clone()).await;
+    let seen = client.service().seen.clone();
+    assert!(client.list_all_prompts().await.unwrap().is_empty());
+
+    state
+        .replace(
+            state.catalog(),
+            Arc::default(),
+            text_resource("test://a", "one"),
+        )
+        .await;
+    eventually("resources/list_changed", || {
+        seen.resources_changed.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    assert_eq!(seen.tools_changed.load(Ordering::SeqCst), 1);
+    assert_eq!(seen.prompts_changed.load(Ordering::SeqCst), 0);
+
+    client
+        .subscribe(params::<SubscribeRequestParams>(json!({"uri": "test://a"})))
+        .await
+        .unwrap();
+    state
+        .replace(
+            state.catalog(),
+            Arc::new(Prompts::new(vec![Prompt::new("p")])),
+            text_resource("test://a", "two"),
+        )
+        .await;
+    eventually("resources/updated", || {
+        seen.updated.lock().unwrap().as_slice() == ["test://a"]
+    })
+    .await;
+    assert_eq!(seen.prompts_changed.load(Ordering::SeqCst), 1);
+    assert_eq!(seen.resources_changed.load(Ordering::SeqCst), 2);
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts[0].name, "p");
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("test://a"))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(read).unwrap()["contents"][0]["text"],
+        "two"
+    );
 }

@@ -100,6 +100,10 @@ pub(crate) fn state_for(dir: &Path, calls: usize) -> ServerState {
 #[derive(Default, Clone)]
 pub(crate) struct Seen {
     pub(crate) tools_changed: Arc<AtomicUsize>,
+    pub(crate) prompts_changed: Arc<AtomicUsize>,
+    pub(crate) resources_changed: Arc<AtomicUsize>,
+    /// URIs of `notifications/resources/updated`, in order.
+    pub(crate) updated: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 /// A client that answers sampling with `pong: <prompt>` and counts `tools/list_changed`.
@@ -135,6 +139,22 @@ impl ClientHandler for TestClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.seen.tools_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.seen.prompts_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.seen.resources_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.seen.updated.lock().unwrap().push(params.uri);
     }
 }
 
