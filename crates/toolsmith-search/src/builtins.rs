@@ -1,0 +1,381 @@
+//! The built-in discovery tools, `tool_search` and `execute_tool` (DESIGN.md §5): ordinary
+//! [`Tool`]s added to a catalog that has discoverable tools, so a server calls them through
+//! the same path as any other tool.
+//!
+//! A folder tool with a built-in's name wins: the built-in is left out and the catalog
+//! carries a `builtin-tool-shadowed` warning, so nothing changes silently.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use toolsmith_model::{
+    CallContext, CallOutcome, Catalog, Content, Diagnostic, JsonObject, Severity, SourceLocation,
+    Tool, ToolDefinition, ToolFailure, ToolReturn,
+};
+
+use crate::index::SearchIndex;
+
+/// The name of the search built-in.
+pub const TOOL_SEARCH: &str = "tool_search";
+/// The name of the built-in that runs a tool by name.
+pub const EXECUTE_TOOL: &str = "execute_tool";
+
+/// How many results `tool_search` returns unless asked otherwise.
+const DEFAULT_MAX_RESULTS: u64 = 5;
+/// The most results one `tool_search` returns.
+const MOST_RESULTS: u64 = 50;
+
+/// `catalog` plus `tool_search` and `execute_tool` when at least one of its tools is
+/// `discoverable`; `catalog` itself otherwise.
+///
+/// Both built-ins search and run the tools of `catalog` (listed and discoverable alike).
+/// Published definitions are kept as the catalog adjusted them (default timeouts, icons).
+pub fn with_discovery(catalog: Arc<Catalog>) -> Arc<Catalog> {
+    if !catalog
+        .definitions()
+        .any(|definition| definition.discoverable)
+    {
+        return catalog;
+    }
+    let mut diagnostics = catalog.diagnostics().to_vec();
+    let mut tools: Vec<Arc<dyn Tool>> = catalog
+        .entries()
+        .iter()
+        .map(|entry| Arc::clone(entry.tool()))
+        .collect();
+    let builtins: [Arc<dyn Tool>; 2] = [
+        Arc::new(ToolSearch::new(Arc::clone(&catalog))),
+        Arc::new(ExecuteTool::new(Arc::clone(&catalog))),
+    ];
+    for builtin in builtins {
+        let name = &builtin.definition().name;
+        if let Some(entry) = catalog.get(name) {
+            let mut warning = Diagnostic::error(
+                "builtin-tool-shadowed",
+                entry.definition().source.clone(),
+                format!("tool `{name}` hides the built-in discovery tool of the same name"),
+            )
+            .with_help("rename the tool so models can search and run discoverable tools");
+            warning.severity = Severity::Warning;
+            diagnostics.push(warning);
+        } else {
+            tools.push(builtin);
+        }
+    }
+    let published = Arc::clone(&catalog);
+    Arc::new(Catalog::build(tools, diagnostics, move |definition| {
+        if let Some(entry) = published.get(&definition.name) {
+            definition.clone_from(entry.definition());
+        }
+        Ok(())
+    }))
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+/// `tool_search(query, max_results=5)`: the best-matching tools with everything needed to
+/// call them.
+struct ToolSearch {
+    definition: ToolDefinition,
+    index: SearchIndex,
+    catalog: Arc<Catalog>,
+}
+
+impl ToolSearch {
+    fn new(catalog: Arc<Catalog>) -> Self {
+        let schema = object(json!({
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What the tool should do, in a few words (e.g. \"weather forecast for a city\")",
+                },
+                "max_results": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MOST_RESULTS,
+                    "default": DEFAULT_MAX_RESULTS,
+                    "description": "How many tools to return, best first",
+                },
+            },
+            "required": ["query"],
+        }));
+        let mut definition = ToolDefinition::new(
+            TOOL_SEARCH,
+            "Search the tools that are not listed. Returns the best matches, each with its name, \
+             description and inputSchema; run one with `execute_tool`.",
+            schema,
+        );
+        definition.title = Some("Search tools".into());
+        definition.annotations.read_only = Some(true);
+        definition.source = SourceLocation::file("<builtin>");
+        let index = SearchIndex::new(catalog.definitions());
+        Self {
+            definition,
+            index,
+            catalog,
+        }
+    }
+}
+
+impl Tool for ToolSearch {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(&self, arguments: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let limit = arguments
+            .get("max_results")
+            .and_then(Value::as_u64)
+            .unwrap_or(DEFAULT_MAX_RESULTS)
+            .clamp(1, MOST_RESULTS);
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let mut results = Vec::new();
+        let mut text = Vec::new();
+        for hit in self.index.search(query, limit) {
+            let Some(entry) = self.catalog.get(&hit.name) else {
+                continue;
+            };
+            let definition = entry.definition();
+            let mut result = JsonObject::new();
+            result.insert("name".into(), json!(definition.name));
+            if let Some(title) = &definition.title {
+                result.insert("title".into(), json!(title));
+            }
+            result.insert("description".into(), json!(definition.description));
+            result.insert("score".into(), json!(hit.score));
+            result.insert(
+                "inputSchema".into(),
+                Value::Object(definition.input_schema.clone()),
+            );
+            text.push(format!(
+                "{} ({}): {}\n  inputSchema: {}",
+                definition.name,
+                hit.score,
+                definition.description,
+                Value::Object(definition.input_schema.clone()),
+            ));
+            results.push(Value::Object(result));
+        }
+        let text = if text.is_empty() {
+            format!("no tool matches `{query}`; try other words")
+        } else {
+            text.join("\n")
+        };
+        Ok(ToolReturn::Outcome(CallOutcome {
+            content: vec![Content::text(text)],
+            structured_content: Some(json!({ "results": results })),
+            is_error: false,
+        }))
+    }
+}
+
+/// `execute_tool(name, arguments)`: runs a tool by name through the catalog's validated call
+/// path. Scriptling's `parameters` key is accepted for `arguments`.
+struct ExecuteTool {
+    definition: ToolDefinition,
+    catalog: Arc<Catalog>,
+}
+
+impl ExecuteTool {
+    fn new(catalog: Arc<Catalog>) -> Self {
+        let schema = object(json!({
+            "type": "object",
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "description": "The tool to run, as `tool_search` named it",
+                },
+                "arguments": {
+                    "type": "object",
+                    "description": "The tool's arguments, matching its inputSchema",
+                },
+                "parameters": {
+                    "type": "object",
+                    "description": "Another name for `arguments`",
+                },
+            },
+            "required": ["name"],
+        }));
+        let mut definition = ToolDefinition::new(
+            EXECUTE_TOOL,
+            "Run a tool found with `tool_search`, by name, with its arguments.",
+            schema,
+        );
+        definition.title = Some("Run a tool".into());
+        definition.source = SourceLocation::file("<builtin>");
+        // The call path applies this tool's timeout; the tool it runs keeps its own.
+        definition.timeout = catalog
+            .definitions()
+            .map(ToolDefinition::effective_timeout)
+            .max();
+        Self {
+            definition,
+            catalog,
+        }
+    }
+}
+
+impl Tool for ExecuteTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
+        let name = arguments
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let entry = self.catalog.lookup(name).map_err(|unknown| {
+            ToolFailure::failed(format!(
+                "{unknown}\nuse `{TOOL_SEARCH}` to find tools by what they do"
+            ))
+        })?;
+        let inner = match arguments
+            .get("arguments")
+            .or_else(|| arguments.get("parameters"))
+        {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(inner)) => inner.clone(),
+            Some(_) => {
+                return Err(ToolFailure::failed(
+                    "`arguments` must be an object of the tool's arguments",
+                ));
+            }
+        };
+        let definition = entry.definition();
+        let deadline = context
+            .deadline
+            .min(Instant::now() + definition.effective_timeout());
+        let context = CallContext {
+            deadline,
+            options: definition.options.clone(),
+            ..context.clone()
+        };
+        Ok(ToolReturn::Outcome(entry.call(inner, &context)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    struct Add(ToolDefinition);
+
+    impl Tool for Add {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+        fn call(&self, arguments: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
+            let a = arguments["a"].as_i64().unwrap_or_default();
+            let b = arguments["b"].as_i64().unwrap_or_default();
+            Ok(ToolReturn::Text(format!("{a} + {b} = {}", a + b)))
+        }
+    }
+
+    fn catalog(discoverable: bool, extra: Option<&str>) -> Arc<Catalog> {
+        let schema = object(json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+        }));
+        let mut add = ToolDefinition::new("add", "Calculate the sum of two numbers.", schema);
+        add.discoverable = discoverable;
+        let mut tools: Vec<Arc<dyn Tool>> = vec![Arc::new(Add(add))];
+        if let Some(name) = extra {
+            let definition =
+                ToolDefinition::new(name, "A folder tool.", object(json!({"type": "object"})));
+            tools.push(Arc::new(Add(definition)));
+        }
+        Arc::new(Catalog::new(tools, Vec::new()))
+    }
+
+    fn call(catalog: &Catalog, name: &str, arguments: Value) -> CallOutcome {
+        let context = CallContext::detached(Duration::from_secs(5));
+        catalog.call(name, object(arguments), &context).unwrap()
+    }
+
+    #[test]
+    fn builtins_are_added_only_with_discoverable_tools() {
+        let names = |catalog: &Catalog| -> Vec<String> {
+            catalog.definitions().map(|d| d.name.clone()).collect()
+        };
+        assert_eq!(names(&with_discovery(catalog(false, None))), ["add"]);
+        assert_eq!(
+            names(&with_discovery(catalog(true, None))),
+            ["add", "execute_tool", "tool_search"]
+        );
+    }
+
+    #[test]
+    fn search_returns_callable_results() {
+        let catalog = with_discovery(catalog(true, None));
+        let outcome = call(&catalog, TOOL_SEARCH, json!({"query": "sum two numbers"}));
+        let results = &outcome.structured_content.unwrap()["results"];
+        assert_eq!(results[0]["name"], "add");
+        assert_eq!(results[0]["inputSchema"]["required"], json!(["a", "b"]));
+        assert!(outcome.content[0] != Content::text(""));
+    }
+
+    #[test]
+    fn execute_runs_the_tool_with_either_key() {
+        let catalog = with_discovery(catalog(true, None));
+        for key in ["arguments", "parameters"] {
+            let outcome = call(
+                &catalog,
+                EXECUTE_TOOL,
+                json!({"name": "add", key: {"a": 2, "b": 3}}),
+            );
+            assert_eq!(outcome.joined_text(), "2 + 3 = 5");
+        }
+        let invalid = call(
+            &catalog,
+            EXECUTE_TOOL,
+            json!({"name": "add", "arguments": {"a": "x"}}),
+        );
+        assert!(invalid.is_error);
+    }
+
+    #[test]
+    fn unknown_name_suggests_a_tool() {
+        let catalog = with_discovery(catalog(true, None));
+        let outcome = call(
+            &catalog,
+            EXECUTE_TOOL,
+            json!({"name": "ad", "arguments": {}}),
+        );
+        assert!(outcome.is_error);
+        assert!(
+            outcome.joined_text().contains("did you mean `add`"),
+            "{}",
+            outcome.joined_text()
+        );
+    }
+
+    #[test]
+    fn folder_tool_wins_over_a_builtin_with_a_warning() {
+        let catalog = with_discovery(catalog(true, Some(TOOL_SEARCH)));
+        let search = catalog.get(TOOL_SEARCH).unwrap();
+        assert_eq!(search.definition().description, "A folder tool.");
+        let warning = &catalog.diagnostics()[0];
+        assert_eq!(warning.rule, "builtin-tool-shadowed");
+        assert_eq!(warning.severity, Severity::Warning);
+        assert!(catalog.get(EXECUTE_TOOL).is_some());
+    }
+}

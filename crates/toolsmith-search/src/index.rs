@@ -1,0 +1,392 @@
+//! The search index: per-field term postings over tool definitions, scored BM25-style with
+//! field weights, with prefix and typo-tolerant expansion of each query term.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use toolsmith_model::ToolDefinition;
+
+use crate::text::{bounded_distance, terms, words};
+
+/// The parts of a definition that are indexed, each with its own weight.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Name,
+    Title,
+    Keywords,
+    Tags,
+    Description,
+    Parameters,
+}
+
+const FIELD_COUNT: usize = 6;
+
+impl Field {
+    /// How much a match in this field counts: a word of the name says more about what a
+    /// tool does than a word of a parameter's description.
+    fn weight(self) -> f64 {
+        match self {
+            Self::Name => 3.0,
+            Self::Keywords => 2.5,
+            Self::Title => 2.0,
+            Self::Tags => 1.5,
+            Self::Description => 1.0,
+            Self::Parameters => 0.5,
+        }
+    }
+}
+
+/// BM25's term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25's length normalisation.
+const B: f64 = 0.75;
+
+/// How much an expanded term counts against the query term itself.
+const PREFIX_FACTOR: f64 = 0.7;
+const ONE_TYPO_FACTOR: f64 = 0.6;
+const TWO_TYPOS_FACTOR: f64 = 0.4;
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The tool's name.
+    pub name: String,
+    /// Relevance, higher is better; only comparable within one search. Rounded to three
+    /// decimals so renderings are stable.
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    document: u32,
+    field: Field,
+    frequency: u32,
+}
+
+/// An index over tool definitions, built once per catalog and searched many times.
+#[derive(Debug, Default)]
+pub struct SearchIndex {
+    names: Vec<String>,
+    /// Each name's words joined by `_`, for the exact-name match (`getWeather` = `get_weather`).
+    normalized_names: Vec<String>,
+    term_ids: HashMap<String, usize>,
+    vocabulary: Vec<String>,
+    postings: Vec<Vec<Posting>>,
+    /// How many documents contain each term, in any field.
+    document_frequency: Vec<u32>,
+    field_lengths: Vec<[u32; FIELD_COUNT]>,
+    average_lengths: [f64; FIELD_COUNT],
+}
+
+impl SearchIndex {
+    /// Indexes `definitions`.
+    pub fn new<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>) -> Self {
+        let mut index = Self::default();
+        for definition in definitions {
+            index.add(definition);
+        }
+        let count = index.names.len().max(1);
+        for field in 0..FIELD_COUNT {
+            let total: u64 = index
+                .field_lengths
+                .iter()
+                .map(|l| u64::from(l[field]))
+                .sum();
+            #[expect(clippy::cast_precision_loss, reason = "counts far below 2^52")]
+            let average = total as f64 / count as f64;
+            index.average_lengths[field] = average.max(1.0);
+        }
+        index
+    }
+
+    /// How many tools are indexed.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no tool is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    fn add(&mut self, definition: &ToolDefinition) {
+        let document = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.names.push(definition.name.clone());
+        self.normalized_names
+            .push(words(&definition.name).join("_"));
+        let mut parameters = String::new();
+        if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
+            for (name, schema) in properties {
+                parameters.push_str(name);
+                parameters.push(' ');
+                if let Some(Value::String(description)) = schema.get("description") {
+                    parameters.push_str(description);
+                    parameters.push(' ');
+                }
+            }
+        }
+        let fields = [
+            (Field::Name, definition.name.clone()),
+            (Field::Title, definition.title.clone().unwrap_or_default()),
+            (Field::Keywords, definition.keywords.join(" ")),
+            (Field::Tags, definition.tags.join(" ")),
+            (Field::Description, definition.description.clone()),
+            (Field::Parameters, parameters),
+        ];
+        let mut lengths = [0; FIELD_COUNT];
+        let mut seen: Vec<usize> = Vec::new();
+        for (field, text) in fields {
+            let mut frequencies: HashMap<usize, u32> = HashMap::new();
+            let field_terms = terms(&text);
+            lengths[field as usize] = u32::try_from(field_terms.len()).unwrap_or(u32::MAX);
+            for term in field_terms {
+                let id = self.term_id(term);
+                *frequencies.entry(id).or_default() += 1;
+            }
+            let mut frequencies: Vec<(usize, u32)> = frequencies.into_iter().collect();
+            frequencies.sort_unstable();
+            for (id, frequency) in frequencies {
+                self.postings[id].push(Posting {
+                    document,
+                    field,
+                    frequency,
+                });
+                if !seen.contains(&id) {
+                    seen.push(id);
+                    self.document_frequency[id] += 1;
+                }
+            }
+        }
+        self.field_lengths.push(lengths);
+    }
+
+    fn term_id(&mut self, term: String) -> usize {
+        if let Some(&id) = self.term_ids.get(&term) {
+            return id;
+        }
+        let id = self.vocabulary.len();
+        self.term_ids.insert(term.clone(), id);
+        self.vocabulary.push(term);
+        self.postings.push(Vec::new());
+        self.document_frequency.push(0);
+        id
+    }
+
+    /// The tools that best match `query`, best first, at most `limit`.
+    ///
+    /// Each query term matches index terms exactly, by prefix (terms of three letters or
+    /// more) or with one typo (four letters or more; two typos from eight), the expansions
+    /// counting less. A tool's score is the sum over query terms of the best-matching
+    /// expansion's weighted BM25 score, scaled by the share of query terms it matched, so
+    /// tools matching every word come first. A query that is exactly a tool's name (in any
+    /// case style) puts that tool first. Ties are broken by name.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        let mut query_terms = terms(query);
+        query_terms.sort_unstable();
+        query_terms.dedup();
+        let mut scores = vec![0.0_f64; self.names.len()];
+        let mut matched = vec![0_u32; self.names.len()];
+        for term in &query_terms {
+            let mut best: HashMap<u32, f64> = HashMap::new();
+            for (id, factor) in self.expansions(term) {
+                let mut per_document: HashMap<u32, f64> = HashMap::new();
+                let idf = self.idf(id);
+                for posting in &self.postings[id] {
+                    let score = factor * idf * self.field_score(posting);
+                    *per_document.entry(posting.document).or_default() += score;
+                }
+                for (document, score) in per_document {
+                    let entry = best.entry(document).or_default();
+                    *entry = entry.max(score);
+                }
+            }
+            for (document, score) in best {
+                scores[document as usize] += score;
+                matched[document as usize] += 1;
+            }
+        }
+        #[expect(clippy::cast_precision_loss, reason = "a handful of query terms")]
+        let term_count = query_terms.len().max(1) as f64;
+        let mut hits: Vec<(usize, f64)> = scores
+            .iter()
+            .zip(&matched)
+            .enumerate()
+            .filter(|(_, (score, _))| **score > 0.0)
+            .map(|(document, (score, matched))| {
+                (document, score * f64::from(*matched) / term_count)
+            })
+            .collect();
+        let normalized_query = words(query).join("_");
+        if !normalized_query.is_empty() {
+            let top = hits.iter().map(|(_, score)| *score).fold(0.0, f64::max);
+            for (document, name) in self.normalized_names.iter().enumerate() {
+                if *name == normalized_query {
+                    hits.retain(|(other, _)| *other != document);
+                    hits.push((document, top + 1.0));
+                }
+            }
+        }
+        hits.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.names[a.0].cmp(&self.names[b.0]))
+        });
+        hits.into_iter()
+            .take(limit)
+            .map(|(document, score)| Hit {
+                name: self.names[document].clone(),
+                score: (score * 1000.0).round() / 1000.0,
+            })
+            .collect()
+    }
+
+    /// The index terms `term` matches, each with how much the match counts.
+    fn expansions(&self, term: &str) -> Vec<(usize, f64)> {
+        let length = term.len();
+        let mut expansions = Vec::new();
+        for (id, candidate) in self.vocabulary.iter().enumerate() {
+            let factor = if candidate == term {
+                1.0
+            } else if length >= 3 && candidate.starts_with(term) {
+                PREFIX_FACTOR
+            } else if length >= 4 {
+                let limit = if length >= 8 { 2 } else { 1 };
+                match bounded_distance(term.as_bytes(), candidate.as_bytes(), limit) {
+                    Some(1) => ONE_TYPO_FACTOR,
+                    Some(2) => TWO_TYPOS_FACTOR,
+                    _ => continue,
+                }
+            } else {
+                continue;
+            };
+            expansions.push((id, factor));
+        }
+        expansions
+    }
+
+    fn idf(&self, id: usize) -> f64 {
+        let documents = f64::from(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
+        let frequency = f64::from(self.document_frequency[id]);
+        (1.0 + (documents - frequency + 0.5) / (frequency + 0.5)).ln()
+    }
+
+    fn field_score(&self, posting: &Posting) -> f64 {
+        let field = posting.field as usize;
+        let frequency = f64::from(posting.frequency);
+        let length = f64::from(self.field_lengths[posting.document as usize][field]);
+        let normalization = 1.0 - B + B * length / self.average_lengths[field];
+        posting.field.weight() * frequency * (K1 + 1.0) / (frequency + K1 * normalization)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(name: &str, description: &str) -> ToolDefinition {
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        ToolDefinition::new(name, description, schema)
+    }
+
+    /// A small hand-made corpus of look-alike tools.
+    fn corpus() -> Vec<ToolDefinition> {
+        let mut weather = tool("get_weather", "Current conditions for a city.");
+        weather.title = Some("Weather".into());
+        weather.keywords = vec!["temperature".into(), "rain".into()];
+        let mut forecast = tool("forecast", "Weather for the next days in a city.");
+        forecast.tags = vec!["weather".into()];
+        let mut add = tool("add", "Calculate the sum of two numbers.");
+        add.keywords = vec!["math".into(), "sum".into()];
+        add.input_schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer", "description": "First number"},
+                "b": {"type": "integer", "description": "Second number"},
+            },
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let mut issues = tool("listOpenIssues", "List the open issues of a repository.");
+        issues.keywords = vec!["github".into()];
+        let mut pulls = tool(
+            "create-pull-request",
+            "Open a pull request from a branch of a repository.",
+        );
+        pulls.tags = vec!["github".into()];
+        vec![
+            weather,
+            forecast,
+            add,
+            issues,
+            pulls,
+            tool(
+                "process_list",
+                "Statistics over a list of numbers: sum, average, min, max.",
+            ),
+            tool("adder_history", "Show what was added before."),
+        ]
+    }
+
+    fn names(index: &SearchIndex, query: &str) -> Vec<String> {
+        index
+            .search(query, 5)
+            .into_iter()
+            .map(|hit| hit.name)
+            .collect()
+    }
+
+    #[test]
+    fn exact_name_comes_first() {
+        let index = SearchIndex::new(&corpus());
+        assert_eq!(names(&index, "add")[0], "add");
+        assert_eq!(names(&index, "process_list")[0], "process_list");
+        // Any case style names the same tool.
+        assert_eq!(names(&index, "list_open_issues")[0], "listOpenIssues");
+    }
+
+    #[test]
+    fn names_are_split_on_camel_snake_and_kebab_case() {
+        let index = SearchIndex::new(&corpus());
+        assert_eq!(names(&index, "open issues")[0], "listOpenIssues");
+        assert_eq!(names(&index, "pull request")[0], "create-pull-request");
+        assert_eq!(names(&index, "weather")[0], "get_weather");
+    }
+
+    #[test]
+    fn stemmed_words_match() {
+        let index = SearchIndex::new(&corpus());
+        assert_eq!(names(&index, "forecasting")[0], "forecast");
+        assert_eq!(names(&index, "adding numbers")[0], "add");
+    }
+
+    #[test]
+    fn typos_still_find_the_tool() {
+        let index = SearchIndex::new(&corpus());
+        assert_eq!(names(&index, "wether")[0], "get_weather");
+        assert_eq!(names(&index, "repositry issues")[0], "listOpenIssues");
+    }
+
+    #[test]
+    fn tools_matching_every_word_rank_first() {
+        let index = SearchIndex::new(&corpus());
+        assert_eq!(names(&index, "sum two numbers")[0], "add");
+        assert_eq!(names(&index, "weather next days")[0], "forecast");
+        assert_eq!(
+            names(&index, "github pull request")[0],
+            "create-pull-request"
+        );
+        let hits = index.search("weather in a city", 5);
+        assert!(hits.len() >= 2);
+        assert!(hits.windows(2).all(|pair| pair[0].score >= pair[1].score));
+    }
+
+    #[test]
+    fn nothing_matching_is_empty() {
+        let index = SearchIndex::new(&corpus());
+        assert!(index.search("zebra", 5).is_empty());
+        assert!(index.search("", 5).is_empty());
+        assert_eq!(index.search("number", 2).len(), 2);
+    }
+}

@@ -1,0 +1,31 @@
+//! Ranking for `tool_search` (DESIGN.md §5): find the right tool among many from a few words
+//! a user or model wrote, and the two built-in tools that put discoverable tools within a
+//! model's reach.
+//!
+//! - [`SearchIndex`]: an index over tool definitions — name (split on snake, kebab and camel
+//!   case), title, keywords, tags, description, parameter names and descriptions — scored
+//!   BM25-style per field with field weights, light stemming, typo tolerance and multi-word
+//!   queries. [`SearchIndex::search`] returns [`Hit`]s, best first.
+//! - [`with_discovery`]: a catalog plus the `tool_search` and `execute_tool` built-ins,
+//!   when at least one of its tools is `discoverable`.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolsmith_model::ToolDefinition;
+//! use toolsmith_search::SearchIndex;
+//!
+//! let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+//! let index = SearchIndex::new([
+//!     &ToolDefinition::new("get_weather", "Current weather for a city.", schema.clone()),
+//!     &ToolDefinition::new("add", "Calculate the sum of two numbers.", schema),
+//! ]);
+//! let hits = index.search("wether in Paris", 5);
+//! assert_eq!(hits[0].name, "get_weather");
+//! ```
+
+mod builtins;
+mod index;
+mod text;
+
+pub use builtins::{EXECUTE_TOOL, TOOL_SEARCH, with_discovery};
+pub use index::{Hit, SearchIndex};

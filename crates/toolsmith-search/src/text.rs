@@ -1,0 +1,169 @@
+//! Text into index terms: words split on case and separators, lowercased, stop words
+//! dropped, and a light English suffix stripper so `forecasting` meets `forecast`.
+
+/// Words too common to say anything about which tool is meant.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "get", "i", "in",
+    "is", "it", "me", "my", "of", "on", "or", "some", "that", "the", "this", "to", "tool", "what",
+    "which", "with", "you",
+];
+
+/// The terms of `text`: words (split on anything not alphanumeric, and on camel case and
+/// letter/digit boundaries), lowercased and stemmed, stop words left out.
+pub(crate) fn terms(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|word| !STOP_WORDS.contains(&word.as_str()))
+        .map(|word| stem(&word))
+        .collect()
+}
+
+/// Lowercased words of `text`: `getHTTPResponse_v2` → `get`, `http`, `response`, `v`, `2`.
+pub(crate) fn words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<char> = chunk.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (previous, current) = (chars[i - 1], chars[i]);
+            let next_is_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+            let boundary = (previous.is_lowercase() && current.is_uppercase())
+                || (previous.is_uppercase() && current.is_uppercase() && next_is_lower)
+                || (previous.is_alphabetic() && current.is_numeric())
+                || (previous.is_numeric() && current.is_alphabetic());
+            if boundary {
+                words.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        if start < chars.len() {
+            words.push(chars[start..].iter().collect::<String>().to_lowercase());
+        }
+    }
+    words
+}
+
+/// A light English suffix stripper: plurals, `-ing`, `-ed`, `-ly`, `-ies`.
+///
+/// Deliberately conservative (short words are left alone): it only has to make a query and
+/// a description agree, and an over-eager stemmer merges words that mean different things.
+pub(crate) fn stem(word: &str) -> String {
+    let length = word.chars().count();
+    if length <= 3 || !word.is_ascii() {
+        return word.to_owned();
+    }
+    if let Some(base) = word.strip_suffix("ies")
+        && base.len() >= 2
+    {
+        return format!("{base}y");
+    }
+    for suffix in ["ing", "ed"] {
+        if let Some(base) = word.strip_suffix(suffix)
+            && base.len() >= 3
+            && base.chars().any(is_vowel)
+        {
+            return undouble(base);
+        }
+    }
+    if let Some(base) = word.strip_suffix("ly")
+        && base.len() >= 4
+    {
+        return base.to_owned();
+    }
+    if let Some(base) = word.strip_suffix("es")
+        && ["s", "x", "z", "ch", "sh"]
+            .iter()
+            .any(|end| base.ends_with(end))
+    {
+        return base.to_owned();
+    }
+    if let Some(base) = word.strip_suffix('s')
+        && !base.ends_with('s')
+        && !base.ends_with('u')
+        && !base.ends_with('i')
+    {
+        return base.to_owned();
+    }
+    word.to_owned()
+}
+
+fn is_vowel(c: char) -> bool {
+    matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
+}
+
+/// `runn` → `run`, `stopp` → `stop`; `ll`, `ss` and `zz` stay (`call`, `pass`), and so do
+/// three-letter bases (`add`).
+fn undouble(base: &str) -> String {
+    let bytes = base.as_bytes();
+    if let [_, _, .., a, b] = bytes
+        && a == b
+        && !is_vowel(char::from(*a))
+        && !matches!(a, b'l' | b's' | b'z')
+    {
+        return base[..base.len() - 1].to_owned();
+    }
+    base.to_owned()
+}
+
+/// The edit distance between `a` and `b` when it is at most `limit`, else `None`.
+pub(crate) fn bounded_distance(a: &[u8], b: &[u8], limit: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        let mut row_min = current[0];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+            row_min = row_min.min(current[j + 1]);
+        }
+        if row_min > limit {
+            return None;
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    (previous[b.len()] <= limit).then_some(previous[b.len()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_on_case_and_separators() {
+        assert_eq!(
+            words("getHTTPResponse_v2"),
+            ["get", "http", "response", "v", "2"]
+        );
+        assert_eq!(words("list-open_issues"), ["list", "open", "issues"]);
+        assert_eq!(words("CalendarMonth"), ["calendar", "month"]);
+    }
+
+    #[test]
+    fn stemming_meets_the_base_word() {
+        for (word, expected) in [
+            ("forecasting", "forecast"),
+            ("forecasts", "forecast"),
+            ("numbers", "number"),
+            ("running", "run"),
+            ("queries", "query"),
+            ("processes", "process"),
+            ("status", "status"),
+            ("calls", "call"),
+            ("sum", "sum"),
+            ("adding", "add"),
+        ] {
+            assert_eq!(stem(word), expected, "{word}");
+        }
+    }
+
+    #[test]
+    fn distance_is_bounded() {
+        assert_eq!(bounded_distance(b"wether", b"weather", 1), Some(1));
+        assert_eq!(bounded_distance(b"wheatre", b"weather", 1), None);
+        assert_eq!(bounded_distance(b"add", b"add", 0), Some(0));
+    }
+}
