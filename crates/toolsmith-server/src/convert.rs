@@ -29,8 +29,10 @@ pub(crate) struct Published {
 }
 
 impl Published {
-    /// Converts every tool of `catalog` once.
+    /// Converts every tool of `catalog` once, after adding the `tool_search` and
+    /// `execute_tool` built-ins when some tool is discoverable (DESIGN.md §5).
     pub(crate) fn new(catalog: Arc<Catalog>) -> Self {
+        let catalog = toolsmith_search::with_discovery(catalog);
         let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
         let listed = catalog
             .definitions()
@@ -285,7 +287,7 @@ mod tests {
         ]));
         let (page, next) = published.page(None, PAGE_SIZE).unwrap();
         let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
-        assert_eq!(names, ["echo", "forecast"]);
+        assert_eq!(names, ["echo", "execute_tool", "forecast", "tool_search"]);
         assert_eq!(next, None);
         assert!(published.tool("add").is_some());
     }

@@ -13,6 +13,7 @@
 
 mod calls;
 mod content;
+mod discovery;
 mod http;
 mod stdio;
 
