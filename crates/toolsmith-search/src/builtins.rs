@@ -14,7 +14,7 @@ use toolsmith_model::{
     Tool, ToolDefinition, ToolFailure, ToolReturn,
 };
 
-use crate::index::SearchIndex;
+use crate::index::{Hit, SearchIndex};
 
 /// The name of the search built-in.
 pub const TOOL_SEARCH: &str = "tool_search";
@@ -79,6 +79,30 @@ fn object(value: Value) -> JsonObject {
     }
 }
 
+/// `{"results": [{name, title, description, score, inputSchema}]}` for `hits` of `catalog`:
+/// the structured content of `tool_search`, with everything needed to call each tool.
+pub fn results(catalog: &Catalog, hits: &[Hit]) -> Value {
+    let results: Vec<Value> = hits
+        .iter()
+        .filter_map(|hit| {
+            let definition = catalog.get(&hit.name)?.definition();
+            let mut result = JsonObject::new();
+            result.insert("name".into(), json!(definition.name));
+            if let Some(title) = &definition.title {
+                result.insert("title".into(), json!(title));
+            }
+            result.insert("description".into(), json!(definition.description));
+            result.insert("score".into(), json!(hit.score));
+            result.insert(
+                "inputSchema".into(),
+                Value::Object(definition.input_schema.clone()),
+            );
+            Some(Value::Object(result))
+        })
+        .collect();
+    json!({ "results": results })
+}
+
 /// `tool_search(query, max_results=5)`: the best-matching tools with everything needed to
 /// call them.
 struct ToolSearch {
@@ -140,32 +164,19 @@ impl Tool for ToolSearch {
             .unwrap_or(DEFAULT_MAX_RESULTS)
             .clamp(1, MOST_RESULTS);
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        let mut results = Vec::new();
+        let hits = self.index.search(query, limit);
         let mut text = Vec::new();
-        for hit in self.index.search(query, limit) {
-            let Some(entry) = self.catalog.get(&hit.name) else {
-                continue;
-            };
-            let definition = entry.definition();
-            let mut result = JsonObject::new();
-            result.insert("name".into(), json!(definition.name));
-            if let Some(title) = &definition.title {
-                result.insert("title".into(), json!(title));
+        for hit in &hits {
+            if let Some(entry) = self.catalog.get(&hit.name) {
+                let definition = entry.definition();
+                text.push(format!(
+                    "{} ({}): {}\n  inputSchema: {}",
+                    definition.name,
+                    hit.score,
+                    definition.description,
+                    Value::Object(definition.input_schema.clone()),
+                ));
             }
-            result.insert("description".into(), json!(definition.description));
-            result.insert("score".into(), json!(hit.score));
-            result.insert(
-                "inputSchema".into(),
-                Value::Object(definition.input_schema.clone()),
-            );
-            text.push(format!(
-                "{} ({}): {}\n  inputSchema: {}",
-                definition.name,
-                hit.score,
-                definition.description,
-                Value::Object(definition.input_schema.clone()),
-            ));
-            results.push(Value::Object(result));
         }
         let text = if text.is_empty() {
             format!("no tool matches `{query}`; try other words")
@@ -174,7 +185,7 @@ impl Tool for ToolSearch {
         };
         Ok(ToolReturn::Outcome(CallOutcome {
             content: vec![Content::text(text)],
-            structured_content: Some(json!({ "results": results })),
+            structured_content: Some(results(&self.catalog, &hits)),
             is_error: false,
         }))
     }

@@ -27,5 +27,5 @@ mod builtins;
 mod index;
 mod text;
 
-pub use builtins::{EXECUTE_TOOL, TOOL_SEARCH, with_discovery};
+pub use builtins::{EXECUTE_TOOL, TOOL_SEARCH, results, with_discovery};
 pub use index::{Hit, SearchIndex};

@@ -106,6 +106,18 @@ pub(crate) enum Command {
     ///   toolsmith serve tools --http 0.0.0.0:8080 --allow-host tools.internal --auth-token "$TOKEN"
     #[command(verbatim_doc_comment)]
     Serve(ServeArgs),
+
+    /// Search the tools of a folder the way `tool_search` does, and print the ranking.
+    ///
+    /// Ranks every tool (listed and discoverable) by how well its name, title, keywords,
+    /// tags, description and parameters match QUERY, best first, with the score the server's
+    /// `tool_search` reports (see docs/search.md). Prints NAME, SCORE and TITLE; `--json`
+    /// prints `tool_search`'s structured result.
+    ///
+    /// Examples:
+    ///   toolsmith search examples/tools "sum two numbers"
+    ///   toolsmith search tools "wether forecast" -n 3 --json
+    Search(SearchArgs),
 }
 
 /// Where the tools are.
@@ -396,4 +408,22 @@ pub(crate) struct NewFolderArgs {
     /// The folder to create (or an existing one without these files).
     #[arg(value_name = "DIR")]
     pub(crate) dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// `[DIR] QUERY`: the folder (default ./tools) and what the tool should do.
+    #[arg(value_name = "[DIR] QUERY", required = true, num_args = 1..=2)]
+    pub(crate) words: Vec<String>,
+
+    /// How many tools to show, best first [default: 5].
+    ///
+    /// The same as `tool_search`'s `max_results`. Example: `-n 10`.
+    #[arg(short = 'n', long = "limit", value_name = "K", default_value_t = 5)]
+    pub(crate) limit: usize,
+
+    /// Print `{"results": [{name, title, description, score, inputSchema}]}`, exactly the
+    /// structured content `tool_search` returns.
+    #[arg(long)]
+    pub(crate) json: bool,
 }

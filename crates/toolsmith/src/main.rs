@@ -48,6 +48,7 @@ fn main() -> ExitCode {
         Command::New(args) => commands::new::run(&args, printer),
         Command::Check(args) => commands::check::run(&args, printer),
         Command::Serve(args) => commands::serve::run(&args, printer),
+        Command::Search(args) => commands::search::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

@@ -4,5 +4,6 @@ pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod list;
 pub(crate) mod new;
+pub(crate) mod search;
 pub(crate) mod serve;
 pub(crate) mod test;

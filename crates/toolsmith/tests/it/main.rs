@@ -9,6 +9,7 @@ mod call;
 mod check;
 mod list;
 mod new;
+mod search;
 mod serve;
 mod test_command;
 mod watch;
