@@ -370,8 +370,9 @@ fn key_location(path: &Path, source: &str, key: &str, occurrence: usize) -> Sour
     SourceLocation::file(path)
 }
 
-/// Converts TOML to JSON (dates become strings).
-pub(crate) fn toml_to_json(value: toml::Value) -> Value {
+/// Converts TOML to JSON (dates become strings), as manifests, `toolsmith.toml` and test
+/// files are read.
+pub fn toml_to_json(value: toml::Value) -> Value {
     match value {
         toml::Value::String(text) => Value::String(text),
         toml::Value::Integer(number) => Value::from(number),

@@ -177,7 +177,7 @@ pub fn parse_test_file(path: &Path, source: &str) -> TestFile {
             return file;
         }
     };
-    let Value::Object(table) = toml_to_json(toml::Value::Table(table)) else {
+    let Value::Object(table) = toolsmith_folder::toml_to_json(toml::Value::Table(table)) else {
         unreachable!("a TOML table converts to a JSON object")
     };
     let mut problem = |message: String, help: &str| {
@@ -265,26 +265,6 @@ fn table_lines(source: &str, name: &str) -> Vec<u32> {
         })
         .map(|(number, _)| u32::try_from(number + 1).unwrap_or(u32::MAX))
         .collect()
-}
-
-/// Converts TOML to JSON (dates become strings).
-fn toml_to_json(value: toml::Value) -> Value {
-    match value {
-        toml::Value::String(text) => Value::String(text),
-        toml::Value::Integer(number) => Value::from(number),
-        toml::Value::Float(number) => {
-            serde_json::Number::from_f64(number).map_or(Value::Null, Value::Number)
-        }
-        toml::Value::Boolean(flag) => Value::Bool(flag),
-        toml::Value::Datetime(date) => Value::String(date.to_string()),
-        toml::Value::Array(items) => Value::Array(items.into_iter().map(toml_to_json).collect()),
-        toml::Value::Table(table) => Value::Object(
-            table
-                .into_iter()
-                .map(|(k, v)| (k, toml_to_json(v)))
-                .collect(),
-        ),
-    }
 }
 
 #[cfg(test)]
