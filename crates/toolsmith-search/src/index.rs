@@ -186,23 +186,34 @@ impl SearchIndex {
         query_terms.dedup();
         let mut scores = vec![0.0_f64; self.names.len()];
         let mut matched = vec![0_u32; self.names.len()];
+        // Scratch rows reused across terms: a term's best expansion per tool, and one
+        // expansion's sum over fields (with the tools it touched, to reset cheaply).
+        let mut best = vec![0.0_f64; self.names.len()];
+        let mut current = vec![0.0_f64; self.names.len()];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut reached: Vec<usize> = Vec::new();
         for term in &query_terms {
-            let mut best: HashMap<u32, f64> = HashMap::new();
             for (id, factor) in self.expansions(term) {
-                let mut per_document: HashMap<u32, f64> = HashMap::new();
                 let idf = self.idf(id);
                 for posting in &self.postings[id] {
-                    let score = factor * idf * self.field_score(posting);
-                    *per_document.entry(posting.document).or_default() += score;
+                    let document = posting.document as usize;
+                    if current[document] == 0.0 {
+                        touched.push(document);
+                    }
+                    current[document] += factor * idf * self.field_score(posting);
                 }
-                for (document, score) in per_document {
-                    let entry = best.entry(document).or_default();
-                    *entry = entry.max(score);
+                for document in touched.drain(..) {
+                    if best[document] == 0.0 {
+                        reached.push(document);
+                    }
+                    best[document] = best[document].max(current[document]);
+                    current[document] = 0.0;
                 }
             }
-            for (document, score) in best {
-                scores[document as usize] += score;
-                matched[document as usize] += 1;
+            for document in reached.drain(..) {
+                scores[document] += best[document];
+                matched[document] += 1;
+                best[document] = 0.0;
             }
         }
         #[expect(clippy::cast_precision_loss, reason = "a handful of query terms")]
