@@ -22,7 +22,8 @@ use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    CallToolRequestMethod, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorCode,
+    ErrorData, JsonRpcMessage, JsonRpcVersion2_0, Request, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::service::{ServerInitializeError, serve_server_with_ct};
 use rmcp::transport::Transport;
@@ -269,6 +270,9 @@ fn parse(line: &[u8]) -> Parsed {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Parsed::Ignore;
     }
+    if let Some(call) = parse_call(line) {
+        return Parsed::Message(call);
+    }
     let error = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
         Ok(message) => return Parsed::Message(message),
         Err(error) => error,
@@ -294,6 +298,40 @@ fn parse(line: &[u8]) -> Parsed {
         id,
         ErrorCode::INVALID_REQUEST,
         format!("Invalid request: {error}"),
+    ))
+}
+
+/// A `tools/call` in its plain shape — the hot path — read straight into rmcp's types.
+///
+/// rmcp's own parse buffers the whole message, checks its shape, buffers it again for the
+/// request's flattened fields and then tries every client request type in turn. This reads
+/// the fields once. Anything else — another method, `_meta` (progress tokens), an extra or
+/// duplicate key, an array — returns `None` and takes rmcp's parse, so both accept the same
+/// messages and build the same request.
+fn parse_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Call {
+        #[allow(dead_code, reason = "checked by deserializing")]
+        jsonrpc: JsonRpcVersion2_0,
+        id: RequestId,
+        #[allow(dead_code, reason = "checked by deserializing")]
+        method: CallToolRequestMethod,
+        // A map, not the params struct: serde would also read a struct from an array.
+        params: serde_json::Map<String, serde_json::Value>,
+    }
+    if line.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let call: Call = serde_json::from_slice(line).ok()?;
+    if call.params.contains_key("_meta") {
+        return None;
+    }
+    let params: CallToolRequestParams =
+        serde_json::from_value(serde_json::Value::Object(call.params)).ok()?;
+    Some(JsonRpcMessage::request(
+        ClientRequest::CallToolRequest(Request::new(params)),
+        call.id,
     ))
 }
 
@@ -548,5 +586,42 @@ mod tests {
             parse(line),
             Parsed::Message(JsonRpcMessage::Request(_))
         ));
+    }
+
+    #[test]
+    fn plain_tool_calls_parse_as_rmcp_parses_them() {
+        let lines: [&[u8]; 4] = [
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi","n":[1,{"a":null}]}}}"#,
+            br#"{"method":"tools/call","params":{"name":"x"},"id":"abc","jsonrpc":"2.0"}"#,
+            br#" {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":null,"extra":1}}"#,
+            br#"{"jsonrpc":"2.0","id":-3,"method":"tools/call","params":{"name":"x","requestState":"s"}}"#,
+        ];
+        for line in lines {
+            let fast = parse_call(line).expect("the fast path takes a plain call");
+            let general = serde_json::from_slice::<ClientJsonRpcMessage>(line).unwrap();
+            assert_eq!(
+                serde_json::to_value(&fast).unwrap(),
+                serde_json::to_value(&general).unwrap()
+            );
+            assert!(matches!(parse(line), Parsed::Message(JsonRpcMessage::Request(_))));
+        }
+    }
+
+    #[test]
+    fn unusual_tool_calls_take_the_general_parse() {
+        let lines: [&[u8]; 7] = [
+            // a progress token lives in `_meta`, which rmcp moves into the request's extensions
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":1}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"},"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"x"}}"#,
+            br#"["2.0",1,"tools/call",{"name":"x"}]"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[null,"x"]}"#,
+            br#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+        ];
+        for line in lines {
+            assert!(parse_call(line).is_none(), "{}", String::from_utf8_lossy(line));
+        }
+        assert_eq!(reply(r#"["2.0",1,"tools/call",{"name":"x"}]"#)["error"]["code"], -32600);
     }
 }
