@@ -603,7 +603,10 @@ mod tests {
                 serde_json::to_value(&fast).unwrap(),
                 serde_json::to_value(&general).unwrap()
             );
-            assert!(matches!(parse(line), Parsed::Message(JsonRpcMessage::Request(_))));
+            assert!(matches!(
+                parse(line),
+                Parsed::Message(JsonRpcMessage::Request(_))
+            ));
         }
     }
 
@@ -620,8 +623,15 @@ mod tests {
             br#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
         ];
         for line in lines {
-            assert!(parse_call(line).is_none(), "{}", String::from_utf8_lossy(line));
+            assert!(
+                parse_call(line).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
         }
-        assert_eq!(reply(r#"["2.0",1,"tools/call",{"name":"x"}]"#)["error"]["code"], -32600);
+        assert_eq!(
+            reply(r#"["2.0",1,"tools/call",{"name":"x"}]"#)["error"]["code"],
+            -32600
+        );
     }
 }
