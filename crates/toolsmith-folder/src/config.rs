@@ -6,9 +6,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolsmith_model::{Diagnostic, JsonObject, Severity, SourceLocation, kind, line_column};
+use toolsmith_model::{Diagnostic, JsonObject, Severity, SourceLocation, kind};
 
-use crate::manifest::toml_to_json;
+use crate::manifest::parse_toml;
 
 /// The file name of a folder's configuration.
 pub const CONFIG_FILE: &str = "toolsmith.toml";
@@ -65,32 +65,14 @@ impl FolderConfig {
     /// Parses the text of a `toolsmith.toml`.
     pub fn parse(path: &Path, source: &str) -> (Self, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
-        let table: toml::Table = match toml::from_str(source) {
-            Ok(table) => table,
-            Err(error) => {
-                let (line, column) = error
-                    .span()
-                    .map_or((1, 1), |span| line_column(source, span.start));
-                let location = SourceLocation {
-                    path: path.to_owned(),
-                    line,
-                    column,
-                };
-                diagnostics.push(
-                    Diagnostic::error(
-                        "invalid-config",
-                        location,
-                        format!("invalid TOML: {}", error.message()),
-                    )
-                    .with_help(
-                        "fix the TOML syntax; the folder loads with default settings meanwhile",
-                    ),
-                );
-                return (Self::default(), diagnostics);
-            }
-        };
-        let Value::Object(raw) = toml_to_json(toml::Value::Table(table)) else {
-            unreachable!("a TOML table converts to a JSON object")
+        let raw = match parse_toml(
+            path,
+            source,
+            "invalid-config",
+            "fix the TOML syntax; the folder loads with default settings meanwhile",
+        ) {
+            Ok(raw) => raw,
+            Err(diagnostic) => return (Self::default(), vec![diagnostic]),
         };
         let mut config = Self {
             raw: raw.clone(),

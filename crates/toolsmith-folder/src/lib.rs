@@ -42,7 +42,7 @@ use toolsmith_model::{
 };
 
 pub use config::{CONFIG_FILE, FolderConfig};
-pub use manifest::toml_to_json;
+pub use manifest::{parse_toml, toml_to_json};
 pub use run::{Caller, HARD_WATCHDOG_GRACE, OPTIONS_ENV};
 
 /// A folder that cannot be loaded at all.

@@ -54,7 +54,13 @@ pub(crate) enum ManifestKind {
 
 /// Parses a manifest; every problem found is returned, located in the file.
 pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnostic>> {
-    let table = parse_toml(path, source)?;
+    let table = parse_toml(
+        path,
+        source,
+        "invalid-manifest",
+        "fix the TOML syntax; see https://toml.io for the format",
+    )
+    .map_err(|diagnostic| vec![diagnostic])?;
     let locate = |key: &str| key_location(path, source, key, 0);
     let locate_nth = |key: &str, index: usize| key_location(path, source, key, index);
     let stem = path
@@ -126,8 +132,16 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     Ok(Manifest { definition, kind })
 }
 
-/// Parses the TOML text; a syntax error is one located diagnostic.
-fn parse_toml(path: &Path, source: &str) -> Result<JsonObject, Vec<Diagnostic>> {
+/// Parses TOML text into a JSON object; a syntax error is one diagnostic under `rule`,
+/// located at the error, with `help` saying what to do.
+///
+/// Manifests, `toolsmith.toml` and test files all read TOML this way.
+pub fn parse_toml(
+    path: &Path,
+    source: &str,
+    rule: &'static str,
+    help: &str,
+) -> Result<JsonObject, Diagnostic> {
     let table: toml::Table = toml::from_str(source).map_err(|error| {
         let (line, column) = error
             .span()
@@ -137,16 +151,13 @@ fn parse_toml(path: &Path, source: &str) -> Result<JsonObject, Vec<Diagnostic>> 
             line,
             column,
         };
-        let mut diagnostic = Diagnostic::error(
-            "invalid-manifest",
-            location,
-            format!("invalid TOML: {}", error.message()),
-        )
-        .with_help("fix the TOML syntax; see https://toml.io for the format");
+        let mut diagnostic =
+            Diagnostic::error(rule, location, format!("invalid TOML: {}", error.message()))
+                .with_help(help);
         if let Some(span) = error.span() {
             diagnostic = diagnostic.with_span(span);
         }
-        vec![diagnostic]
+        diagnostic
     })?;
     let Value::Object(table) = toml_to_json(toml::Value::Table(table)) else {
         unreachable!("a TOML table converts to a JSON object")

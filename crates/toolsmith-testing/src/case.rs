@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolsmith_model::{Diagnostic, JsonObject, Severity, SourceLocation, kind, line_column};
+use toolsmith_model::{Diagnostic, JsonObject, Severity, SourceLocation, kind};
 
 use crate::expect::{Expectation, unknown_key};
 
@@ -155,30 +155,17 @@ pub struct TestFile {
 /// ```
 pub fn parse_test_file(path: &Path, source: &str) -> TestFile {
     let mut file = TestFile::default();
-    let table: toml::Table = match toml::from_str(source) {
+    let table = match toolsmith_folder::parse_toml(
+        path,
+        source,
+        INVALID_TEST_FILE,
+        "fix the TOML syntax; see docs/testing.md for the format",
+    ) {
         Ok(table) => table,
-        Err(error) => {
-            let (line, column) = error
-                .span()
-                .map_or((1, 1), |span| line_column(source, span.start));
-            let location = SourceLocation {
-                path: path.to_owned(),
-                line,
-                column,
-            };
-            file.diagnostics.push(
-                Diagnostic::error(
-                    INVALID_TEST_FILE,
-                    location,
-                    format!("invalid TOML: {}", error.message()),
-                )
-                .with_help("fix the TOML syntax; see docs/testing.md for the format"),
-            );
+        Err(diagnostic) => {
+            file.diagnostics.push(diagnostic);
             return file;
         }
-    };
-    let Value::Object(table) = toolsmith_folder::toml_to_json(toml::Value::Table(table)) else {
-        unreachable!("a TOML table converts to a JSON object")
     };
     let mut problem = |message: String, help: &str| {
         file.diagnostics.push(
