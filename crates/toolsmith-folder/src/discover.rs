@@ -33,46 +33,21 @@ pub(crate) enum ToolFile {
 
 /// Lists the tool files under `root`, sorted by path.
 pub(crate) fn tool_files(root: &Path) -> std::io::Result<Vec<ToolFile>> {
-    let mut files = Vec::new();
-    walk(root, root, &mut files)?;
-    files.sort_by(|a, b| path_of(a).cmp(path_of(b)));
-    Ok(files)
-}
-
-fn path_of(file: &ToolFile) -> &Path {
-    match file {
-        ToolFile::Starlark(path) | ToolFile::Manifest(path) => path,
-    }
-}
-
-fn walk(root: &Path, dir: &Path, files: &mut Vec<ToolFile>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('_') || name.starts_with('.') {
-            continue;
-        }
-        let file_type = entry.file_type()?;
-        if file_type.is_dir() {
-            if dir == root && RESERVED_FOLDERS.contains(&name.as_ref()) {
-                continue;
-            }
-            walk(root, &path, files)?;
-            continue;
-        }
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("toml") if !(dir == root && name == CONFIG_FILE) => {
-                files.push(ToolFile::Manifest(path));
-            }
-            Some("star") if !path.with_extension("toml").exists() => {
-                files.push(ToolFile::Starlark(path));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
+    let reserved = |dir: &Path| {
+        dir.parent() == Some(root)
+            && dir
+                .file_name()
+                .is_some_and(|name| RESERVED_FOLDERS.contains(&name.to_string_lossy().as_ref()))
+    };
+    let files = crate::walk::visible_files(root, &reserved)?;
+    Ok(files
+        .into_iter()
+        .filter_map(|path| match path.extension().and_then(|e| e.to_str()) {
+            Some("toml") if path != root.join(CONFIG_FILE) => Some(ToolFile::Manifest(path)),
+            Some("star") if !path.with_extension("toml").exists() => Some(ToolFile::Starlark(path)),
+            _ => None,
+        })
+        .collect())
 }
 
 /// Loads one tool file; never fails as a whole.

@@ -33,6 +33,7 @@ mod mime;
 pub mod prompts;
 pub mod resources;
 mod run;
+mod walk;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -37,7 +37,7 @@
 //! Front matter is a small YAML subset (see `front_matter.rs`). A broken file is a
 //! diagnostic with its line and column, and the other prompts still load.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use toolsmith_model::{
     Diagnostic, Prompt, PromptArgument, Prompts, Resources, Severity, SourceLocation, line_column,
@@ -60,16 +60,20 @@ pub(crate) fn load(root: &Path, resources: &Resources) -> (Prompts, Vec<Diagnost
     let mut diagnostics = Vec::new();
     let base = root.join(PROMPTS_FOLDER);
     let mut files = Vec::new();
-    if base.is_dir()
-        && let Err(error) = walk(&base, &mut files)
-    {
-        diagnostics.push(Diagnostic::error(
-            "unreadable-file",
-            SourceLocation::file(&base),
-            format!("cannot read the prompts folder: {error}"),
-        ));
+    if base.is_dir() {
+        match crate::walk::visible_files(&base, &|_| false) {
+            Ok(found) => files = found,
+            Err(error) => diagnostics.push(Diagnostic::error(
+                "unreadable-file",
+                SourceLocation::file(&base),
+                format!("cannot read the prompts folder: {error}"),
+            )),
+        }
     }
-    files.sort();
+    files.retain(|path| {
+        path.extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("md"))
+    });
     let mut prompts: Vec<Prompt> = Vec::new();
     for path in files {
         let source = match std::fs::read_to_string(&path) {
@@ -103,27 +107,6 @@ pub(crate) fn load(root: &Path, resources: &Resources) -> (Prompts, Vec<Diagnost
         prompts.push(prompt);
     }
     (Prompts::new(prompts), diagnostics)
-}
-
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('_') || name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            walk(&path, files)?;
-        } else if path
-            .extension()
-            .is_some_and(|extension| extension.eq_ignore_ascii_case("md"))
-        {
-            files.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Problems of one file, located by byte offset or line.

@@ -76,16 +76,29 @@ const UI_PERMISSIONS: &[&str] = &["camera", "microphone", "geolocation", "clipbo
 pub(crate) fn load(root: &Path, config: &FolderConfig) -> (Resources, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let base = root.join(RESOURCES_FOLDER);
-    let mut files = Vec::new();
-    if base.is_dir()
-        && let Err(error) = walk(&base, &base, &mut files)
-    {
-        diagnostics.push(Diagnostic::error(
-            "unreadable-file",
-            SourceLocation::file(&base),
-            format!("cannot read the resources folder: {error}"),
-        ));
+    let mut found = Vec::new();
+    if base.is_dir() {
+        match crate::walk::visible_files(&base, &|_| false) {
+            Ok(paths) => found = paths,
+            Err(error) => diagnostics.push(Diagnostic::error(
+                "unreadable-file",
+                SourceLocation::file(&base),
+                format!("cannot read the resources folder: {error}"),
+            )),
+        }
     }
+    // `/`-separated paths relative to the resources folder, sorted as text.
+    let mut files: Vec<String> = found
+        .iter()
+        .filter_map(|path| path.strip_prefix(&base).ok())
+        .map(|relative| {
+            relative
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect();
     files.sort();
     let present: HashSet<&str> = files.iter().map(String::as_str).collect();
     let is_sidecar = |file: &str| {
@@ -145,29 +158,6 @@ fn duplicate(location: &SourceLocation, uri: &str) -> Diagnostic {
         format!("another resource already has the URI `{uri}`; this one is skipped"),
     )
     .with_help("give one of them a different `uri` in its sidecar")
-}
-
-/// Every file under `dir`, as `/`-separated paths relative to `base`.
-fn walk(base: &Path, dir: &Path, files: &mut Vec<String>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('_') || name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            walk(base, &path, files)?;
-        } else if let Ok(relative) = path.strip_prefix(base) {
-            let parts: Vec<String> = relative
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            files.push(parts.join("/"));
-        }
-    }
-    Ok(())
 }
 
 /// `[resources."path"]` tables of `toolsmith.toml`, by path.
