@@ -167,6 +167,15 @@ impl ToolView<'_> {
         }
     }
 
+    /// A keyword at a JSON pointer into the input schema: at the parameter it belongs to
+    /// when the pointer is under one, else at the tool's name.
+    pub(crate) fn at_schema_keyword(&self, pointer: &str, keyword: &str) -> At {
+        match crate::schema::parameter_of(pointer) {
+            Some(parameter) => self.at_parameter_keyword(parameter, keyword),
+            None => self.at_name(),
+        }
+    }
+
     /// A JSON Schema keyword of a parameter: in `params={"p": {"keyword": ...}}`, in the
     /// parameter's manifest table or in `[params.p]`.
     pub(crate) fn at_parameter_keyword(&self, parameter: &str, keyword: &str) -> At {

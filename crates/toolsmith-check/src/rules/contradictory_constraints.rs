@@ -100,10 +100,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             }
         });
         for (path, keyword, message) in found {
-            let at = match schema::parameter_of(&path) {
-                Some(parameter) => tool.at_parameter_keyword(parameter, keyword),
-                None => tool.at_name(),
-            };
+            let at = tool.at_schema_keyword(&path, keyword);
             let place = if path.is_empty() {
                 "input schema".to_owned()
             } else {

@@ -50,10 +50,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             }
         });
         for (path, value) in found {
-            let at = match schema::parameter_of(&path) {
-                Some(parameter) => tool.at_parameter_keyword(parameter, "enum"),
-                None => tool.at_name(),
-            };
+            let at = tool.at_schema_keyword(&path, "enum");
             report
                 .add(
                     at,

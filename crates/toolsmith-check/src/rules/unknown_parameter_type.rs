@@ -67,10 +67,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             }
         });
         for (path, name) in found {
-            let at = match schema::parameter_of(&path) {
-                Some(parameter) => tool.at_parameter_keyword(parameter, "type"),
-                None => tool.at_name(),
-            };
+            let at = tool.at_schema_keyword(&path, "type");
             let place = if path.is_empty() {
                 "the input schema".to_owned()
             } else {
