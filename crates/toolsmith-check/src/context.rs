@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use toolsmith_model::{JsonObject, ToolDefinition};
+use toolsmith_model::{SearchSettings, ToolDefinition};
 
 /// The configuration file of a tools folder.
 const CONFIG_FILE: &str = "toolsmith.toml";
@@ -27,8 +27,8 @@ pub struct CheckContext {
     /// The URIs of the resources the folder serves (`ui://…` MCP Apps documents among
     /// them); `None` when the caller does not know them.
     pub resource_uris: Option<BTreeSet<String>>,
-    /// `[search] mode` of `toolsmith.toml`, when set.
-    pub search_mode: Option<String>,
+    /// `[search]` of `toolsmith.toml`.
+    pub search: SearchSettings,
     /// The file whole-server findings point at (`toolsmith.toml`, or the folder itself).
     pub config_path: Option<PathBuf>,
 }
@@ -44,7 +44,7 @@ impl CheckContext {
 
     /// Gathers a context for the tools of the folder `root`: their sources (and the scripts
     /// next to manifests), the tools named by `tests/*.toml`, which required environment
-    /// variables are set, and `[search] mode` from `config` (the whole `toolsmith.toml`).
+    /// variables are set; `search` is the folder's `[search]` settings.
     ///
     /// `files` lists the folder's files relative to `root`; `read` reads a file (`None`
     /// when it cannot), and `is_set` tells whether an environment variable is set. The
@@ -53,7 +53,7 @@ impl CheckContext {
         root: &Path,
         files: BTreeSet<PathBuf>,
         definitions: impl IntoIterator<Item = &'a ToolDefinition>,
-        config: &JsonObject,
+        search: SearchSettings,
         read: &mut dyn FnMut(&Path) -> Option<String>,
         is_set: &dyn Fn(&str) -> bool,
     ) -> Self {
@@ -94,11 +94,7 @@ impl CheckContext {
         if files.contains(Path::new(CONFIG_FILE)) {
             context.config_path = Some(root.join(CONFIG_FILE));
         }
-        context.search_mode = config
-            .get("search")
-            .and_then(|search| search.get("mode"))
-            .and_then(|mode| mode.as_str())
-            .map(str::to_owned);
+        context.search = search;
         context.files = files;
         context
     }

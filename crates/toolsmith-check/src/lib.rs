@@ -40,7 +40,6 @@ mod rule;
 mod rules;
 mod schema;
 mod settings;
-mod tokens;
 
 pub use checker::{
     Edit, Finding, Fix, apply_edits, check, counts, load_findings, sort, tools_with_findings,
@@ -49,4 +48,4 @@ pub use context::CheckContext;
 pub use render::Format;
 pub use rule::{DOC_SECTIONS, Rule};
 pub use settings::{Settings, UnknownRule, resolve};
-pub use tokens::{ENCODING, count as count_tokens};
+use toolsmith_search::tokens;

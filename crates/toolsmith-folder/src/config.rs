@@ -6,7 +6,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolsmith_model::{Diagnostic, JsonObject, Severity, SourceLocation, kind};
+use toolsmith_model::{
+    Diagnostic, JsonObject, SearchMode, SearchSettings, Severity, SourceLocation, kind,
+};
 
 use crate::manifest::parse_toml;
 
@@ -37,6 +39,8 @@ pub struct FolderConfig {
     pub default_timeout: Option<Duration>,
     /// `[options.TOOL]`: option values per tool.
     pub options: JsonObject,
+    /// `[search]`: when tools go behind `tool_search`.
+    pub search: SearchSettings,
     /// The whole file as JSON, for sections read elsewhere.
     pub raw: JsonObject,
 }
@@ -120,8 +124,45 @@ impl FolderConfig {
         if let Some(Value::Object(options)) = raw.get("options") {
             config.options.clone_from(options);
         }
+        if let Some(Value::Object(search)) = raw.get("search") {
+            config.search = search_settings(search, &mut problem);
+        }
         (config, diagnostics)
     }
+}
+
+/// `[search]`: `mode` and `budget_tokens`; a bad value keeps its default with a warning.
+fn search_settings(
+    search: &JsonObject,
+    problem: &mut impl FnMut(String, String),
+) -> SearchSettings {
+    const KEYS: [&str; 2] = ["mode", "budget_tokens"];
+    let mut settings = SearchSettings::default();
+    for (key, value) in search {
+        match key.as_str() {
+            "mode" => match value.as_str().map(str::parse::<SearchMode>) {
+                Some(Ok(mode)) => settings.mode = mode,
+                _ => problem(
+                    format!("`[search] mode` must be \"auto\", \"always\" or \"never\", got {value}"),
+                    "auto (the default) lists the tools while they fit `budget_tokens`, always puts them all behind tool_search, never lists them all".into(),
+                ),
+            },
+            "budget_tokens" => match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                Some(budget) if budget > 0 => settings.budget_tokens = budget,
+                _ => problem(
+                    format!("`[search] budget_tokens` must be a positive whole number, got {value}"),
+                    format!("e.g. budget_tokens = {}", toolsmith_model::DEFAULT_BUDGET_TOKENS),
+                ),
+            },
+            _ => {
+                let hint = toolsmith_model::names::did_you_mean(key, KEYS)
+                    .first()
+                    .map_or_else(|| "known keys: mode, budget_tokens".to_owned(), |best| format!("did you mean `{best}`?"));
+                problem(format!("unknown key `{key}` in `[search]`"), hint);
+            }
+        }
+    }
+    settings
 }
 
 #[cfg(test)]
@@ -139,6 +180,35 @@ mod tests {
         assert_eq!(config.name.as_deref(), Some("weather"));
         assert_eq!(config.default_timeout, Some(Duration::from_secs(5)));
         assert_eq!(config.options["forecast_get"], json!({"units": "metric"}));
+    }
+
+    #[test]
+    fn reads_search_settings_and_warns_about_bad_ones() {
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[search]\nmode = \"always\"\nbudget_tokens = 2000\n",
+        );
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(config.search.mode, SearchMode::Always);
+        assert_eq!(config.search.budget_tokens, 2000);
+
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[search]\nmode = \"sometimes\"\nbudget = 5\n",
+        );
+        assert_eq!(config.search, SearchSettings::default());
+        let messages: Vec<_> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown key `budget` in `[search]`",
+                "`[search] mode` must be \"auto\", \"always\" or \"never\", got \"sometimes\"",
+            ]
+        );
+        assert_eq!(
+            diagnostics[0].help.as_deref(),
+            Some("did you mean `budget_tokens`?")
+        );
     }
 
     #[test]

@@ -14,14 +14,16 @@ use crate::outcome::CallOutcome;
 use crate::tool::{CallContext, Tool, ToolFailure};
 use crate::validate::{ArgumentValidator, compile_schema};
 
-/// A tool ready to be called: the tool plus its compiled input and output schemas.
+/// A tool ready to be called: the tool plus its compiled input and output schemas (shared,
+/// so a derived catalog reuses them).
+#[derive(Clone)]
 pub struct CatalogEntry {
     /// The published definition: the tool's own, adjusted by the catalog's builder
     /// (default timeout, resolved icons, …).
     definition: ToolDefinition,
     tool: Arc<dyn Tool>,
-    arguments: ArgumentValidator,
-    output: Option<jsonschema::Validator>,
+    arguments: Arc<ArgumentValidator>,
+    output: Option<Arc<jsonschema::Validator>>,
 }
 
 impl CatalogEntry {
@@ -130,6 +132,18 @@ fn suggestion(suggestions: &[String]) -> String {
     }
 }
 
+fn duplicate_name(
+    definition: &ToolDefinition,
+    first: &crate::definition::SourceLocation,
+) -> Diagnostic {
+    Diagnostic::error(
+        "duplicate-tool-name",
+        definition.source.clone(),
+        format!("tool `{}` is already defined at {first}", definition.name),
+    )
+    .with_help("rename one of the two tools; tool names must be unique in a server")
+}
+
 /// The tools of a folder (or of an embedding program), by name, plus what failed to load.
 #[derive(Default)]
 pub struct Catalog {
@@ -181,16 +195,7 @@ impl Catalog {
                 continue;
             }
             if let Some(first) = seen.get(&definition.name) {
-                diagnostics.push(
-                    Diagnostic::error(
-                        "duplicate-tool-name",
-                        definition.source.clone(),
-                        format!("tool `{}` is already defined at {first}", definition.name),
-                    )
-                    .with_help(
-                        "rename one of the two tools; tool names must be unique in a server",
-                    ),
-                );
+                diagnostics.push(duplicate_name(&definition, first));
                 continue;
             }
             let location = (definition.name.clone(), definition.source.clone());
@@ -202,17 +207,7 @@ impl Catalog {
                 Err(diagnostic) => diagnostics.push(diagnostic),
             }
         }
-        entries.sort_by(|a, b| a.definition().name.cmp(&b.definition().name));
-        let by_name = entries
-            .iter()
-            .enumerate()
-            .map(|(index, e)| (e.definition().name.clone(), index))
-            .collect();
-        Self {
-            entries,
-            by_name,
-            diagnostics,
-        }
+        Self::sorted(entries, diagnostics)
     }
 
     fn prepare(
@@ -233,17 +228,70 @@ impl Catalog {
         let arguments = ArgumentValidator::new(&definition.input_schema)
             .map_err(|e| schema_error("input schema", e.message))?;
         let output = match &definition.output_schema {
-            Some(schema) => {
-                Some(compile_schema(schema).map_err(|e| schema_error("output schema", e.message))?)
-            }
+            Some(schema) => Some(Arc::new(
+                compile_schema(schema).map_err(|e| schema_error("output schema", e.message))?,
+            )),
             None => None,
         };
         Ok(CatalogEntry {
             definition,
             tool,
-            arguments,
+            arguments: Arc::new(arguments),
             output,
         })
+    }
+
+    /// A catalog of the same tools, their schemas not compiled again, each published
+    /// definition passed through `adjust` (which must keep its name and schemas), plus
+    /// `extra` tools prepared as [`Catalog::build`] does and `extra_diagnostics`.
+    ///
+    /// An extra tool whose name is taken is left out with a `duplicate-tool-name`
+    /// diagnostic.
+    #[must_use]
+    pub fn derive(
+        &self,
+        adjust: impl Fn(&mut ToolDefinition),
+        extra: Vec<Arc<dyn Tool>>,
+        extra_diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        let mut entries: Vec<CatalogEntry> = self
+            .entries
+            .iter()
+            .map(|entry| {
+                let mut entry = entry.clone();
+                adjust(&mut entry.definition);
+                entry
+            })
+            .collect();
+        let mut diagnostics = self.diagnostics.clone();
+        diagnostics.extend(extra_diagnostics);
+        let added = Self::build(extra, Vec::new(), |_| Ok(()));
+        diagnostics.extend(added.diagnostics);
+        for entry in added.entries {
+            if let Some(existing) = self.get(&entry.definition.name) {
+                diagnostics.push(duplicate_name(
+                    &entry.definition,
+                    &existing.definition.source,
+                ));
+            } else {
+                entries.push(entry);
+            }
+        }
+        Self::sorted(entries, diagnostics)
+    }
+
+    fn sorted(mut entries: Vec<CatalogEntry>, diagnostics: Vec<Diagnostic>) -> Self {
+        entries.sort_by(|a, b| a.definition().name.cmp(&b.definition().name));
+        let by_name = entries
+            .iter()
+            .enumerate()
+            .map(|(index, e)| (e.definition().name.clone(), index))
+            .collect();
+        Self {
+            entries,
+            by_name,
+            diagnostics,
+        }
     }
 
     /// The tools, sorted by name.

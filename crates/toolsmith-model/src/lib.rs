@@ -44,6 +44,7 @@
 mod catalog;
 mod definition;
 mod diagnostic;
+mod discovery;
 pub mod duration;
 pub mod names;
 mod outcome;
@@ -63,6 +64,7 @@ pub use definition::{
     TextFormat, ToolDefinition, Ui,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
+pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};
 pub use prompt::{
     ContentTemplate, MessageTemplate, Prompt, PromptArgument, PromptError, PromptMessage, Prompts,

@@ -26,27 +26,15 @@ const DEFAULT_MAX_RESULTS: u64 = 5;
 /// The most results one `tool_search` returns.
 const MOST_RESULTS: u64 = 50;
 
-/// `catalog` plus `tool_search` and `execute_tool` when at least one of its tools is
-/// `discoverable`; `catalog` itself otherwise.
-///
-/// Both built-ins search and run the tools of `catalog` (listed and discoverable alike).
-/// Published definitions are kept as the catalog adjusted them (default timeouts, icons).
-pub fn with_discovery(catalog: Arc<Catalog>) -> Arc<Catalog> {
-    if !catalog
-        .definitions()
-        .any(|definition| definition.discoverable)
-    {
-        return catalog;
-    }
-    let mut diagnostics = catalog.diagnostics().to_vec();
-    let mut tools: Vec<Arc<dyn Tool>> = catalog
-        .entries()
-        .iter()
-        .map(|entry| Arc::clone(entry.tool()))
-        .collect();
+/// The `tool_search` and `execute_tool` built-ins for `catalog`, which they search and run
+/// (listed and discoverable tools alike), and a `builtin-tool-shadowed` warning for each one
+/// left out because a tool of `catalog` has its name.
+pub(crate) fn builtins(catalog: &Arc<Catalog>) -> (Vec<Arc<dyn Tool>>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let mut tools = Vec::new();
     let builtins: [Arc<dyn Tool>; 2] = [
-        Arc::new(ToolSearch::new(Arc::clone(&catalog))),
-        Arc::new(ExecuteTool::new(Arc::clone(&catalog))),
+        Arc::new(ToolSearch::new(Arc::clone(catalog))),
+        Arc::new(ExecuteTool::new(Arc::clone(catalog))),
     ];
     for builtin in builtins {
         let name = &builtin.definition().name;
@@ -63,13 +51,7 @@ pub fn with_discovery(catalog: Arc<Catalog>) -> Arc<Catalog> {
             tools.push(builtin);
         }
     }
-    let published = Arc::clone(&catalog);
-    Arc::new(Catalog::build(tools, diagnostics, move |definition| {
-        if let Some(entry) = published.get(&definition.name) {
-            definition.clone_from(entry.definition());
-        }
-        Ok(())
-    }))
+    (tools, diagnostics)
 }
 
 fn object(value: Value) -> JsonObject {
@@ -317,6 +299,10 @@ mod tests {
         Arc::new(Catalog::new(tools, Vec::new()))
     }
 
+    fn discover(catalog: Arc<Catalog>) -> Arc<Catalog> {
+        crate::with_discovery(catalog, toolsmith_model::SearchSettings::default())
+    }
+
     fn call(catalog: &Catalog, name: &str, arguments: Value) -> CallOutcome {
         let context = CallContext::detached(Duration::from_secs(5));
         catalog.call(name, object(arguments), &context).unwrap()
@@ -327,16 +313,16 @@ mod tests {
         let names = |catalog: &Catalog| -> Vec<String> {
             catalog.definitions().map(|d| d.name.clone()).collect()
         };
-        assert_eq!(names(&with_discovery(catalog(false, None))), ["add"]);
+        assert_eq!(names(&discover(catalog(false, None))), ["add"]);
         assert_eq!(
-            names(&with_discovery(catalog(true, None))),
+            names(&discover(catalog(true, None))),
             ["add", "execute_tool", "tool_search"]
         );
     }
 
     #[test]
     fn search_returns_callable_results() {
-        let catalog = with_discovery(catalog(true, None));
+        let catalog = discover(catalog(true, None));
         let outcome = call(&catalog, TOOL_SEARCH, json!({"query": "sum two numbers"}));
         let results = &outcome.structured_content.unwrap()["results"];
         assert_eq!(results[0]["name"], "add");
@@ -346,7 +332,7 @@ mod tests {
 
     #[test]
     fn execute_runs_the_tool_with_either_key() {
-        let catalog = with_discovery(catalog(true, None));
+        let catalog = discover(catalog(true, None));
         for key in ["arguments", "parameters"] {
             let outcome = call(
                 &catalog,
@@ -365,7 +351,7 @@ mod tests {
 
     #[test]
     fn unknown_name_suggests_a_tool() {
-        let catalog = with_discovery(catalog(true, None));
+        let catalog = discover(catalog(true, None));
         let outcome = call(
             &catalog,
             EXECUTE_TOOL,
@@ -381,7 +367,7 @@ mod tests {
 
     #[test]
     fn folder_tool_wins_over_a_builtin_with_a_warning() {
-        let catalog = with_discovery(catalog(true, Some(TOOL_SEARCH)));
+        let catalog = discover(catalog(true, Some(TOOL_SEARCH)));
         let search = catalog.get(TOOL_SEARCH).unwrap();
         assert_eq!(search.definition().description, "A folder tool.");
         let warning = &catalog.diagnostics()[0];

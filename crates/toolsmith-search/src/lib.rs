@@ -6,8 +6,10 @@
 //!   case), title, keywords, tags, description, parameter names and descriptions — scored
 //!   BM25-style per field with field weights, light stemming, typo tolerance and multi-word
 //!   queries. [`SearchIndex::search`] returns [`Hit`]s, best first.
-//! - [`with_discovery`]: a catalog plus the `tool_search` and `execute_tool` built-ins,
-//!   when at least one of its tools is `discoverable`.
+//! - [`with_discovery`]: a catalog as its `[search]` settings publish it: the tools that go
+//!   behind search marked `discoverable`, plus the `tool_search` and `execute_tool`
+//!   built-ins when any tool is. [`Plan`] says what the settings decide, counting the
+//!   listed tools' [`tokens`] for mode `auto`.
 //!
 //! ```
 //! use serde_json::json;
@@ -24,8 +26,11 @@
 //! ```
 
 mod builtins;
+mod discovery;
 mod index;
 mod text;
+pub mod tokens;
 
-pub use builtins::{EXECUTE_TOOL, TOOL_SEARCH, results, with_discovery};
+pub use builtins::{EXECUTE_TOOL, TOOL_SEARCH, results};
+pub use discovery::{Plan, apply, with_discovery};
 pub use index::{Hit, SearchIndex};

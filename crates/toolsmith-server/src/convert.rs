@@ -13,7 +13,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
-use toolsmith_model::{CallOutcome, Catalog, Content, LogLevel, ToolDefinition};
+use toolsmith_model::{CallOutcome, Catalog, Content, LogLevel, SearchSettings, ToolDefinition};
 
 /// How many tools one `tools/list` page holds.
 pub const PAGE_SIZE: usize = 100;
@@ -31,8 +31,8 @@ pub(crate) struct Published {
 impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
     /// `execute_tool` built-ins when some tool is discoverable (DESIGN.md §5).
-    pub(crate) fn new(catalog: Arc<Catalog>) -> Self {
-        let catalog = toolsmith_search::with_discovery(catalog);
+    pub(crate) fn new(catalog: Arc<Catalog>, search: SearchSettings) -> Self {
+        let catalog = toolsmith_search::with_discovery(catalog, search);
         let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
         let listed = catalog
             .definitions()
@@ -280,11 +280,14 @@ mod tests {
     fn discoverable_tools_are_callable_but_not_listed() {
         let mut hidden = ToolDefinition::new("add", "Add.", schema());
         hidden.discoverable = true;
-        let published = Published::new(catalog(vec![
-            rich(),
-            hidden,
-            ToolDefinition::new("echo", "Echo.", schema()),
-        ]));
+        let published = Published::new(
+            catalog(vec![
+                rich(),
+                hidden,
+                ToolDefinition::new("echo", "Echo.", schema()),
+            ]),
+            SearchSettings::default(),
+        );
         let (page, next) = published.page(None, PAGE_SIZE).unwrap();
         let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(names, ["echo", "execute_tool", "forecast", "tool_search"]);
@@ -297,7 +300,7 @@ mod tests {
         let definitions = (0..5)
             .map(|i| ToolDefinition::new(format!("tool_{i}"), "A tool.", schema()))
             .collect();
-        let published = Published::new(catalog(definitions));
+        let published = Published::new(catalog(definitions), SearchSettings::default());
         let (first, cursor) = published.page(None, 2).unwrap();
         assert_eq!(first.len(), 2);
         let (second, cursor) = published.page(cursor.as_deref(), 2).unwrap();
@@ -308,7 +311,7 @@ mod tests {
 
     #[test]
     fn invalid_cursor_is_invalid_params() {
-        let published = Published::new(catalog(vec![rich()]));
+        let published = Published::new(catalog(vec![rich()]), SearchSettings::default());
         for cursor in ["nope", "dG9vbHM6OTk", ""] {
             let error = published.page(Some(cursor), 10).unwrap_err();
             assert_eq!(

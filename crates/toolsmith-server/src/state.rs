@@ -20,7 +20,7 @@ use rmcp::{Peer, RoleServer};
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 use toolsmith_folder::ToolFolder;
-use toolsmith_model::{Catalog, Prompts, Resources};
+use toolsmith_model::{Catalog, Prompts, Resources, SearchSettings};
 
 use crate::content::Content;
 use crate::convert::{PAGE_SIZE, Published};
@@ -44,6 +44,8 @@ pub struct ServerOptions {
     pub max_concurrent_calls: usize,
     /// Tools per `tools/list` page.
     pub page_size: usize,
+    /// When tools go behind `tool_search` (`[search]`, `serve --search`).
+    pub search: SearchSettings,
 }
 
 impl ServerOptions {
@@ -64,6 +66,7 @@ impl ServerOptions {
             working_dir: folder.root().to_owned(),
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             page_size: PAGE_SIZE,
+            search: config.search,
         }
     }
 }
@@ -78,6 +81,7 @@ struct Shared {
     info: ServerConfig,
     working_dir: PathBuf,
     page_size: usize,
+    search: SearchSettings,
     /// One permit per running call; a permit is released when the tool's thread ends,
     /// so calls abandoned by the watchdog still count until they really stop.
     calls: Arc<Semaphore>,
@@ -109,6 +113,7 @@ impl ServerState {
             working_dir,
             max_concurrent_calls,
             page_size,
+            search,
         } = options;
         #[expect(
             deprecated,
@@ -131,7 +136,8 @@ impl ServerState {
             info = info.with_instructions(instructions);
         }
         Self(Arc::new(Shared {
-            published: ArcSwap::from_pointee(Published::new(catalog)),
+            published: ArcSwap::from_pointee(Published::new(catalog, search)),
+            search,
             content: ArcSwap::from_pointee(Content::empty()),
             info,
             working_dir,
@@ -190,7 +196,9 @@ impl ServerState {
         )));
         let prompts_changed = *old.prompts != *prompts;
         let resources_changed = *old.resources != *resources;
-        self.0.published.store(Arc::new(Published::new(catalog)));
+        self.0
+            .published
+            .store(Arc::new(Published::new(catalog, self.0.search)));
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");
@@ -261,7 +269,9 @@ impl ServerState {
     /// changed (`notifications/tools/list_changed`). Calls already running finish on the
     /// catalog they started with.
     pub async fn replace_catalog(&self, catalog: Arc<Catalog>) {
-        self.0.published.store(Arc::new(Published::new(catalog)));
+        self.0
+            .published
+            .store(Arc::new(Published::new(catalog, self.0.search)));
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");

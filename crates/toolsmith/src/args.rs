@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use toolsmith_model::{SearchMode, SearchSettings};
 
 /// Turn a folder of tool definitions into an MCP server, and work on those tools.
 ///
@@ -133,10 +134,13 @@ pub(crate) struct ListArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
 
-    /// Print `{"tools": [...], "errors": [...]}`: MCP Tool objects exactly as
-    /// `tools/list` publishes them, and the load errors.
+    /// Print `{"tools": [...], "errors": [...], "search": {...}}`: MCP Tool objects as
+    /// the folder defines them, the load errors, and what discovery decides (token costs).
     #[arg(long)]
     pub(crate) json: bool,
+
+    #[command(flatten)]
+    pub(crate) search: SearchArg,
 }
 
 #[derive(Debug, Args)]
@@ -222,6 +226,43 @@ pub(crate) struct ServeArgs {
     /// version they started with. Hidden files and folders (`.name`) are ignored.
     #[arg(long)]
     pub(crate) watch: bool,
+
+    #[command(flatten)]
+    pub(crate) search: SearchArg,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArg {
+    /// When tools go behind `tool_search` and `execute_tool`; overrides `[search] mode`.
+    ///
+    /// `auto` (the default) lists the tools while their definitions fit the token budget
+    /// (`[search] budget_tokens`, default 8000) and puts them all behind search when they
+    /// don't; tools marked `discoverable` are always behind search. `always` lists only the
+    /// two built-ins. `never` lists every tool, with no built-ins.
+    #[arg(long = "search", value_name = "MODE")]
+    pub(crate) mode: Option<SearchModeArg>,
+}
+
+/// `--search MODE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SearchModeArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl SearchArg {
+    /// The folder's `[search]` settings with `--search` applied.
+    pub(crate) fn apply(&self, mut settings: SearchSettings) -> SearchSettings {
+        if let Some(mode) = self.mode {
+            settings.mode = match mode {
+                SearchModeArg::Auto => SearchMode::Auto,
+                SearchModeArg::Always => SearchMode::Always,
+                SearchModeArg::Never => SearchMode::Never,
+            };
+        }
+        settings
+    }
 }
 
 /// Parses `4194304`, `512KiB`, `4MiB`, `4MB`.

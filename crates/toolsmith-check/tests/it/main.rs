@@ -45,7 +45,7 @@ pub(crate) fn load(root: &Path) -> (ToolFolder, CheckContext) {
         root,
         files(root),
         folder.catalog().definitions(),
-        &folder.config().raw,
+        folder.config().search,
         &mut |path| std::fs::read_to_string(path).ok(),
         &|name| matches!(name, "PATH" | "HOME"),
     );

@@ -116,7 +116,7 @@ fn gather(loaded: &ToolFolder) -> CheckContext {
         root,
         files(root),
         loaded.catalog().definitions(),
-        &loaded.config().raw,
+        loaded.config().search,
         &mut |path| std::fs::read_to_string(path).ok(),
         &|name| std::env::var_os(name).is_some(),
     );

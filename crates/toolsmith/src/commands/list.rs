@@ -2,7 +2,9 @@
 
 use std::fmt::Write as _;
 
-use toolsmith_model::{Severity, ToolDefinition};
+use serde_json::{Value, json};
+use toolsmith_model::{Catalog, SearchMode, SearchSettings, Severity, ToolDefinition};
+use toolsmith_search::{Plan, tokens};
 
 use crate::ExitStatus;
 use crate::args::ListArgs;
@@ -13,15 +15,20 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
     let ListArgs {
         folder: folder_arg,
         json,
+        search,
     } = args;
     let loaded = folder::load(folder_arg.dir.as_deref())?;
     let catalog = loaded.catalog();
+    let costs = Costs::new(catalog, search.apply(loaded.config().search));
     if *json {
-        printer.data(&serde_json::to_string_pretty(&catalog.to_json())?)?;
+        let mut document = catalog.to_json();
+        document["search"] = costs.to_json(catalog);
+        printer.data(&serde_json::to_string_pretty(&document)?)?;
     } else {
-        let rows: Vec<[String; 4]> = catalog
+        let rows: Vec<[String; 5]> = catalog
             .definitions()
-            .map(|tool| row(tool, loaded.root()))
+            .zip(&costs.tokens)
+            .map(|(tool, &tokens)| row(tool, tokens, loaded.root()))
             .collect();
         print_table(printer, &rows)?;
         folder::report(printer, catalog.diagnostics());
@@ -31,6 +38,7 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             if count == 1 { "" } else { "s" },
             loaded.root().display()
         ));
+        printer.message(&costs.summary());
     }
     let failed = catalog
         .diagnostics()
@@ -43,7 +51,123 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
     })
 }
 
-fn row(tool: &ToolDefinition, root: &std::path::Path) -> [String; 4] {
+/// What each tool costs a model's context, and what `serve` makes of it.
+struct Costs {
+    plan: Plan,
+    /// Per tool, in catalog order.
+    tokens: Vec<usize>,
+    /// The tools `auto` lists (not marked `discoverable`): how many and their tokens.
+    listed: (usize, usize),
+    /// Tools marked `discoverable`.
+    discoverable: usize,
+}
+
+impl Costs {
+    fn new(catalog: &Catalog, settings: SearchSettings) -> Self {
+        let tokens: Vec<usize> = catalog.definitions().map(tokens::cost).collect();
+        let mut listed = (0, 0);
+        let mut discoverable = 0;
+        for (definition, &cost) in catalog.definitions().zip(&tokens) {
+            if definition.discoverable {
+                discoverable += 1;
+            } else {
+                listed.0 += 1;
+                listed.1 += cost;
+            }
+        }
+        Self {
+            plan: Plan::decide(settings, Some(listed.1)),
+            tokens,
+            listed,
+            discoverable,
+        }
+    }
+
+    fn total(&self) -> usize {
+        self.tokens.iter().sum()
+    }
+
+    /// One line: what `tools/list` will cost and why.
+    fn summary(&self) -> String {
+        let SearchSettings {
+            mode,
+            budget_tokens,
+        } = self.plan.settings;
+        let (listed, listed_tokens) = self.listed;
+        let encoding = tokens::ENCODING;
+        let tools = |n: usize| format!("{n} tool{}", if n == 1 { "" } else { "s" });
+        match mode {
+            SearchMode::Never => format!(
+                "search never: serve lists all {} ({} tokens, {encoding})",
+                tools(self.tokens.len()),
+                thousands(self.total())
+            ),
+            SearchMode::Always => format!(
+                "search always: serve lists only tool_search and execute_tool; listed, the {} \
+                 would cost {} tokens ({encoding})",
+                tools(self.tokens.len()),
+                thousands(self.total())
+            ),
+            SearchMode::Auto if self.plan.all_behind_search => format!(
+                "search auto: the {} to list cost {} tokens ({encoding}), over the budget of {}, \
+                 so serve puts every tool behind tool_search (set [search] budget_tokens or \
+                 mode = \"never\" to list them)",
+                tools(listed),
+                thousands(listed_tokens),
+                thousands(budget_tokens)
+            ),
+            SearchMode::Auto => {
+                let hidden = if self.discoverable == 0 {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} marked discoverable behind tool_search",
+                        tools(self.discoverable)
+                    )
+                };
+                format!(
+                    "search auto: serve lists {} costing {} tokens ({encoding}) of the budget of {}{hidden}",
+                    tools(listed),
+                    thousands(listed_tokens),
+                    thousands(budget_tokens)
+                )
+            }
+        }
+    }
+
+    /// The `search` member of `list --json`.
+    fn to_json(&self, catalog: &Catalog) -> Value {
+        let per_tool: serde_json::Map<String, Value> = catalog
+            .definitions()
+            .zip(&self.tokens)
+            .map(|(definition, &tokens)| (definition.name.clone(), json!(tokens)))
+            .collect();
+        json!({
+            "mode": self.plan.settings.mode.name(),
+            "budget_tokens": self.plan.settings.budget_tokens,
+            "encoding": tokens::ENCODING,
+            "all_behind_search": self.plan.all_behind_search,
+            "listed_tokens": self.listed.1,
+            "total_tokens": self.total(),
+            "tokens": per_tool,
+        })
+    }
+}
+
+/// `31200` as `31,200`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String; 5] {
     let properties = tool
         .input_schema
         .get("properties")
@@ -79,27 +203,35 @@ fn row(tool: &ToolDefinition, root: &std::path::Path) -> [String; 4] {
     } else {
         source.display().to_string()
     };
+    let name = if tool.discoverable {
+        format!("{} (search)", tool.name)
+    } else {
+        tool.name.clone()
+    };
     [
-        tool.name.clone(),
+        name,
         tool.title.clone().unwrap_or_default(),
         parameters,
+        tokens.to_string(),
         location,
     ]
 }
 
-fn print_table(printer: Printer, rows: &[[String; 4]]) -> std::io::Result<()> {
-    const HEADERS: [&str; 4] = ["NAME", "TITLE", "PARAMETERS", "SOURCE"];
+fn print_table(printer: Printer, rows: &[[String; 5]]) -> std::io::Result<()> {
+    const HEADERS: [&str; 5] = ["NAME", "TITLE", "PARAMETERS", "TOKENS", "SOURCE"];
     let mut widths = HEADERS.map(str::len);
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 4]| {
+    let line = |cells: [&str; 5]| {
         let mut out = String::new();
         for (index, (cell, width)) in cells.iter().zip(widths).enumerate() {
-            if index == 3 {
+            if index == 4 {
                 out.push_str(cell);
+            } else if index == 3 {
+                let _ = write!(out, "{cell:>width$}  ");
             } else {
                 let _ = write!(out, "{cell:<width$}  ");
             }
@@ -108,7 +240,7 @@ fn print_table(printer: Printer, rows: &[[String; 4]]) -> std::io::Result<()> {
     };
     printer.data(&printer.style(Style::Bold, &line(HEADERS)))?;
     for row in rows {
-        printer.data(&line([&row[0], &row[1], &row[2], &row[3]]))?;
+        printer.data(&line([&row[0], &row[1], &row[2], &row[3], &row[4]]))?;
     }
     Ok(())
 }

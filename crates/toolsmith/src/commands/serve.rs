@@ -21,12 +21,14 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         max_concurrent_calls,
         shutdown_grace,
         watch,
+        search,
     } = args;
     let loaded = folder::load(folder_arg.dir.as_deref())?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
     let mut options = ServerOptions::for_folder(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
+    options.search = search.apply(options.search);
     let state = ServerState::with_folder(&loaded, options);
     if *watch {
         crate::watch::spawn(loaded.root().to_owned(), state.clone(), printer)

@@ -105,3 +105,24 @@ fn missing_default_folder_says_how_to_start() {
     command.arg("list").current_dir(dir.path());
     snapshot!(dir.path(), command);
 }
+
+#[test]
+fn json_reports_token_costs_and_the_search_decision() {
+    let output = toolsmith()
+        .args(["list", "examples/tools", "--json", "--search", "always"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let search = &listed["search"];
+    assert_eq!(search["mode"], "always");
+    assert_eq!(search["all_behind_search"], true);
+    assert_eq!(search["encoding"], "o200k_base");
+    let per_tool = search["tokens"].as_object().unwrap();
+    assert_eq!(per_tool.len(), listed["tools"].as_array().unwrap().len());
+    let sum: u64 = per_tool.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(search["total_tokens"], json!(sum));
+    // `hello`'s definition is a few dozen tokens, not a character count.
+    let hello = per_tool["hello"].as_u64().unwrap();
+    assert!((20..120).contains(&hello), "{hello}");
+}

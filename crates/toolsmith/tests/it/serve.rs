@@ -24,8 +24,13 @@ struct Server {
 
 impl Server {
     fn start(dir: &str) -> Self {
+        Self::start_with(dir, &[])
+    }
+
+    fn start_with(dir: &str, extra: &[&str]) -> Self {
         let mut child = toolsmith()
             .args(["serve", dir])
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -61,11 +66,31 @@ impl Server {
 
     fn initialize(&mut self) {
         self.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}"#);
-        assert_eq!(
-            self.receive()["result"]["serverInfo"]["name"],
-            "toolsmith-examples"
-        );
+        assert!(self.receive()["result"]["serverInfo"]["name"].is_string());
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    /// The names `tools/list` shows.
+    fn listed(&mut self) -> Vec<String> {
+        self.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+        self.receive()["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// The text of a `tools/call` result.
+    fn call(&mut self, name: &str, arguments: &Value) -> String {
+        let request = json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}});
+        self.send(&request.to_string());
+        let result = self.receive();
+        result["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{result}"))
+            .to_owned()
     }
 
     /// Closes stdin and waits for the exit; returns the exit code and what else came out.
@@ -141,6 +166,71 @@ fn stdio_serves_the_examples_and_exits_zero_at_end_of_input() {
     let (status, rest) = server.finish();
     assert_eq!(status, Some(0));
     assert!(rest.is_empty(), "{rest:?}");
+}
+
+#[test]
+fn search_always_lists_only_the_discovery_builtins() {
+    let mut server = Server::start_with("examples/tools", &["--search", "always"]);
+    server.initialize();
+    assert_eq!(server.listed(), ["execute_tool", "tool_search"]);
+    let found = server.call("tool_search", &json!({"query": "greet someone by name"}));
+    assert!(found.starts_with("hello "), "{found}");
+    let ran = server.call(
+        "execute_tool",
+        &json!({"name": "hello", "arguments": {"name": "Ada"}}),
+    );
+    assert_eq!(ran, "Hello, Ada!");
+    assert_eq!(server.finish().0, Some(0));
+}
+
+/// Forty tools whose definitions are about 10,600 tokens together: over the default budget.
+fn large_folder(config: &str) -> tempfile::TempDir {
+    let description = "Looks up one record of the archive by its identifier and returns every \
+                       field of it, with the history of its changes. "
+        .repeat(10);
+    let mut files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            let name = format!("archive_{i}.toml");
+            let text = format!(
+                "name = \"archive_{i}\"\ndescription = \"{description}\"\ncommand = [\"echo\", \"{i}\"]\n"
+            );
+            (name, text)
+        })
+        .collect();
+    files.push(("toolsmith.toml".into(), config.into()));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    folder(&files)
+}
+
+#[test]
+fn auto_puts_tools_over_the_token_budget_behind_search() {
+    let dir = large_folder("");
+    let mut server = Server::start(dir.path().to_str().unwrap());
+    server.initialize();
+    assert_eq!(server.listed(), ["execute_tool", "tool_search"]);
+    let ran = server.call("execute_tool", &json!({"name": "archive_7"}));
+    assert_eq!(ran.trim(), "7");
+    server.finish();
+
+    // A bigger budget lists them all again.
+    let dir = large_folder("[search]\nbudget_tokens = 50000\n");
+    let mut server = Server::start(dir.path().to_str().unwrap());
+    server.initialize();
+    assert_eq!(server.listed().len(), 40);
+    server.finish();
+}
+
+#[test]
+fn search_never_lists_discoverable_tools_too() {
+    let mut server = Server::start_with("examples/tools", &["--search", "never"]);
+    server.initialize();
+    let listed = server.listed();
+    assert!(listed.contains(&"add".to_owned()), "{listed:?}");
+    assert!(!listed.contains(&"tool_search".to_owned()), "{listed:?}");
+    server.finish();
 }
 
 #[test]

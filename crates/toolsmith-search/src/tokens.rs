@@ -1,0 +1,65 @@
+//! Token counts with a real tokenizer: the `o200k_base` encoding of tiktoken, whose vocabulary
+//! is embedded in the `tiktoken-rs` crate, so counting works offline. Other models' tokenizers
+//! differ by a few percent; budgets and limits are rules of thumb, not exact.
+
+use toolsmith_model::ToolDefinition;
+
+/// The name of the encoding the counts use, for messages and docs.
+pub const ENCODING: &str = "o200k_base";
+
+/// How many tokens `text` is.
+#[must_use]
+pub fn count(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton().count_ordinary(text)
+}
+
+/// What a tool costs a model's context: the tokens of its definition as `tools/list`
+/// sends it (name, title, description, schemas, annotations, icons).
+#[must_use]
+pub fn cost(definition: &ToolDefinition) -> usize {
+    count(&definition.to_mcp().to_string())
+}
+
+/// The tokens of `definitions` as `tools/list` sends them, counted only when they may pass
+/// `budget`: `None` when their size in bytes is within it (every token is at least one
+/// byte), which spares loading the vocabulary for small servers.
+#[must_use]
+pub fn total_over<'a>(
+    definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+    budget: usize,
+) -> Option<usize> {
+    let texts: Vec<String> = definitions
+        .into_iter()
+        .map(|definition| definition.to_mcp().to_string())
+        .collect();
+    if texts.iter().map(String::len).sum::<usize>() <= budget {
+        return None;
+    }
+    Some(texts.iter().map(|text| count(text)).sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_with_the_real_vocabulary() {
+        assert_eq!(count(""), 0);
+        assert_eq!(count("hello world"), 2);
+        assert!(count("Get the weather forecast for a city.") < 12);
+    }
+
+    #[test]
+    fn counts_only_what_may_pass_the_budget() {
+        let schema = serde_json::json!({"type": "object"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let tool = ToolDefinition::new("get_weather", "Current weather for a city.", schema);
+        let bytes = tool.to_mcp().to_string().len();
+        assert_eq!(total_over([&tool], bytes), None);
+        let tokens = total_over([&tool, &tool], bytes).unwrap();
+        assert_eq!(tokens, 2 * cost(&tool));
+        assert!(tokens < bytes, "{tokens} tokens for {bytes} bytes");
+    }
+}
