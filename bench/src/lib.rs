@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+pub mod baselines;
+
 /// The median time per iteration of `batches` runs of `iterations` calls each.
 pub fn median_per_call(batches: usize, iterations: u32, mut call: impl FnMut()) -> Duration {
     let mut samples: Vec<Duration> = (0..batches)

@@ -124,10 +124,23 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     // `[[tests]]` and `examples` are the same cases under two names; keep both.
     definition.examples.extend(tests);
     apply_overlays(&overlays, &mut parameters, &mut diagnostics, &locate);
+    let explicit_schema = table.contains_key("input_schema");
+    if explicit_schema && (table.contains_key("parameters") || table.contains_key("params")) {
+        diagnostics.push(
+            Diagnostic::error(
+                "invalid-manifest",
+                locate("input_schema"),
+                "`input_schema` and `parameters`/`params` both describe the arguments",
+            )
+            .with_help("keep one: `input_schema` (a whole JSON Schema) or `[[parameters]]`"),
+        );
+    }
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    definition.input_schema = input_schema(&parameters);
+    if !explicit_schema {
+        definition.input_schema = input_schema(&parameters);
+    }
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
     Ok(Manifest { definition, kind })
 }
@@ -431,6 +444,27 @@ mod tests {
                 "required": ["name"],
                 "additionalProperties": false
             })
+        );
+    }
+
+    #[test]
+    fn explicit_input_schema_is_published_as_written() {
+        let manifest = parse_text(
+            "description = \"x\"\ncommand = [\"true\"]\n[input_schema]\ntype = \"object\"\nproperties = { when = { type = \"string\", format = \"date\" } }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            manifest.definition.input_schema["properties"]["when"]["format"],
+            "date"
+        );
+
+        let errors = parse_text(
+            "description = \"x\"\n[[parameters]]\nname = \"a\"\ntype = \"string\"\n[input_schema]\ntype = \"object\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "`input_schema` and `parameters`/`params` both describe the arguments"
         );
     }
 

@@ -1,0 +1,387 @@
+//! `tool_search` ranking on real tools: recall@1, recall@5 and MRR of Toolsmith's
+//! `SearchIndex` against plain BM25 and Scriptling's heuristic, on the corpus of real MCP
+//! tool definitions in `bench/discovery/` (gathered by `gather.py`) with the hand-written
+//! queries of `queries.jsonl`; then query latency (p50/p99) at 1k and 10k tools and index
+//! build time.
+//!
+//! Run: `cargo bench -p toolsmith-bench --bench discovery [-- --misses train|dev] [-- --quick]`
+//!
+//! The corpus becomes a real tools folder (`make_folder.py`, one manifest per tool) that
+//! Toolsmith's own loader reads, so the definitions searched are the ones `serve` would
+//! publish. Each query belongs to a split by a hash of its text: train 40%, dev 20%,
+//! test 40%. Tune on train and dev (`--misses` prints what they miss); the test split is
+//! only reported.
+
+#![expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+#![expect(clippy::print_stderr, reason = "progress and problems go to stderr")]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolsmith_bench::baselines::{Heuristic, PlainBm25, Ranker};
+use toolsmith_folder::ToolFolder;
+use toolsmith_model::ToolDefinition;
+use toolsmith_search::SearchIndex;
+
+/// Results looked at per query: recall@5 and MRR need no more.
+const DEPTH: usize = 50;
+const SPLITS: [&str; 3] = ["train", "dev", "test"];
+
+/// Toolsmith's ranking, as `tool_search` runs it.
+struct Ours {
+    index: SearchIndex,
+    positions: HashMap<String, usize>,
+}
+
+impl Ours {
+    fn new(definitions: &[ToolDefinition]) -> Self {
+        Self {
+            index: SearchIndex::new(definitions),
+            positions: definitions
+                .iter()
+                .enumerate()
+                .map(|(position, d)| (d.name.clone(), position))
+                .collect(),
+        }
+    }
+}
+
+impl Ranker for Ours {
+    fn rank(&self, query: &str, limit: usize) -> Vec<usize> {
+        self.index
+            .search(query, limit)
+            .iter()
+            .filter_map(|hit| self.positions.get(&hit.name).copied())
+            .collect()
+    }
+}
+
+type Build = fn(&[ToolDefinition]) -> Box<dyn Ranker>;
+
+const RANKERS: [(&str, Build); 3] = [
+    ("toolsmith", |d| Box::new(Ours::new(d))),
+    ("plain BM25", |d| Box::new(PlainBm25::new(d))),
+    ("Scriptling heuristic", |d| Box::new(Heuristic::new(d))),
+];
+
+struct Query {
+    text: String,
+    /// The corpus key, `slug/name`.
+    key: String,
+    /// Indexes of the right tools among the definitions: the one written down, plus any
+    /// listed under `also` (the same tool published by two servers).
+    targets: Vec<usize>,
+    split: &'static str,
+}
+
+/// FNV-1a, so a query's split never changes between runs or machines.
+fn split_of(text: &str) -> &'static str {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.trim().to_lowercase().bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    match hash % 10 {
+        0..=3 => "train",
+        4 | 5 => "dev",
+        _ => "test",
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let misses = args
+        .iter()
+        .position(|a| a == "--misses")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    if misses.as_deref() == Some("test") {
+        eprintln!("--misses test: the test split is for reporting only; tune on train or dev");
+        std::process::exit(2);
+    }
+
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("discovery");
+    let out = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("target")
+        .join("discovery");
+    let (definitions, ids) = load_corpus(&here, &out);
+    let queries = load_queries(&here.join("queries.jsonl"), &definitions, &ids);
+    println!(
+        "corpus: {} tools; queries: {} ({})\n",
+        definitions.len(),
+        queries.len(),
+        SPLITS
+            .map(|split| format!(
+                "{split} {}",
+                queries.iter().filter(|q| q.split == split).count()
+            ))
+            .join(", ")
+    );
+
+    let mut report = json!({"tools": definitions.len(), "queries": queries.len()});
+    println!("| ranking | split | queries | recall@1 | recall@5 | MRR |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let mut quality = Vec::new();
+    for (name, build) in RANKERS {
+        let ranking = build(&definitions);
+        let ranked: Vec<Vec<usize>> = queries
+            .iter()
+            .map(|q| ranking.rank(&q.text, DEPTH))
+            .collect();
+        for split in SPLITS.iter().copied().chain(["all"]) {
+            let picked: Vec<(&Query, &Vec<usize>)> = queries
+                .iter()
+                .zip(&ranked)
+                .filter(|(q, _)| split == "all" || q.split == split)
+                .collect();
+            let scores = Scores::of(&picked);
+            println!(
+                "| {name} | {split} | {} | {:.3} | {:.3} | {:.3} |",
+                picked.len(),
+                scores.recall_1,
+                scores.recall_5,
+                scores.mrr
+            );
+            quality.push(
+                json!({"ranking": name, "split": split, "queries": picked.len(),
+                "recall@1": scores.recall_1, "recall@5": scores.recall_5, "mrr": scores.mrr}),
+            );
+        }
+        if name == "toolsmith"
+            && let Some(split) = &misses
+        {
+            print_misses(&queries, &ranked, split, &definitions);
+        }
+    }
+    report["quality"] = Value::Array(quality);
+
+    println!("\n| tools | ranking | index build | query p50 | query p99 |");
+    println!("|---:|---|---:|---:|---:|");
+    let mut latency = Vec::new();
+    for size in [1_000, 10_000] {
+        let tools = scaled(&definitions, size);
+        for (name, build) in RANKERS {
+            let built = time_median(if quick { 1 } else { 3 }, || {
+                drop(build(&tools));
+            });
+            let ranker = build(&tools);
+            let samples = query_times(ranker.as_ref(), &queries, quick);
+            let (p50, p99) = (percentile(&samples, 50), percentile(&samples, 99));
+            println!(
+                "| {} | {name} | {:.1} ms | {} | {} |",
+                tools.len(),
+                built.as_secs_f64() * 1e3,
+                show(p50),
+                show(p99)
+            );
+            latency.push(json!({"tools": tools.len(), "ranking": name,
+                "build_ms": built.as_secs_f64() * 1e3,
+                "p50_us": p50.as_secs_f64() * 1e6, "p99_us": p99.as_secs_f64() * 1e6}));
+        }
+    }
+    report["latency"] = Value::Array(latency);
+    let path = out.join("results.json");
+    if let Err(error) = std::fs::write(&path, format!("{report:#}\n")) {
+        eprintln!("cannot write {}: {error}", path.display());
+    } else {
+        eprintln!("\nraw results: {}", path.display());
+    }
+}
+
+/// The corpus as a tools folder, loaded by Toolsmith: definitions (in folder order) and
+/// the corpus key → tool name map.
+fn load_corpus(here: &Path, out: &Path) -> (Vec<ToolDefinition>, HashMap<String, String>) {
+    let folder = out.join("tools");
+    let _ = std::fs::remove_dir_all(&folder);
+    let status = Command::new("python3")
+        .arg(here.join("make_folder.py"))
+        .arg(here.join("corpus.json"))
+        .arg(&folder)
+        .status()
+        .expect("python3 runs make_folder.py");
+    assert!(status.success(), "make_folder.py failed");
+    let loaded = ToolFolder::load(&folder).expect("the corpus folder loads");
+    let problems = loaded.catalog().diagnostics();
+    if !problems.is_empty() {
+        eprintln!(
+            "{} corpus files did not load, e.g. {}",
+            problems.len(),
+            problems[0]
+        );
+    }
+    let definitions: Vec<ToolDefinition> = loaded.catalog().definitions().cloned().collect();
+    let ids: HashMap<String, String> = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("_ids.json")).expect("_ids.json"),
+    )
+    .expect("_ids.json is a JSON object of strings");
+    (definitions, ids)
+}
+
+fn load_queries(
+    path: &PathBuf,
+    definitions: &[ToolDefinition],
+    ids: &HashMap<String, String>,
+) -> Vec<Query> {
+    let positions: HashMap<&str, usize> = definitions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.as_str(), i))
+        .collect();
+    let text = std::fs::read_to_string(path).expect("queries.jsonl");
+    let mut queries = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("queries.jsonl:{}: {e}", number + 1));
+        let query = record["query"].as_str().unwrap_or_default().to_owned();
+        let key = record["tool"].as_str().unwrap_or_default().to_owned();
+        let also = record["also"].as_array().into_iter().flatten();
+        let keys: Vec<&str> = std::iter::once(key.as_str())
+            .chain(also.filter_map(Value::as_str))
+            .collect();
+        let targets: Option<Vec<usize>> = keys
+            .iter()
+            .map(|key| {
+                ids.get(*key)
+                    .and_then(|name| positions.get(name.as_str()).copied())
+            })
+            .collect();
+        let Some(targets) = targets else {
+            eprintln!(
+                "queries.jsonl:{}: a tool of {keys:?} is not in the corpus; skipped",
+                number + 1
+            );
+            continue;
+        };
+        queries.push(Query {
+            split: split_of(&query),
+            text: query,
+            key,
+            targets,
+        });
+    }
+    queries
+}
+
+struct Scores {
+    recall_1: f64,
+    recall_5: f64,
+    mrr: f64,
+}
+
+impl Scores {
+    fn of(picked: &[(&Query, &Vec<usize>)]) -> Self {
+        let mut scores = Self {
+            recall_1: 0.0,
+            recall_5: 0.0,
+            mrr: 0.0,
+        };
+        for (query, ranked) in picked {
+            if let Some(rank) = ranked.iter().position(|t| query.targets.contains(t)) {
+                scores.recall_1 += f64::from(u8::from(rank == 0));
+                scores.recall_5 += f64::from(u8::from(rank < 5));
+                #[expect(clippy::cast_precision_loss, reason = "ranks below 50")]
+                let reciprocal = 1.0 / (rank + 1) as f64;
+                scores.mrr += reciprocal;
+            }
+        }
+        #[expect(clippy::cast_precision_loss, reason = "a few hundred queries")]
+        let count = picked.len().max(1) as f64;
+        scores.recall_1 /= count;
+        scores.recall_5 /= count;
+        scores.mrr /= count;
+        scores
+    }
+}
+
+fn print_misses(queries: &[Query], ranked: &[Vec<usize>], split: &str, tools: &[ToolDefinition]) {
+    println!("\nmisses of toolsmith on {split} (not in the top 5):");
+    for (query, ranked) in queries.iter().zip(ranked) {
+        if query.split != split || ranked.iter().take(5).any(|t| query.targets.contains(t)) {
+            continue;
+        }
+        let got: Vec<&str> = ranked
+            .iter()
+            .take(3)
+            .map(|&t| tools[t].name.as_str())
+            .collect();
+        let rank = ranked
+            .iter()
+            .position(|t| query.targets.contains(t))
+            .map_or("-".to_owned(), |r| (r + 1).to_string());
+        println!(
+            "  `{}` -> want {} ({}, rank {rank}), got {got:?}",
+            query.text, tools[query.targets[0]].name, query.key
+        );
+    }
+    println!();
+}
+
+/// `size` tools: the corpus, then copies of it under new names (`NAME_copy2`, …), for
+/// latency only (the copies make postings longer, as a bigger server's would be).
+fn scaled(definitions: &[ToolDefinition], size: usize) -> Vec<ToolDefinition> {
+    let mut tools: Vec<ToolDefinition> = definitions.iter().take(size).cloned().collect();
+    let mut copy = 2;
+    while tools.len() < size {
+        for definition in definitions {
+            if tools.len() == size {
+                break;
+            }
+            let mut renamed = definition.clone();
+            renamed.name = format!("{}_copy{copy}", definition.name);
+            tools.push(renamed);
+        }
+        copy += 1;
+    }
+    tools
+}
+
+/// Every query timed once per round, for at least 2 s (0.3 s with `--quick`) and 3 rounds.
+fn query_times(ranker: &dyn Ranker, queries: &[Query], quick: bool) -> Vec<Duration> {
+    let budget = Duration::from_millis(if quick { 300 } else { 2_000 });
+    let started = Instant::now();
+    let mut samples = Vec::new();
+    let mut rounds = 0;
+    while rounds < 3 || started.elapsed() < budget {
+        for query in queries {
+            let began = Instant::now();
+            std::hint::black_box(ranker.rank(&query.text, 5));
+            samples.push(began.elapsed());
+        }
+        rounds += 1;
+    }
+    samples.sort_unstable();
+    samples
+}
+
+fn percentile(sorted: &[Duration], p: usize) -> Duration {
+    sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
+}
+
+fn time_median(runs: usize, mut work: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let began = Instant::now();
+            work();
+            began.elapsed()
+        })
+        .collect();
+    times.sort_unstable();
+    times[times.len() / 2]
+}
+
+fn show(duration: Duration) -> String {
+    let micros = duration.as_secs_f64() * 1e6;
+    if micros >= 1_000.0 {
+        format!("{:.2} ms", micros / 1e3)
+    } else {
+        format!("{micros:.0} µs")
+    }
+}
