@@ -159,6 +159,9 @@ fn main() {
         }
     }
     report["quality"] = Value::Array(quality);
+    if args.iter().any(|a| a == "--quality-only") {
+        return;
+    }
 
     println!("\n| tools | ranking | index build | query p50 | query p99 |");
     println!("|---:|---|---:|---:|---:|");

@@ -5,7 +5,7 @@
 //! A folder tool with a built-in's name wins: the built-in is left out and the catalog
 //! carries a `builtin-tool-shadowed` warning, so nothing changes silently.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -89,7 +89,8 @@ pub fn results(catalog: &Catalog, hits: &[Hit]) -> Value {
 /// call them.
 struct ToolSearch {
     definition: ToolDefinition,
-    index: SearchIndex,
+    /// Built on the first search, so serving a large folder starts without waiting for it.
+    index: OnceLock<SearchIndex>,
     catalog: Arc<Catalog>,
 }
 
@@ -121,10 +122,9 @@ impl ToolSearch {
         definition.title = Some("Search tools".into());
         definition.annotations.read_only = Some(true);
         definition.source = SourceLocation::file("<builtin>");
-        let index = SearchIndex::new(catalog.definitions());
         Self {
             definition,
-            index,
+            index: OnceLock::new(),
             catalog,
         }
     }
@@ -146,7 +146,10 @@ impl Tool for ToolSearch {
             .unwrap_or(DEFAULT_MAX_RESULTS)
             .clamp(1, MOST_RESULTS);
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        let hits = self.index.search(query, limit);
+        let index = self
+            .index
+            .get_or_init(|| SearchIndex::new(self.catalog.definitions()));
+        let hits = index.search(query, limit);
         let mut text = Vec::new();
         for hit in &hits {
             if let Some(entry) = self.catalog.get(&hit.name) {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use toolsmith_model::ToolDefinition;
 
+use crate::synonyms::synonyms;
 use crate::text::{bounded_distance, terms, words};
 
 /// The parts of a definition that are indexed, each with its own weight.
@@ -31,7 +32,7 @@ impl Field {
             Self::Title => 2.0,
             Self::Tags => 1.5,
             Self::Description => 1.0,
-            Self::Parameters => 0.5,
+            Self::Parameters => 0.25,
         }
     }
 }
@@ -43,6 +44,7 @@ const B: f64 = 0.75;
 
 /// How much an expanded term counts against the query term itself.
 const PREFIX_FACTOR: f64 = 0.7;
+const SYNONYM_FACTOR: f64 = 0.7;
 const ONE_TYPO_FACTOR: f64 = 0.6;
 const TWO_TYPOS_FACTOR: f64 = 0.4;
 
@@ -67,10 +69,19 @@ struct Posting {
 #[derive(Debug, Default)]
 pub struct SearchIndex {
     names: Vec<String>,
-    /// Each name's words joined by `_`, for the exact-name match (`getWeather` = `get_weather`).
-    normalized_names: Vec<String>,
+    /// Tools by their name's words joined by `_`, for the exact-name match
+    /// (`getWeather` = `get_weather`).
+    normalized_names: HashMap<String, Vec<usize>>,
     term_ids: HashMap<String, usize>,
     vocabulary: Vec<String>,
+    /// Which letters and digits each term has: a term one edit away from another differs
+    /// in at most two of them, which rules out most of the vocabulary before any distance
+    /// is computed.
+    masks: Vec<u64>,
+    /// Term ids sorted by their text, for prefix matches; filled by [`SearchIndex::new`].
+    sorted: Vec<u32>,
+    /// Term ids by length in bytes, for typo matches; filled by [`SearchIndex::new`].
+    by_length: Vec<Vec<u32>>,
     postings: Vec<Vec<Posting>>,
     /// How many documents contain each term, in any field.
     document_frequency: Vec<u32>,
@@ -84,6 +95,18 @@ impl SearchIndex {
         let mut index = Self::default();
         for definition in definitions {
             index.add(definition);
+        }
+        let ids = 0..u32::try_from(index.vocabulary.len()).unwrap_or(u32::MAX);
+        index.sorted = ids.clone().collect();
+        index.sorted.sort_unstable_by(|&a, &b| {
+            index.vocabulary[a as usize].cmp(&index.vocabulary[b as usize])
+        });
+        for id in ids {
+            let length = index.vocabulary[id as usize].len();
+            if index.by_length.len() <= length {
+                index.by_length.resize_with(length + 1, Vec::new);
+            }
+            index.by_length[length].push(id);
         }
         let count = index.names.len().max(1);
         for field in 0..FIELD_COUNT {
@@ -113,7 +136,9 @@ impl SearchIndex {
         let document = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
         self.names.push(definition.name.clone());
         self.normalized_names
-            .push(words(&definition.name).join("_"));
+            .entry(words(&definition.name).join("_"))
+            .or_default()
+            .push(document as usize);
         let mut parameters = String::new();
         if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
             for (name, schema) in properties {
@@ -166,6 +191,7 @@ impl SearchIndex {
         }
         let id = self.vocabulary.len();
         self.term_ids.insert(term.clone(), id);
+        self.masks.push(mask(&term));
         self.vocabulary.push(term);
         self.postings.push(Vec::new());
         self.document_frequency.push(0);
@@ -228,21 +254,24 @@ impl SearchIndex {
             })
             .collect();
         let normalized_query = words(query).join("_");
-        if !normalized_query.is_empty() {
+        if let Some(documents) = self.normalized_names.get(&normalized_query) {
             let top = hits.iter().map(|(_, score)| *score).fold(0.0, f64::max);
-            for (document, name) in self.normalized_names.iter().enumerate() {
-                if *name == normalized_query {
-                    hits.retain(|(other, _)| *other != document);
-                    hits.push((document, top + 1.0));
-                }
-            }
+            hits.retain(|(other, _)| !documents.contains(other));
+            hits.extend(documents.iter().map(|&document| (document, top + 1.0)));
         }
-        hits.sort_by(|a, b| {
+        let order = |a: &(usize, f64), b: &(usize, f64)| {
             b.1.total_cmp(&a.1)
                 .then_with(|| self.names[a.0].cmp(&self.names[b.0]))
-        });
+        };
+        if limit == 0 {
+            return Vec::new();
+        }
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, order);
+            hits.truncate(limit);
+        }
+        hits.sort_by(order);
         hits.into_iter()
-            .take(limit)
             .map(|(document, score)| Hit {
                 name: self.names[document].clone(),
                 score: (score * 1000.0).round() / 1000.0,
@@ -250,26 +279,63 @@ impl SearchIndex {
             .collect()
     }
 
-    /// The index terms `term` matches, each with how much the match counts.
+    /// The index terms `term` matches, each with how much the match counts: itself, longer
+    /// terms it begins (three letters or more), and terms one typo away (four letters or
+    /// more; two typos from eight).
     fn expansions(&self, term: &str) -> Vec<(usize, f64)> {
         let length = term.len();
-        let mut expansions = Vec::new();
-        for (id, candidate) in self.vocabulary.iter().enumerate() {
-            let factor = if candidate == term {
-                1.0
-            } else if length >= 3 && candidate.starts_with(term) {
-                PREFIX_FACTOR
-            } else if length >= 4 {
-                let limit = if length >= 8 { 2 } else { 1 };
-                match bounded_distance(term.as_bytes(), candidate.as_bytes(), limit) {
+        let mut expansions: Vec<(usize, f64)> = Vec::new();
+        if let Some(&id) = self.term_ids.get(term) {
+            expansions.push((id, 1.0));
+        }
+        for other in synonyms(term) {
+            if let Some(&id) = self.term_ids.get(other) {
+                expansions.push((id, SYNONYM_FACTOR));
+            }
+        }
+        // A word the index knows is taken as meant: widening it to longer words and
+        // look-alikes adds more noise than it finds.
+        if !expansions.is_empty() {
+            return expansions;
+        }
+        if length >= 3 {
+            let start = self
+                .sorted
+                .partition_point(|&id| self.vocabulary[id as usize].as_str() <= term);
+            for &id in &self.sorted[start..] {
+                if !self.vocabulary[id as usize].starts_with(term) {
+                    break;
+                }
+                expansions.push((id as usize, PREFIX_FACTOR));
+            }
+        }
+        if length >= 4 {
+            let limit = if length >= 8 { 2 } else { 1 };
+            let wanted = mask(term);
+            let mut scratch = Vec::new();
+            let lengths =
+                length - limit..=(length + limit).min(self.by_length.len().saturating_sub(1));
+            for id in lengths.flat_map(|l| &self.by_length[l]) {
+                let id = *id as usize;
+                if (self.masks[id] ^ wanted).count_ones() > 2 * u32::try_from(limit).unwrap_or(2) {
+                    continue;
+                }
+                let candidate = &self.vocabulary[id];
+                if candidate.starts_with(term) {
+                    continue; // already a prefix match
+                }
+                let factor = match bounded_distance(
+                    term.as_bytes(),
+                    candidate.as_bytes(),
+                    limit,
+                    &mut scratch,
+                ) {
                     Some(1) => ONE_TYPO_FACTOR,
                     Some(2) => TWO_TYPOS_FACTOR,
                     _ => continue,
-                }
-            } else {
-                continue;
-            };
-            expansions.push((id, factor));
+                };
+                expansions.push((id, factor));
+            }
         }
         expansions
     }
@@ -287,6 +353,18 @@ impl SearchIndex {
         let normalization = 1.0 - B + B * length / self.average_lengths[field];
         posting.field.weight() * frequency * (K1 + 1.0) / (frequency + K1 * normalization)
     }
+}
+
+/// The letters and digits `term` has, one bit each (other characters share one bit).
+fn mask(term: &str) -> u64 {
+    term.bytes().fold(0, |mask, byte| {
+        let bit = match byte {
+            b'a'..=b'z' => byte - b'a',
+            b'0'..=b'9' => 26 + byte - b'0',
+            _ => 36,
+        };
+        mask | 1 << bit
+    })
 }
 
 #[cfg(test)]

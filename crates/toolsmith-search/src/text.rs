@@ -106,12 +106,20 @@ fn undouble(base: &str) -> String {
 }
 
 /// The edit distance between `a` and `b` when it is at most `limit`, else `None`.
-pub(crate) fn bounded_distance(a: &[u8], b: &[u8], limit: usize) -> Option<usize> {
+/// `scratch` is working memory, reused across calls.
+pub(crate) fn bounded_distance(
+    a: &[u8],
+    b: &[u8],
+    limit: usize,
+    scratch: &mut Vec<usize>,
+) -> Option<usize> {
     if a.len().abs_diff(b.len()) > limit {
         return None;
     }
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current = vec![0; b.len() + 1];
+    scratch.clear();
+    scratch.extend(0..=b.len());
+    scratch.resize(2 * (b.len() + 1), 0);
+    let (mut previous, mut current) = scratch.split_at_mut(b.len() + 1);
     for (i, ca) in a.iter().enumerate() {
         current[0] = i + 1;
         let mut row_min = current[0];
@@ -162,8 +170,19 @@ mod tests {
 
     #[test]
     fn distance_is_bounded() {
-        assert_eq!(bounded_distance(b"wether", b"weather", 1), Some(1));
-        assert_eq!(bounded_distance(b"wheatre", b"weather", 1), None);
-        assert_eq!(bounded_distance(b"add", b"add", 0), Some(0));
+        let mut scratch = Vec::new();
+        assert_eq!(
+            bounded_distance(b"wether", b"weather", 1, &mut scratch),
+            Some(1)
+        );
+        assert_eq!(
+            bounded_distance(b"wheatre", b"weather", 1, &mut scratch),
+            None
+        );
+        assert_eq!(bounded_distance(b"add", b"add", 0, &mut scratch), Some(0));
+        assert_eq!(
+            bounded_distance(b"kitten", b"sitting", 3, &mut scratch),
+            Some(3)
+        );
     }
 }
