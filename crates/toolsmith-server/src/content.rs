@@ -14,7 +14,7 @@ use rmcp::ErrorData;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, ErrorCode, GetPromptResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
-    ReadResourceResult, Reference, Resource, ResourceTemplate,
+    ReadResourceResult, Reference, Resource, ResourceTemplate, ResultType,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -105,7 +105,10 @@ impl Content {
             .prompts
             .get_result(name, arguments, &*self.resources)
             .map_err(|error| prompt_error(&error))?;
-        from_json(result)
+        let mut result: GetPromptResult = from_json(result)?;
+        // Required from 2026-07-28 on; rmcp clears it for clients of older versions.
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result)
     }
 
     /// `resources/read`: an unknown URI is `-32002` (resource not found).
@@ -114,7 +117,9 @@ impl Content {
             .resources
             .read(uri)
             .map_err(|error| resource_error(&error))?;
-        from_json(contents.to_read_result())
+        let mut result: ReadResourceResult = from_json(contents.to_read_result())?;
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result)
     }
 
     /// Whether `uri` names a resource (for `resources/subscribe`); else the -32002 error.
@@ -169,8 +174,13 @@ fn prompt_error(error: &PromptError) -> ErrorData {
     ErrorData::new(code(error.json_rpc_code()), error.to_string(), None)
 }
 
+/// A resource error; a missing resource's error data names its URI (SEP-2164).
 fn resource_error(error: &ResourceError) -> ErrorData {
-    ErrorData::new(code(error.json_rpc_code()), error.to_string(), None)
+    let data = match error {
+        ResourceError::UnknownResource { uri, .. } => Some(serde_json::json!({ "uri": uri })),
+        ResourceError::UnknownTemplate { .. } => None,
+    };
+    ErrorData::new(code(error.json_rpc_code()), error.to_string(), data)
 }
 
 fn code(code: i64) -> ErrorCode {
