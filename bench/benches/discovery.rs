@@ -111,6 +111,14 @@ fn main() {
         .join("discovery");
     let (definitions, ids) = load_corpus(&here, &out);
     let queries = load_queries(&here.join("queries.jsonl"), &definitions, &ids);
+    if args.iter().any(|a| a == "--build-only") {
+        // For a profiler: only index building, 10k tools, five times.
+        let tools = scaled(&definitions, 10_000);
+        for _ in 0..5 {
+            std::hint::black_box(SearchIndex::new(&tools));
+        }
+        return;
+    }
     println!(
         "corpus: {} tools; queries: {} ({})\n",
         definitions.len(),
@@ -124,11 +132,26 @@ fn main() {
     );
 
     let mut report = json!({"tools": definitions.len(), "queries": queries.len()});
+    report["quality"] = quality(&definitions, &queries, misses.as_deref());
+    if args.iter().any(|a| a == "--quality-only") {
+        return;
+    }
+    report["latency"] = latency(&definitions, &queries, quick);
+    let path = out.join("results.json");
+    if let Err(error) = std::fs::write(&path, format!("{report:#}\n")) {
+        eprintln!("cannot write {}: {error}", path.display());
+    } else {
+        eprintln!("\nraw results: {}", path.display());
+    }
+}
+
+/// Recall@1, recall@5 and MRR of every ranking on every split, printed as a table.
+fn quality(definitions: &[ToolDefinition], queries: &[Query], misses: Option<&str>) -> Value {
     println!("| ranking | split | queries | recall@1 | recall@5 | MRR |");
     println!("|---|---|---:|---:|---:|---:|");
     let mut quality = Vec::new();
     for (name, build) in RANKERS {
-        let ranking = build(&definitions);
+        let ranking = build(definitions);
         let ranked: Vec<Vec<usize>> = queries
             .iter()
             .map(|q| ranking.rank(&q.text, DEPTH))
@@ -153,27 +176,27 @@ fn main() {
             );
         }
         if name == "toolsmith"
-            && let Some(split) = &misses
+            && let Some(split) = misses
         {
-            print_misses(&queries, &ranked, split, &definitions);
+            print_misses(queries, &ranked, split, definitions);
         }
     }
-    report["quality"] = Value::Array(quality);
-    if args.iter().any(|a| a == "--quality-only") {
-        return;
-    }
+    Value::Array(quality)
+}
 
+/// Index build time and query latency of every ranking at 1k and 10k tools.
+fn latency(definitions: &[ToolDefinition], queries: &[Query], quick: bool) -> Value {
     println!("\n| tools | ranking | index build | query p50 | query p99 |");
     println!("|---:|---|---:|---:|---:|");
     let mut latency = Vec::new();
     for size in [1_000, 10_000] {
-        let tools = scaled(&definitions, size);
+        let tools = scaled(definitions, size);
         for (name, build) in RANKERS {
             let built = time_median(if quick { 1 } else { 3 }, || {
                 drop(build(&tools));
             });
             let ranker = build(&tools);
-            let samples = query_times(ranker.as_ref(), &queries, quick);
+            let samples = query_times(ranker.as_ref(), queries, quick);
             let (p50, p99) = (percentile(&samples, 50), percentile(&samples, 99));
             println!(
                 "| {} | {name} | {:.1} ms | {} | {} |",
@@ -187,13 +210,7 @@ fn main() {
                 "p50_us": p50.as_secs_f64() * 1e6, "p99_us": p99.as_secs_f64() * 1e6}));
         }
     }
-    report["latency"] = Value::Array(latency);
-    let path = out.join("results.json");
-    if let Err(error) = std::fs::write(&path, format!("{report:#}\n")) {
-        eprintln!("cannot write {}: {error}", path.display());
-    } else {
-        eprintln!("\nraw results: {}", path.display());
-    }
+    Value::Array(latency)
 }
 
 /// The corpus as a tools folder, loaded by Toolsmith: definitions (in folder order) and
@@ -346,13 +363,13 @@ fn scaled(definitions: &[ToolDefinition], size: usize) -> Vec<ToolDefinition> {
     tools
 }
 
-/// Every query timed once per round, for at least 2 s (0.3 s with `--quick`) and 3 rounds.
+/// Every query timed once per round, rounds repeated for 2 s (0.3 s with `--quick`).
 fn query_times(ranker: &dyn Ranker, queries: &[Query], quick: bool) -> Vec<Duration> {
     let budget = Duration::from_millis(if quick { 300 } else { 2_000 });
     let started = Instant::now();
     let mut samples = Vec::new();
     let mut rounds = 0;
-    while rounds < 3 || started.elapsed() < budget {
+    while rounds == 0 || started.elapsed() < budget {
         for query in queries {
             let began = Instant::now();
             std::hint::black_box(ranker.rank(&query.text, 5));

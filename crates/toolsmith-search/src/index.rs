@@ -7,7 +7,7 @@ use serde_json::Value;
 use toolsmith_model::ToolDefinition;
 
 use crate::synonyms::synonyms;
-use crate::text::{bounded_distance, terms, words};
+use crate::text::{bounded_distance, for_each_term, terms, words};
 
 /// The parts of a definition that are indexed, each with its own weight.
 #[derive(Debug, Clone, Copy)]
@@ -85,6 +85,8 @@ pub struct SearchIndex {
     postings: Vec<Vec<Posting>>,
     /// How many documents contain each term, in any field.
     document_frequency: Vec<u32>,
+    /// The last document counted in `document_frequency`, per term (while indexing).
+    last_document: Vec<Option<u32>>,
     field_lengths: Vec<[u32; FIELD_COUNT]>,
     average_lengths: [f64; FIELD_COUNT],
 }
@@ -159,25 +161,22 @@ impl SearchIndex {
             (Field::Parameters, parameters),
         ];
         let mut lengths = [0; FIELD_COUNT];
-        let mut seen: Vec<usize> = Vec::new();
+        let mut ids: Vec<usize> = Vec::new();
         for (field, text) in fields {
-            let mut frequencies: HashMap<usize, u32> = HashMap::new();
-            let field_terms = terms(&text);
-            lengths[field as usize] = u32::try_from(field_terms.len()).unwrap_or(u32::MAX);
-            for term in field_terms {
-                let id = self.term_id(term);
-                *frequencies.entry(id).or_default() += 1;
-            }
-            let mut frequencies: Vec<(usize, u32)> = frequencies.into_iter().collect();
-            frequencies.sort_unstable();
-            for (id, frequency) in frequencies {
+            ids.clear();
+            for_each_term(&text, |term| ids.push(self.term_id(term)));
+            lengths[field as usize] = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+            ids.sort_unstable();
+            for run in ids.chunk_by(|a, b| a == b) {
+                let id = run[0];
                 self.postings[id].push(Posting {
                     document,
                     field,
-                    frequency,
+                    frequency: u32::try_from(run.len()).unwrap_or(u32::MAX),
                 });
-                if !seen.contains(&id) {
-                    seen.push(id);
+                // Counted once per tool, however many of its fields have the term.
+                if self.last_document[id] != Some(document) {
+                    self.last_document[id] = Some(document);
                     self.document_frequency[id] += 1;
                 }
             }
@@ -185,16 +184,18 @@ impl SearchIndex {
         self.field_lengths.push(lengths);
     }
 
-    fn term_id(&mut self, term: String) -> usize {
-        if let Some(&id) = self.term_ids.get(&term) {
+    fn term_id(&mut self, term: &str) -> usize {
+        if let Some(&id) = self.term_ids.get(term) {
             return id;
         }
+        let term = term.to_owned();
         let id = self.vocabulary.len();
         self.term_ids.insert(term.clone(), id);
         self.masks.push(mask(&term));
         self.vocabulary.push(term);
         self.postings.push(Vec::new());
         self.document_frequency.push(0);
+        self.last_document.push(None);
         id
     }
 

@@ -11,36 +11,55 @@ const STOP_WORDS: &[&str] = &[
 /// The terms of `text`: words (split on anything not alphanumeric, and on camel case and
 /// letter/digit boundaries), lowercased and stemmed, stop words left out.
 pub(crate) fn terms(text: &str) -> Vec<String> {
-    words(text)
-        .into_iter()
-        .filter(|word| !STOP_WORDS.contains(&word.as_str()))
-        .map(|word| stem(&word))
-        .collect()
+    let mut terms = Vec::new();
+    for_each_term(text, |term| terms.push(term.to_owned()));
+    terms
+}
+
+/// Calls `visit` with each term of `text` (see [`terms`]), without allocating per word.
+pub(crate) fn for_each_term(text: &str, mut visit: impl FnMut(&str)) {
+    let mut stemmed = String::new();
+    for_each_word(text, |word| {
+        if !STOP_WORDS.contains(&word) {
+            stem_into(word, &mut stemmed);
+            visit(&stemmed);
+        }
+    });
 }
 
 /// Lowercased words of `text`: `getHTTPResponse_v2` → `get`, `http`, `response`, `v`, `2`.
 pub(crate) fn words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
+    for_each_word(text, |word| words.push(word.to_owned()));
+    words
+}
+
+/// Calls `visit` with each lowercased word of `text` (see [`words`]).
+fn for_each_word(text: &str, mut visit: impl FnMut(&str)) {
+    let mut word = String::new();
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
-        let chars: Vec<char> = chunk.chars().collect();
-        let mut start = 0;
-        for i in 1..chars.len() {
-            let (previous, current) = (chars[i - 1], chars[i]);
-            let next_is_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-            let boundary = (previous.is_lowercase() && current.is_uppercase())
-                || (previous.is_uppercase() && current.is_uppercase() && next_is_lower)
-                || (previous.is_alphabetic() && current.is_numeric())
-                || (previous.is_numeric() && current.is_alphabetic());
-            if boundary {
-                words.push(chars[start..i].iter().collect::<String>().to_lowercase());
-                start = i;
+        let mut chars = chunk.chars().peekable();
+        let mut previous: Option<char> = None;
+        while let Some(current) = chars.next() {
+            if let Some(previous) = previous {
+                let next_is_lower = chars.peek().is_some_and(|c| c.is_lowercase());
+                let boundary = (previous.is_lowercase() && current.is_uppercase())
+                    || (previous.is_uppercase() && current.is_uppercase() && next_is_lower)
+                    || (previous.is_alphabetic() && current.is_numeric())
+                    || (previous.is_numeric() && current.is_alphabetic());
+                if boundary && !word.is_empty() {
+                    visit(&word);
+                    word.clear();
+                }
             }
+            word.extend(current.to_lowercase());
+            previous = Some(current);
         }
-        if start < chars.len() {
-            words.push(chars[start..].iter().collect::<String>().to_lowercase());
+        if !word.is_empty() {
+            visit(&word);
+            word.clear();
         }
     }
-    words
 }
 
 /// A light English suffix stripper: plurals, `-ing`, `-ed`, `-ly`, `-ies`.
@@ -48,43 +67,58 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 /// Deliberately conservative (short words are left alone): it only has to make a query and
 /// a description agree, and an over-eager stemmer merges words that mean different things.
 pub(crate) fn stem(word: &str) -> String {
+    let mut stemmed = String::new();
+    stem_into(word, &mut stemmed);
+    stemmed
+}
+
+/// [`stem`] into `out` (cleared first), reusing its memory.
+fn stem_into(word: &str, out: &mut String) {
+    let (base, ending) = stem_parts(word);
+    out.clear();
+    out.push_str(base);
+    out.push_str(ending);
+}
+
+/// The stem of `word` as a prefix of it and an ending to add (`queries` → `quer` + `y`).
+fn stem_parts(word: &str) -> (&str, &'static str) {
     let length = word.chars().count();
     if length <= 3 || !word.is_ascii() {
-        return word.to_owned();
+        return (word, "");
     }
     if let Some(base) = word.strip_suffix("ies")
         && base.len() >= 2
     {
-        return format!("{base}y");
+        return (base, "y");
     }
     for suffix in ["ing", "ed"] {
         if let Some(base) = word.strip_suffix(suffix)
             && base.len() >= 3
             && base.chars().any(is_vowel)
         {
-            return undouble(base);
+            return (undouble(base), "");
         }
     }
     if let Some(base) = word.strip_suffix("ly")
         && base.len() >= 4
     {
-        return base.to_owned();
+        return (base, "");
     }
     if let Some(base) = word.strip_suffix("es")
         && ["s", "x", "z", "ch", "sh"]
             .iter()
             .any(|end| base.ends_with(end))
     {
-        return base.to_owned();
+        return (base, "");
     }
     if let Some(base) = word.strip_suffix('s')
         && !base.ends_with('s')
         && !base.ends_with('u')
         && !base.ends_with('i')
     {
-        return base.to_owned();
+        return (base, "");
     }
-    word.to_owned()
+    (word, "")
 }
 
 fn is_vowel(c: char) -> bool {
@@ -93,16 +127,16 @@ fn is_vowel(c: char) -> bool {
 
 /// `runn` → `run`, `stopp` → `stop`; `ll`, `ss` and `zz` stay (`call`, `pass`), and so do
 /// three-letter bases (`add`).
-fn undouble(base: &str) -> String {
+fn undouble(base: &str) -> &str {
     let bytes = base.as_bytes();
     if let [_, _, .., a, b] = bytes
         && a == b
         && !is_vowel(char::from(*a))
         && !matches!(a, b'l' | b's' | b'z')
     {
-        return base[..base.len() - 1].to_owned();
+        return &base[..base.len() - 1];
     }
-    base.to_owned()
+    base
 }
 
 /// The edit distance between `a` and `b` when it is at most `limit`, else `None`.
