@@ -11,22 +11,32 @@
 //!   (rmcp's `stdio_pipes` does this for FIFOs only; Node-based clients hand their servers
 //!   UNIX sockets), and responses that are ready together go out in one write.
 //!
-//! The transport speaks rmcp's message types, so replacing rmcp's service loop later only
-//! replaces [`serve_stream`]'s body.
+//! The transport speaks rmcp's message types. rmcp's service loop runs the handshake and
+//! every request but one: `tools/call`, the hot path, is dispatched by the transport itself
+//! ([`FastCalls`]) to the same handler through rmcp's own `Service::handle_request`, on a task
+//! of its own, and its response goes straight to the output queue. That skips the loop's
+//! per-request work (a large task per request, two channel hops, a second task per
+//! response) while keeping rmcp's behaviour: the tool talks to the client through the
+//! connection's `Peer` (progress, logging, sampling, elicitation, roots), and
+//! `notifications/cancelled` stops the call and suppresses its response, as rmcp does.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolRequestMethod, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorCode,
-    ErrorData, JsonRpcMessage, JsonRpcVersion2_0, Request, RequestId, ServerJsonRpcMessage,
+    CallToolRequestMethod, CallToolRequestParams, ClientJsonRpcMessage, ClientNotification,
+    ClientRequest, ErrorCode, ErrorData, GetExtensions, GetMeta, JsonRpcMessage,
+    JsonRpcNotification, JsonRpcRequest, JsonRpcVersion2_0, Request, RequestId,
+    ServerJsonRpcMessage,
 };
-use rmcp::service::{ServerInitializeError, serve_server_with_ct};
+use rmcp::service::{RequestContext, ServerInitializeError, Service, serve_server_with_ct};
 use rmcp::transport::Transport;
+use rmcp::{Peer, RoleServer};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadBuf};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -76,15 +86,21 @@ where
 {
     let (queue, queued) = mpsc::channel(OUTPUT_QUEUE);
     let writer = tokio::spawn(write_out(output, queued));
-    let transport = LineTransport::new(input, queue);
     let handler = McpHandler::new(state.clone(), "stdio");
-    let result = match serve_server_with_ct(handler, transport, stop).await {
+    let fast = FastCalls::new(handler.clone(), stop.child_token());
+    let transport = LineTransport::new(input, queue, fast.clone());
+    let result = match serve_server_with_ct(handler, transport, stop.clone()).await {
         Ok(running) => {
             state.remember_peer(running.peer());
-            running
-                .waiting()
-                .await
-                .map(drop)
+            fast.serve(running.peer().clone());
+            let quit = running.waiting().await;
+            // As rmcp's loop does for its requests: on end of input, calls still running
+            // may finish (5 s); on a stop, they are cancelled at once.
+            if !stop.is_cancelled() && fast.running() > 0 {
+                state.drain(Duration::from_secs(5)).await;
+            }
+            fast.stop.cancel();
+            quit.map(drop)
                 .map_err(|error| ServeError::Stdio(io::Error::other(error)))
         }
         // The client went away (or we were stopped) before initializing: nothing to serve.
@@ -139,16 +155,18 @@ struct LineTransport<R> {
     /// A request has come in. Before that, notifications and responses are dropped: rmcp's
     /// handshake gives up on the connection when the first message is not a request.
     started: bool,
+    fast: FastCalls,
 }
 
 impl<R: AsyncRead + Unpin> LineTransport<R> {
-    fn new(input: R, output: mpsc::Sender<Vec<u8>>) -> Self {
+    fn new(input: R, output: mpsc::Sender<Vec<u8>>, fast: FastCalls) -> Self {
         Self {
             input: BufReader::with_capacity(64 * 1024, input),
             line: Vec::new(),
             discarding: false,
             output,
             started: false,
+            fast,
         }
     }
 
@@ -243,7 +261,9 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                         tracing::debug!("ignoring a message that arrived before the first request");
                         continue;
                     }
-                    return Some(message);
+                    if let Some(message) = self.fast.take(message, &self.output) {
+                        return Some(message);
+                    }
                 }
                 Parsed::Ignore => {}
                 Parsed::Reply(reply) => self.reply(&reply),
@@ -253,6 +273,117 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
 
     async fn close(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// `tools/call` requests served by the transport, not rmcp's service loop (see the module
+/// documentation). Cheap to clone; all clones share the calls.
+#[derive(Clone)]
+struct FastCalls(Arc<Fast>);
+
+struct Fast {
+    handler: McpHandler,
+    /// The connection's peer, once the handshake is done; until then every request takes
+    /// rmcp's loop.
+    peer: OnceLock<Peer<RoleServer>>,
+    /// The calls running, by request id: cancelling one removes it, so its response is
+    /// dropped.
+    running: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Cancels every call (the server stops).
+    stop: CancellationToken,
+}
+
+impl std::ops::Deref for FastCalls {
+    type Target = Fast;
+
+    fn deref(&self) -> &Fast {
+        &self.0
+    }
+}
+
+impl FastCalls {
+    fn new(handler: McpHandler, stop: CancellationToken) -> Self {
+        Self(Arc::new(Fast {
+            handler,
+            peer: OnceLock::new(),
+            running: Mutex::new(HashMap::new()),
+            stop,
+        }))
+    }
+
+    /// Takes over `tools/call` requests from now on.
+    fn serve(&self, peer: Peer<RoleServer>) {
+        let _ = self.peer.set(peer);
+    }
+
+    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn running(&self) -> usize {
+        self.calls().len()
+    }
+
+    /// Starts `message` when it is a `tools/call` this path serves; otherwise hands it
+    /// back for rmcp's loop. A `notifications/cancelled` for one of these calls cancels it
+    /// here and still goes on to rmcp (which ignores an id it does not know).
+    fn take(
+        &self,
+        message: ClientJsonRpcMessage,
+        output: &mpsc::Sender<Vec<u8>>,
+    ) -> Option<ClientJsonRpcMessage> {
+        let Some(peer) = self.peer.get() else {
+            return Some(message);
+        };
+        match message {
+            JsonRpcMessage::Request(JsonRpcRequest {
+                id,
+                request: mut request @ ClientRequest::CallToolRequest(_),
+                ..
+            }) if request.get_meta().protocol_version().is_none() => {
+                // rmcp's loop moves `_meta` (the progress token) and the extensions into the
+                // context the same way. A request naming its own protocol version takes
+                // rmcp's loop: only it can scope the handler to that version.
+                let meta = std::mem::take(request.get_meta_mut());
+                let extensions = std::mem::take(request.extensions_mut());
+                let ct = self.stop.child_token();
+                self.calls().insert(id.clone(), ct.clone());
+                let mut context = RequestContext::new(id.clone(), peer.clone());
+                context.ct = ct;
+                context.meta = meta;
+                context.extensions = extensions;
+                let fast = self.clone();
+                let output = output.clone();
+                tokio::spawn(async move {
+                    // Boxed: the task then stays small (the handler's future is large,
+                    // and a task's future is moved and overwritten as a whole).
+                    let result = Box::pin(fast.handler.handle_request(request, context)).await;
+                    if fast.calls().remove(&id).is_none() {
+                        // Cancelled by the client: rmcp sends no response either.
+                        return;
+                    }
+                    let message = match result {
+                        Ok(result) => ServerJsonRpcMessage::response(result, id),
+                        Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+                    };
+                    let _ = output.send(encode(&message)).await;
+                });
+                None
+            }
+            JsonRpcMessage::Notification(JsonRpcNotification {
+                notification: ClientNotification::CancelledNotification(ref cancelled),
+                ..
+            }) => {
+                if let Some(id) = &cancelled.params.request_id
+                    && let Some(ct) = self.calls().remove(id)
+                {
+                    tracing::info!(%id, reason = cancelled.params.reason, "cancelled");
+                    ct.cancel();
+                }
+                Some(message)
+            }
+            message => Some(message),
+        }
     }
 }
 
@@ -317,22 +448,43 @@ fn parse_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
         id: RequestId,
         #[allow(dead_code, reason = "checked by deserializing")]
         method: CallToolRequestMethod,
-        // A map, not the params struct: serde would also read a struct from an array.
-        params: serde_json::Map<String, serde_json::Value>,
+        params: ObjectOnly<CallToolRequestParams>,
     }
     if line.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
     let call: Call = serde_json::from_slice(line).ok()?;
-    if call.params.contains_key("_meta") {
+    let params = call.params.0;
+    if params.meta.is_some() {
         return None;
     }
-    let params: CallToolRequestParams =
-        serde_json::from_value(serde_json::Value::Object(call.params)).ok()?;
     Some(JsonRpcMessage::request(
         ClientRequest::CallToolRequest(Request::new(params)),
         call.id,
     ))
+}
+
+/// `T` read from a JSON object only: serde would also read a struct from an array.
+struct ObjectOnly<T>(T);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = T;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer
+            .deserialize_map(Visit(std::marker::PhantomData))
+            .map(ObjectOnly)
+    }
 }
 
 fn error_message(id: Option<RequestId>, code: ErrorCode, message: String) -> ServerJsonRpcMessage {

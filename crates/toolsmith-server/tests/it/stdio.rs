@@ -309,6 +309,68 @@ async fn progress_and_logs_reach_the_client_before_the_result() {
     );
 }
 
+/// Plain `tools/call` lines (no `_meta`, as most clients send them) are served by the
+/// transport's own dispatch: they must still run concurrently and stop when cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_calls_run_concurrently_and_stop_when_cancelled() {
+    let dir = folder(&[("behaviour.star", BEHAVIOUR)]);
+    // Two call slots: the third call can only start once the cancelled tool's thread ended.
+    let mut raw = Raw::serve(state_for(dir.path(), 2));
+    raw.initialize().await;
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"spin","arguments":{}}}"#,
+    )
+    .await;
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}"#).await;
+    let echoed = tokio::time::timeout(std::time::Duration::from_secs(15), raw.receive())
+        .await
+        .expect("the fast call waited for the slow one");
+    assert_eq!(echoed["id"], 2, "{echoed}");
+    assert_eq!(echoed["result"]["content"][0]["text"], "still here");
+
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"spin","arguments":{}}}"#,
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"changed my mind"}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#)
+        .await;
+    raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"next"}}}"#).await;
+    let next = tokio::time::timeout(std::time::Duration::from_secs(15), raw.receive())
+        .await
+        .expect("a cancelled tool kept its slot");
+    // Cancelled requests get no response (as rmcp does for the requests it dispatches).
+    assert_eq!(next["id"], 4, "{next}");
+    assert_eq!(next["result"]["content"][0]["text"], "next");
+}
+
+/// A plain call can ask the client's model; the answer comes back through rmcp's loop.
+#[tokio::test]
+async fn a_plain_call_can_ask_the_client() {
+    let dir = folder(&[("behaviour.star", BEHAVIOUR)]);
+    let mut raw = Raw::serve(state_for(dir.path(), 8));
+    raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}"#).await;
+    assert_eq!(raw.receive().await["id"], 0);
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"prompt":"ping"}}}"#).await;
+    let asked = raw.receive().await;
+    assert_eq!(asked["method"], "sampling/createMessage", "{asked}");
+    let answer = json!({
+        "jsonrpc": "2.0",
+        "id": asked["id"],
+        "result": {"role": "assistant", "model": "m", "content": {"type": "text", "text": "pong: ping"}},
+    });
+    raw.send(&answer.to_string()).await;
+    let called = raw.receive().await;
+    assert_eq!(called["id"], 1, "{called}");
+    assert_eq!(
+        called["result"]["content"][0]["text"], "pong: ping",
+        "{called}"
+    );
+}
+
 #[tokio::test]
 async fn replacing_the_catalog_tells_clients_the_list_changed() {
     let state = state_for(&examples(), 8);
