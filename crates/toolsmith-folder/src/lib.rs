@@ -88,6 +88,13 @@ impl ToolFolder {
     /// Fails only when `root` is not a readable folder; anything wrong inside it is a
     /// diagnostic on the catalog.
     pub fn load(root: &Path) -> Result<Self, FolderError> {
+        Self::load_for(root, None)
+    }
+
+    /// [`ToolFolder::load`] for serving over `transport` (`"stdio"` or `"http"`): each
+    /// tool's `overrides[transport]` properties replace its own (DESIGN.md §6). A tool
+    /// whose override is invalid is left out with an `invalid-override` diagnostic.
+    pub fn load_for(root: &Path, transport: Option<&str>) -> Result<Self, FolderError> {
         let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => FolderError::NotFound {
                 path: root.to_owned(),
@@ -125,6 +132,9 @@ impl ToolFolder {
         diagnostics.append(&mut problems);
         let options = run::options_by_tool(&config, &mut diagnostics);
         let catalog = Catalog::build(tools, diagnostics, |definition| {
+            if let Some(transport) = transport {
+                apply_overrides(definition, transport)?;
+            }
             adjust(root, &config, definition)?;
             if let Some(values) = options.get(&definition.name) {
                 definition
@@ -181,6 +191,54 @@ impl ToolFolder {
             .iter()
             .any(|d| d.severity == Severity::Error)
     }
+}
+
+/// Replaces `definition`'s properties with those of its `overrides[transport]`.
+fn apply_overrides(definition: &mut ToolDefinition, transport: &str) -> Result<(), Diagnostic> {
+    let Some(overrides) = definition.overrides.get(transport).cloned() else {
+        return Ok(());
+    };
+    let name = definition.name.clone();
+    let source = definition.source.clone();
+    let invalid = |message: String| {
+        Diagnostic::error("invalid-override", source.clone(), message).with_help(
+            "write overrides as {\"http\": {\"description\": ...}, \"stdio\": {...}} with tool properties as keys",
+        )
+    };
+    let serde_json::Value::Object(properties) = overrides else {
+        return Err(invalid(format!(
+            "tool `{name}`: `overrides.{transport}` must be a table of tool properties"
+        )));
+    };
+    for (key, value) in &properties {
+        if key == "overrides" || key == "name" {
+            return Err(invalid(format!(
+                "tool `{name}`: `overrides.{transport}` cannot change `{key}`"
+            )));
+        }
+        match toolsmith_model::apply_property(definition, key, value) {
+            Ok(true) => {}
+            Ok(false) => {
+                let unknown = invalid(format!(
+                    "tool `{name}`: `overrides.{transport}` has unknown property `{key}`"
+                ));
+                let suggestions = toolsmith_model::names::did_you_mean(
+                    key,
+                    toolsmith_model::TOOL_PROPERTIES.iter().copied(),
+                );
+                return Err(match suggestions.first() {
+                    Some(best) => unknown.with_help(format!("did you mean `{best}`?")),
+                    None => unknown,
+                });
+            }
+            Err(error) => {
+                return Err(invalid(format!(
+                    "tool `{name}`: `overrides.{transport}.{key}`: {error}"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Applies folder-level settings to a tool's published definition: default timeout,

@@ -14,8 +14,14 @@ pub(crate) const DEFAULT_DIR: &str = "tools";
 
 /// Loads `dir` (default `./tools`).
 pub(crate) fn load(dir: Option<&Path>) -> anyhow::Result<ToolFolder> {
+    load_for(dir, None)
+}
+
+/// Loads `dir` (default `./tools`) for serving over `transport`, its tools' per-transport
+/// `overrides` applied.
+pub(crate) fn load_for(dir: Option<&Path>, transport: Option<&str>) -> anyhow::Result<ToolFolder> {
     let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
-    ToolFolder::load(&path).map_err(|error| {
+    ToolFolder::load_for(&path, transport).map_err(|error| {
         let hinted = match &error {
             FolderError::NotFound { .. } if dir.is_none() => Hinted::new(format!(
                 "no tools folder: `./{DEFAULT_DIR}` does not exist"

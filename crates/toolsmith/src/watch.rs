@@ -38,14 +38,19 @@ const MAX_DEPTH: usize = 16;
 type Snapshot = BTreeMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// Starts watching `root`, swapping reloads into `state`, for as long as the process runs.
-pub(crate) fn spawn(root: PathBuf, state: ServerState, printer: Printer) -> std::io::Result<()> {
+pub(crate) fn spawn(
+    root: PathBuf,
+    transport: &'static str,
+    state: ServerState,
+    printer: Printer,
+) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("toolsmith-watch".into())
-        .spawn(move || watch(&root, &state, printer))
+        .spawn(move || watch(&root, transport, &state, printer))
         .map(drop)
 }
 
-fn watch(root: &Path, state: &ServerState, printer: Printer) {
+fn watch(root: &Path, transport: &str, state: &ServerState, printer: Printer) {
     let mut seen = snapshot(root);
     loop {
         std::thread::sleep(POLL);
@@ -62,12 +67,12 @@ fn watch(root: &Path, state: &ServerState, printer: Printer) {
             latest = again;
         }
         seen = latest;
-        reload(root, state, printer);
+        reload(root, transport, state, printer);
     }
 }
 
-fn reload(root: &Path, state: &ServerState, printer: Printer) {
-    let loaded = match ToolFolder::load(root) {
+fn reload(root: &Path, transport: &str, state: &ServerState, printer: Printer) {
+    let loaded = match ToolFolder::load_for(root, Some(transport)) {
         Ok(loaded) => loaded,
         Err(error) => {
             printer.message(&format!(

@@ -23,7 +23,8 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         watch,
         search,
     } = args;
-    let loaded = folder::load(folder_arg.dir.as_deref())?;
+    let transport = if http.is_some() { "http" } else { "stdio" };
+    let loaded = folder::load_for(folder_arg.dir.as_deref(), Some(transport))?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
     let mut options = ServerOptions::for_folder(&loaded);
@@ -31,7 +32,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     options.search = search.apply(options.search);
     let state = ServerState::with_folder(&loaded, options);
     if *watch {
-        crate::watch::spawn(loaded.root().to_owned(), state.clone(), printer)
+        crate::watch::spawn(loaded.root().to_owned(), transport, state.clone(), printer)
             .map_err(|error| anyhow::anyhow!("cannot start watching the folder: {error}"))?;
     }
     let Some(address) = http else {

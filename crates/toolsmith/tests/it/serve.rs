@@ -234,6 +234,21 @@ fn search_never_lists_discoverable_tools_too() {
 }
 
 #[test]
+fn stdio_publishes_the_stdio_overrides() {
+    let manifest = "description = \"Echo the text back.\"\ncommand = [\"cat\"]\n\n[overrides.stdio]\ndescription = \"Echo the text back (local).\"\n\n[overrides.http]\ndescription = \"Echo the text back (remote).\"\n";
+    let dir = folder(&[("echo.toml", manifest)]);
+    let mut server = Server::start(dir.path().to_str().unwrap());
+    server.initialize();
+    server.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    let listed = server.receive();
+    assert_eq!(
+        listed["result"]["tools"][0]["description"],
+        "Echo the text back (local)."
+    );
+    server.finish();
+}
+
+#[test]
 fn stdout_carries_only_protocol_messages_when_tools_print() {
     let dir = folder(&[(
         "noisy.star",
