@@ -33,6 +33,11 @@ const DRAIN_GRACE: Duration = Duration::from_millis(100);
 const STDERR_KEEP: usize = 64 * 1024;
 /// Bytes read from a pipe at a time.
 const CHUNK: usize = 64 * 1024;
+/// A stderr line starting with this is a message for the client, not part of stderr:
+/// `mcp:{"progress": 3, "total": 10}`.
+pub(crate) const EVENT_PREFIX: &[u8] = b"mcp:";
+/// The longest event line; a longer line is ordinary stderr.
+const EVENT_MAX: usize = 64 * 1024;
 
 /// The limits one run is held to.
 #[derive(Debug, Clone, Copy)]
@@ -71,11 +76,15 @@ pub(crate) enum RunError {
 
 /// Spawns `command` in a new process group, writes `input` to its stdin and collects its
 /// output until the leader exits; the group is always killed before this returns.
+///
+/// Each stderr line that starts with [`EVENT_PREFIX`] is handed to `on_event` (without the
+/// prefix) as soon as it is complete, and left out of the collected stderr.
 pub(crate) fn run(
     command: &mut Command,
     input: &[u8],
     limits: Limits,
     interrupt: &Interrupt,
+    on_event: &mut dyn FnMut(&[u8]),
 ) -> Result<Finished, RunError> {
     // A call cancelled (or out of time) before it started need not start at all.
     if let Some(reason) = stop_reason(limits.deadline, interrupt, Instant::now()) {
@@ -99,6 +108,7 @@ pub(crate) fn run(
     };
     let mut stdout = Output::new(stdout, usize::MAX);
     let mut stderr = Output::new(stderr, STDERR_KEEP);
+    let mut events = EventLines::default();
     for fd in [input.fd(), stdout.fd(), stderr.fd()].into_iter().flatten() {
         set_nonblocking(fd).map_err(|errno| RunError::Io(errno.into()))?;
     }
@@ -145,15 +155,16 @@ pub(crate) fn run(
         }
         if ready.stdout {
             stdout
-                .read_available(&mut buffer, limits.stdout_bytes)
+                .read_available(&mut buffer, limits.stdout_bytes, None)
                 .map_err(RunError::Io)?;
         }
         if ready.stderr {
             stderr
-                .read_available(&mut buffer, usize::MAX)
+                .read_available(&mut buffer, usize::MAX, Some((&mut events, &mut *on_event)))
                 .map_err(RunError::Io)?;
         }
     }
+    events.finish(&mut stderr.bytes, on_event);
     let status = group.reap().map_err(RunError::Io)?;
     Ok(Finished {
         status,
@@ -287,17 +298,30 @@ impl<R: Read + AsFd> Output<R> {
         self.pipe.is_some()
     }
 
-    /// Reads until the pipe would block, closes, or more than `stop_after` bytes were kept.
-    fn read_available(&mut self, buffer: &mut [u8], stop_after: usize) -> io::Result<()> {
+    /// Reads until the pipe would block, closes, or more than `stop_after` bytes were kept;
+    /// with `events`, event lines are handed over and left out as they complete.
+    fn read_available(
+        &mut self,
+        buffer: &mut [u8],
+        stop_after: usize,
+        mut events: Option<Events<'_>>,
+    ) -> io::Result<()> {
         while let Some(pipe) = &mut self.pipe {
             match pipe.read(buffer) {
                 Ok(0) => self.pipe = None,
                 Ok(read) => {
+                    let from = self.bytes.len();
                     self.bytes.extend_from_slice(&buffer[..read]);
+                    if let Some((lines, on_event)) = &mut events {
+                        lines.take(&mut self.bytes, from, *on_event);
+                    }
                     if self.bytes.len() > self.keep.saturating_mul(2) {
                         let excess = self.bytes.len() - self.keep;
                         self.bytes.drain(..excess);
                         self.cut = true;
+                        if let Some((lines, _)) = &mut events {
+                            lines.line_start = lines.line_start.saturating_sub(excess);
+                        }
                     }
                     if self.bytes.len() > stop_after {
                         return Ok(());
@@ -309,6 +333,49 @@ impl<R: Read + AsFd> Output<R> {
             }
         }
         Ok(())
+    }
+}
+
+/// Where a pipe's event lines go: the line splitter and the callback.
+type Events<'a> = (&'a mut EventLines, &'a mut dyn FnMut(&[u8]));
+
+/// Picks event lines out of stderr as it arrives.
+#[derive(Default)]
+struct EventLines {
+    /// Where the current (incomplete) line starts in the collected stderr.
+    line_start: usize,
+}
+
+impl EventLines {
+    /// Hands every complete event line at or after `from` (new bytes) to `on_event` and
+    /// removes it from `stderr`.
+    fn take(&mut self, stderr: &mut Vec<u8>, from: usize, on_event: &mut dyn FnMut(&[u8])) {
+        let mut search = from.max(self.line_start);
+        while let Some(offset) = stderr[search..].iter().position(|&b| b == b'\n') {
+            let end = search + offset + 1;
+            let line = &stderr[self.line_start..end];
+            if let Some(event) = line.strip_prefix(EVENT_PREFIX) {
+                on_event(event.strip_suffix(b"\n").unwrap_or(event));
+                stderr.drain(self.line_start..end);
+                search = self.line_start;
+            } else {
+                self.line_start = end;
+                search = end;
+            }
+        }
+        if stderr.len() - self.line_start > EVENT_MAX {
+            // Too long for an event: ordinary stderr, wherever it ends.
+            self.line_start = stderr.len();
+        }
+    }
+
+    /// At the end of output: a last event line without a newline still counts.
+    fn finish(&mut self, stderr: &mut Vec<u8>, on_event: &mut dyn FnMut(&[u8])) {
+        let start = self.line_start.min(stderr.len());
+        if let Some(event) = stderr[start..].strip_prefix(EVENT_PREFIX) {
+            on_event(event);
+            stderr.truncate(start);
+        }
     }
 }
 

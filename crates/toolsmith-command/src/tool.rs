@@ -9,7 +9,7 @@ use std::process::{Command, ExitStatus};
 use nix::sys::signal::Signal;
 use serde_json::Value;
 use toolsmith_model::{
-    CallContext, JsonObject, StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn,
+    CallContext, JsonObject, LogLevel, StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn,
 };
 
 use crate::output::{excerpt, format_bytes, interpret};
@@ -176,6 +176,34 @@ impl CommandTool {
             .env("TOOLSMITH_OPTIONS", options);
     }
 
+    /// An `mcp:` line from the program's stderr: progress or a log message for the client.
+    fn event(&self, line: &[u8], context: &CallContext) {
+        let name = &self.definition.name;
+        let event: Value = match serde_json::from_slice(line) {
+            Ok(event) => event,
+            Err(error) => {
+                tracing::warn!(tool = %name, %error, "ignoring an `mcp:` stderr line that is not JSON");
+                return;
+            }
+        };
+        let message = event.get("message").and_then(Value::as_str);
+        if let Some(progress) = event.get("progress").and_then(Value::as_f64) {
+            let total = event.get("total").and_then(Value::as_f64);
+            context.client.progress(progress, total, message);
+        } else if let Some(level) = event.get("log").and_then(Value::as_str) {
+            let Some(level) = LogLevel::parse(level) else {
+                tracing::warn!(tool = %name, level, "ignoring an `mcp:` log line with an unknown level");
+                return;
+            };
+            let logger = event.get("logger").and_then(Value::as_str).unwrap_or(name);
+            context
+                .client
+                .log(level, logger, message.unwrap_or_default());
+        } else {
+            tracing::warn!(tool = %name, "ignoring an `mcp:` stderr line: expected `progress` or `log`");
+        }
+    }
+
     fn failure(&self, message: impl std::fmt::Display) -> ToolFailure {
         ToolFailure::failed(format!("command `{}` {message}", self.display()))
     }
@@ -239,7 +267,14 @@ impl Tool for CommandTool {
             deadline: context.deadline,
             stdout_bytes: self.output_limit,
         };
-        let finished = match process::run(&mut command, &input, limits, &context.interrupt) {
+        let mut on_event = |line: &[u8]| self.event(line, context);
+        let finished = match process::run(
+            &mut command,
+            &input,
+            limits,
+            &context.interrupt,
+            &mut on_event,
+        ) {
             Ok(finished) => finished,
             Err(RunError::Spawn(error)) => {
                 return Err(spawn_failure(&program, &resolved, &error));

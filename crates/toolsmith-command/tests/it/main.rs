@@ -4,6 +4,7 @@
 mod argv;
 mod catalog;
 mod environment;
+mod events;
 mod failures;
 mod limits;
 mod results;
