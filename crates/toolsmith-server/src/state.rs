@@ -81,7 +81,8 @@ struct Shared {
     info: ServerConfig,
     working_dir: PathBuf,
     page_size: usize,
-    search: SearchSettings,
+    /// `[search]` as last loaded (a reload may change it).
+    search: Mutex<SearchSettings>,
     /// One permit per running call; a permit is released when the tool's thread ends,
     /// so calls abandoned by the watchdog still count until they really stop.
     calls: Arc<Semaphore>,
@@ -137,7 +138,7 @@ impl ServerState {
         }
         Self(Arc::new(Shared {
             published: ArcSwap::from_pointee(Published::new(catalog, search)),
-            search,
+            search: Mutex::new(search),
             content: ArcSwap::from_pointee(Content::empty()),
             info,
             working_dir,
@@ -198,7 +199,7 @@ impl ServerState {
         let resources_changed = *old.resources != *resources;
         self.0
             .published
-            .store(Arc::new(Published::new(catalog, self.0.search)));
+            .store(Arc::new(Published::new(catalog, self.search())));
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");
@@ -260,6 +261,17 @@ impl ServerState {
         }
     }
 
+    /// The `[search]` settings in force.
+    pub fn search(&self) -> SearchSettings {
+        *self.0.search.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Uses `settings` from the next [`ServerState::replace`] on (a reloaded
+    /// `toolsmith.toml`).
+    pub fn set_search(&self, settings: SearchSettings) {
+        *self.0.search.lock().unwrap_or_else(PoisonError::into_inner) = settings;
+    }
+
     /// The catalog being served.
     pub fn catalog(&self) -> Arc<Catalog> {
         Arc::clone(&self.0.published.load().catalog)
@@ -271,7 +283,7 @@ impl ServerState {
     pub async fn replace_catalog(&self, catalog: Arc<Catalog>) {
         self.0
             .published
-            .store(Arc::new(Published::new(catalog, self.0.search)));
+            .store(Arc::new(Published::new(catalog, self.search())));
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");

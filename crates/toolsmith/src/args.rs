@@ -231,7 +231,7 @@ pub(crate) struct ServeArgs {
     pub(crate) search: SearchArg,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct SearchArg {
     /// When tools go behind `tool_search` and `execute_tool`; overrides `[search] mode`.
     ///

@@ -22,6 +22,7 @@ use toolsmith_model::{
 };
 use toolsmith_server::ServerState;
 
+use crate::args::SearchArg;
 use crate::folder;
 use crate::printer::Printer;
 
@@ -41,16 +42,17 @@ type Snapshot = BTreeMap<PathBuf, (Option<SystemTime>, u64)>;
 pub(crate) fn spawn(
     root: PathBuf,
     transport: &'static str,
+    search: SearchArg,
     state: ServerState,
     printer: Printer,
 ) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("toolsmith-watch".into())
-        .spawn(move || watch(&root, transport, &state, printer))
+        .spawn(move || watch(&root, transport, &search, &state, printer))
         .map(drop)
 }
 
-fn watch(root: &Path, transport: &str, state: &ServerState, printer: Printer) {
+fn watch(root: &Path, transport: &str, search: &SearchArg, state: &ServerState, printer: Printer) {
     let mut seen = snapshot(root);
     loop {
         std::thread::sleep(POLL);
@@ -67,11 +69,11 @@ fn watch(root: &Path, transport: &str, state: &ServerState, printer: Printer) {
             latest = again;
         }
         seen = latest;
-        reload(root, transport, state, printer);
+        reload(root, transport, search, state, printer);
     }
 }
 
-fn reload(root: &Path, transport: &str, state: &ServerState, printer: Printer) {
+fn reload(root: &Path, transport: &str, search: &SearchArg, state: &ServerState, printer: Printer) {
     let loaded = match ToolFolder::load_for(root, Some(transport)) {
         Ok(loaded) => loaded,
         Err(error) => {
@@ -81,6 +83,8 @@ fn reload(root: &Path, transport: &str, state: &ServerState, printer: Printer) {
             return;
         }
     };
+    // An edited `[search]` applies (`--search` still wins over it).
+    state.set_search(search.apply(loaded.config().search));
     folder::report(printer, loaded.catalog().diagnostics());
     let (catalog, prompts, resources) = merge(
         &loaded,

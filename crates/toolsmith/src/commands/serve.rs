@@ -32,8 +32,14 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     options.search = search.apply(options.search);
     let state = ServerState::with_folder(&loaded, options);
     if *watch {
-        crate::watch::spawn(loaded.root().to_owned(), transport, state.clone(), printer)
-            .map_err(|error| anyhow::anyhow!("cannot start watching the folder: {error}"))?;
+        crate::watch::spawn(
+            loaded.root().to_owned(),
+            transport,
+            search.clone(),
+            state.clone(),
+            printer,
+        )
+        .map_err(|error| anyhow::anyhow!("cannot start watching the folder: {error}"))?;
     }
     let Some(address) = http else {
         toolsmith_server::serve_stdio(state).map_err(serve_error)?;

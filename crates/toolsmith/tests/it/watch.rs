@@ -159,3 +159,18 @@ fn watch_publishes_new_tools_and_keeps_those_of_a_broken_file() {
     }
     panic!("no diagnostic with file:line on stderr: {stderr:#?}");
 }
+
+#[test]
+fn an_edited_search_mode_applies_on_reload() {
+    let dir = folder(&[("tools.star", TWO_TOOLS)]);
+    let mut server = Watched::start(dir.path().to_str().unwrap());
+    assert_eq!(server.tool_names(), ["first", "second"]);
+
+    std::fs::write(
+        dir.path().join("toolsmith.toml"),
+        "[search]\nmode = \"always\"\n",
+    )
+    .unwrap();
+    server.list_changed();
+    assert_eq!(server.tool_names(), ["execute_tool", "tool_search"]);
+}
