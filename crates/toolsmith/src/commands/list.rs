@@ -34,9 +34,11 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
         folder::report(printer, catalog.diagnostics());
         let count = rows.len();
         printer.message(&format!(
-            "{count} tool{} from {}",
+            "{count} tool{} from {}, {} tokens in all ({})",
             if count == 1 { "" } else { "s" },
-            loaded.root().display()
+            loaded.root().display(),
+            thousands(costs.total()),
+            tokens::ENCODING,
         ));
         printer.message(&costs.summary());
     }
