@@ -170,6 +170,17 @@ pub trait ClientBridge: Send + Sync {
 
     /// The client's roots (`roots/list`).
     fn roots(&self) -> Result<Vec<Value>, String>;
+
+    /// Shapes the next [`sample`](Self::sample), [`elicit`](Self::elicit) or
+    /// [`roots`](Self::roots) call: `key` names the request (the key of its entry in a
+    /// 2026-07-28 `InputRequiredResult`; by default one is assigned in call order), and
+    /// `defer` lets the tool go on without the answer: that call then answers `null` (no
+    /// roots) instead of failing when the answer is not to be had now: the client cannot
+    /// give it, or, on a 2026-07-28 request, it is asked for together with the tool's other
+    /// requests when the tool finishes. Bridges that do neither ignore it.
+    fn next_request(&self, key: Option<&str>, defer: bool) {
+        let _ = (key, defer);
+    }
 }
 
 /// A client that supports nothing: progress and logs go nowhere, requests fail.

@@ -14,7 +14,7 @@
 )]
 
 use std::collections::VecDeque;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use rmcp::model::{
@@ -29,6 +29,7 @@ use tokio::sync::{Notify, oneshot};
 use toolsmith_model::{ClientBridge, LogLevel};
 
 use crate::convert::logging_level;
+use crate::mrtr::{Kind, Replay};
 
 /// What a tool asked of the client; handled by [`serve`] on the request's task.
 pub(crate) enum ClientRequest {
@@ -68,6 +69,10 @@ pub(crate) struct McpBridge {
     wants_progress: bool,
     /// The lowest level the client wants (`logging/setLevel`, or the request's `logLevel`).
     min_level: LogLevel,
+    /// On a 2026-07-28 request, requests are answered by replay ([`crate::mrtr`]).
+    replay: Option<Arc<Replay>>,
+    /// The key and `defer` of the tool's next request ([`ClientBridge::next_request`]).
+    next: Mutex<(Option<String>, bool)>,
 }
 
 #[derive(Default)]
@@ -78,12 +83,42 @@ struct Queue {
 }
 
 impl McpBridge {
-    pub(crate) fn new(wants_progress: bool, min_level: LogLevel) -> Self {
+    pub(crate) fn new(
+        wants_progress: bool,
+        min_level: LogLevel,
+        replay: Option<Arc<Replay>>,
+    ) -> Self {
         Self {
             queue: Mutex::new(Queue::default()),
             ready: Notify::new(),
             wants_progress,
             min_level,
+            replay,
+            next: Mutex::new((None, false)),
+        }
+    }
+
+    /// The key and `defer` the tool gave for this request, if any.
+    fn take_next(&self) -> (Option<String>, bool) {
+        std::mem::take(&mut *self.next.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// A request answered by replay, or asked of the client live; a deferred one answers
+    /// `None` instead of failing.
+    fn request(
+        &self,
+        kind: Kind,
+        params: impl FnOnce() -> Value,
+        live: impl FnOnce() -> Result<Value, String>,
+    ) -> Result<Option<Value>, String> {
+        let (key, defer) = self.take_next();
+        if let Some(replay) = &self.replay {
+            return replay.ask(kind, key, defer, params());
+        }
+        match live() {
+            Ok(answer) => Ok(Some(answer)),
+            Err(_) if defer => Ok(None),
+            Err(error) => Err(error),
         }
     }
 
@@ -154,7 +189,11 @@ impl ClientBridge for McpBridge {
     }
 
     fn log(&self, level: LogLevel, logger: &str, message: &str) {
-        if level >= self.min_level {
+        let wanted = self
+            .replay
+            .as_ref()
+            .is_none_or(|replay| replay.wants_logs());
+        if wanted && level >= self.min_level {
             let (logger, message) = (logger.to_owned(), message.to_owned());
             self.send(ClientRequest::Log {
                 level,
@@ -165,20 +204,49 @@ impl ClientBridge for McpBridge {
     }
 
     fn sample(&self, request: Value) -> Result<Value, String> {
-        self.ask(|reply| ClientRequest::Sample { request, reply })
+        let params = request.clone();
+        let answer = self.request(
+            Kind::Sample,
+            || params,
+            || self.ask(|reply| ClientRequest::Sample { request, reply }),
+        )?;
+        Ok(answer.unwrap_or(Value::Null))
     }
 
     fn elicit(&self, message: &str, schema: Value) -> Result<Value, String> {
-        let message = message.to_owned();
-        self.ask(|reply| ClientRequest::Elicit {
-            message,
-            schema,
-            reply,
-        })
+        let params = || serde_json::json!({"mode": "form", "message": message, "requestedSchema": schema.clone()});
+        let live = || {
+            let message = message.to_owned();
+            let schema = schema.clone();
+            self.ask(|reply| ClientRequest::Elicit {
+                message,
+                schema,
+                reply,
+            })
+        };
+        Ok(self
+            .request(Kind::Elicit, params, live)?
+            .unwrap_or(Value::Null))
     }
 
     fn roots(&self) -> Result<Vec<Value>, String> {
-        self.ask(|reply| ClientRequest::Roots { reply })
+        let live = || {
+            self.ask(|reply| ClientRequest::Roots { reply })
+                .map(|roots| serde_json::json!({ "roots": roots }))
+        };
+        let answer = self.request(Kind::Roots, || serde_json::json!({}), live)?;
+        Ok(answer
+            .and_then(
+                |mut answer| match answer.get_mut("roots").map(Value::take) {
+                    Some(Value::Array(roots)) => Some(roots),
+                    _ => None,
+                },
+            )
+            .unwrap_or_default())
+    }
+
+    fn next_request(&self, key: Option<&str>, defer: bool) {
+        *self.next.lock().unwrap_or_else(PoisonError::into_inner) = (key.map(str::to_owned), defer);
     }
 }
 

@@ -21,6 +21,8 @@ pub(crate) struct Request<'a> {
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) min_level: LogLevel,
     pub(crate) transport: &'static str,
+    /// On a 2026-07-28 request, the replay that answers the tool's client requests.
+    pub(crate) replay: Option<Arc<crate::mrtr::Replay>>,
 }
 
 /// Runs the catalog entry at `index` and always answers with a `CallToolResult`.
@@ -53,6 +55,7 @@ pub(crate) async fn run(
     let bridge = Arc::new(McpBridge::new(
         request.progress_token.is_some(),
         request.min_level,
+        request.replay.clone(),
     ));
     // Whatever way this function returns, a tool still waiting on the client is released.
     let _listening = Listening(&bridge);

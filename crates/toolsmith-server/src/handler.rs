@@ -27,6 +27,7 @@ use toolsmith_model::LogLevel;
 
 use crate::call::{self, Request};
 use crate::convert::log_level;
+use crate::mrtr::{self, Replay};
 use crate::state::{ServerState, Subscriptions};
 
 /// The level sent until the client chooses one.
@@ -123,7 +124,16 @@ impl ServerHandler for McpHandler {
             );
             return Err(ErrorData::invalid_params(unknown, None));
         };
+        let binding = mrtr::binding("tools/call", &request.name, request.arguments.as_ref());
+        let replay = Replay::open(
+            &context,
+            binding,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?
+        .map(Arc::new);
         let call = Request {
+            replay: replay.clone(),
             progress_token: context.meta.get_progress_token(),
             min_level: context
                 .meta
@@ -135,6 +145,16 @@ impl ServerHandler for McpHandler {
         let arguments = request.arguments.unwrap_or_default();
         // Boxed: rmcp moves every request's future into a task; keep that move small.
         let outcome = Box::pin(call::run(&self.state, published, index, arguments, call)).await;
+        if let Some(replay) = replay.as_deref() {
+            // The tool needed a capability the client did not declare.
+            if let Some(error) = replay.undeclared() {
+                return Err(error);
+            }
+            // The tool asked for something the client has not answered yet: ask for it.
+            if let Some(input_required) = replay.finish() {
+                return Ok(input_required.into());
+            }
+        }
         Ok(outcome.into())
     }
 
@@ -161,10 +181,24 @@ impl ServerHandler for McpHandler {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let arguments = request.arguments.unwrap_or_default();
-        let result = self.state.content().get_prompt(&request.name, &arguments)?;
+        let binding = mrtr::binding("prompts/get", &request.name, request.arguments.as_ref());
+        let replay = Replay::open(
+            &context,
+            binding,
+            request.input_responses,
+            request.request_state.as_deref(),
+        )?;
+        let mut arguments = request.arguments.unwrap_or_default();
+        let served = self.state.content();
+        if let Some(replay) = replay
+            && let Ok(prompt) = served.prompts.get(&request.name)
+            && let Some(input_required) = mrtr::prompt_arguments(&replay, prompt, &mut arguments)
+        {
+            return Ok(input_required.into());
+        }
+        let result = served.get_prompt(&request.name, &arguments)?;
         Ok(result.into())
     }
 

@@ -35,6 +35,7 @@ mod content;
 mod convert;
 mod handler;
 mod http;
+mod mrtr;
 mod pool;
 mod state;
 mod stdio;

@@ -228,3 +228,73 @@ async fn other_paths_are_not_found() {
         StatusCode::NOT_FOUND
     );
 }
+
+const ASKS: &str = r#"
+def ask() -> str:
+    """Asks for a name, then for a color."""
+    name = mcp.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}}, key = "name")
+    color = mcp.elicit("Color?", {"type": "object", "properties": {"color": {"type": "string"}}})
+    return "%s likes %s" % (name["content"]["name"], color["content"]["color"])
+
+mcp.tool(ask)
+"#;
+
+/// A 2026-07-28 `tools/call` of `ask` with `extra` params, answered with JSON.
+async fn call_2026(app: &axum::Router, extra: &str) -> Value {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"ask","arguments":{{}}{extra},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{}}}}}}}}}}"#
+    );
+    let request = post()
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "ask")
+        .body(Body::from(body))
+        .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data:"))
+        .unwrap_or(&text);
+    serde_json::from_str(json.trim()).unwrap_or_else(|_| panic!("{text}"))
+}
+
+#[tokio::test]
+async fn input_required_rounds_replay_the_tool_with_the_answers() {
+    let dir = crate::folder(&[("ask.star", ASKS)]);
+    let app = router(state_for(dir.path(), 8), &HttpOptions::default());
+
+    let first = call_2026(&app, "").await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    assert_eq!(
+        result["inputRequests"]["name"]["method"],
+        "elicitation/create"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+
+    let answer = r#","inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}}"#;
+    let second = call_2026(&app, &format!(r#"{answer},"requestState":"{state}""#)).await;
+    let result = &second["result"];
+    assert_eq!(result["resultType"], "input_required", "{second}");
+    // The second request of the call gets a key by call order.
+    assert_eq!(
+        result["inputRequests"]["elicit-1"]["params"]["message"],
+        "Color?"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+
+    let answer = r#","inputResponses":{"elicit-1":{"action":"accept","content":{"color":"teal"}}}"#;
+    let third = call_2026(&app, &format!(r#"{answer},"requestState":"{state}""#)).await;
+    assert_eq!(
+        third["result"]["content"][0]["text"], "Ada likes teal",
+        "{third}"
+    );
+
+    let tampered = call_2026(&app, &format!(r#"{answer},"requestState":"{state}x""#)).await;
+    assert_eq!(tampered["error"]["code"], -32602, "{tampered}");
+}

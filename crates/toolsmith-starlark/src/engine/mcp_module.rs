@@ -358,14 +358,21 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
     }
 
     /// Asks the client's model for a completion; returns its text.
+    ///
+    /// `key` names the request in a 2026-07-28 `InputRequiredResult`; with `defer = True`
+    /// the tool goes on with `None` when the answer is not to be had now (see
+    /// `docs/serve.md`, "input required").
     fn sample<'v>(
         #[starlark(require = pos)] prompt: &str,
         #[starlark(default = NoneOr::None)] system: NoneOr<&str>,
         #[starlark(default = 1000)] max_tokens: i32,
+        #[starlark(require = named, default = NoneOr::None)] key: NoneOr<&str>,
+        #[starlark(require = named, default = false)] defer: bool,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
         let heap: Heap<'v> = eval.heap();
         let call = session::call(eval, "mcp.sample")?;
+        call.context.client.next_request(key.into_option(), defer);
         let mut request = json!({
             "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
             "maxTokens": max_tokens,
@@ -389,14 +396,19 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
 
     /// Asks the user for input matching `schema`; returns the client's answer
     /// (`{"action": "accept", "content": {...}}`).
+    ///
+    /// `key` and `defer` work as for `mcp.sample`.
     fn elicit<'v>(
         #[starlark(require = pos)] message: &str,
         #[starlark(require = pos)] schema: Value<'v>,
+        #[starlark(require = named, default = NoneOr::None)] key: NoneOr<&str>,
+        #[starlark(require = named, default = false)] defer: bool,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
         let heap = eval.heap();
         let call = session::call(eval, "mcp.elicit")?;
         let schema = to_json(schema).map_err(|error| anyhow::anyhow!(error))?;
+        call.context.client.next_request(key.into_option(), defer);
         let answer = call
             .context
             .client
@@ -406,9 +418,16 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
     }
 
     /// The client's roots (`roots/list`), as a list of dicts.
-    fn roots<'v>(eval: &mut Evaluator<'v, '_, '_>) -> anyhow::Result<Value<'v>> {
+    ///
+    /// `key` and `defer` work as for `mcp.sample` (a deferred answer is no roots).
+    fn roots<'v>(
+        #[starlark(require = named, default = NoneOr::None)] key: NoneOr<&str>,
+        #[starlark(require = named, default = false)] defer: bool,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> anyhow::Result<Value<'v>> {
         let heap = eval.heap();
         let call = session::call(eval, "mcp.roots")?;
+        call.context.client.next_request(key.into_option(), defer);
         let roots = call
             .context
             .client
