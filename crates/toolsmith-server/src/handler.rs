@@ -18,17 +18,18 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
     GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
-    UnsubscribeRequestParams,
+    ReadResourceResponse, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio::sync::broadcast::error::RecvError;
 use toolsmith_model::LogLevel;
 
 use crate::call::{self, Request};
 use crate::convert::log_level;
 use crate::mrtr::{self, Replay};
-use crate::state::{ServerState, Subscriptions};
+use crate::state::{ListChanges, ServerState, Subscriptions};
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -250,6 +251,44 @@ impl ServerHandler for McpHandler {
     ) -> Result<(), ErrorData> {
         self.subscriptions.remove(&request.uri);
         Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // List changes are delivered; `resources/updated` only to 2025-11-25 sessions.
+        let mut accepted = requested.clone();
+        accepted.resource_subscriptions = None;
+        Some(accepted)
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.state.list_changes();
+        let shutdown = self.state.shutdown_token().clone();
+        loop {
+            let change = tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                () = shutdown.cancelled() => return Ok(()),
+                change = changes.recv() => match change {
+                    Ok(change) => change,
+                    Err(RecvError::Lagged(_)) => ListChanges { tools: true, prompts: true, resources: true },
+                    Err(RecvError::Closed) => return Ok(()),
+                },
+            };
+            // The sink drops what the subscription did not ask for.
+            let sink = subscription.sink();
+            let accepted = sink.accepted();
+            if change.tools && accepted.tools_list_changed == Some(true) {
+                let _ = sink.notify_tool_list_changed().await;
+            }
+            if change.prompts && accepted.prompts_list_changed == Some(true) {
+                let _ = sink.notify_prompt_list_changed().await;
+            }
+            if change.resources && accepted.resources_list_changed == Some(true) {
+                let _ = sink.notify_resource_list_changed().await;
+            }
+        }
     }
 
     async fn complete(

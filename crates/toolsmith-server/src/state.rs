@@ -93,6 +93,8 @@ struct Shared {
     subscribers: Mutex<Vec<(Peer<RoleServer>, Subscriptions)>>,
     /// Cancelled when the server shuts down: closes HTTP streams and sessions.
     shutdown: CancellationToken,
+    /// What a reload changed, for 2026-07-28 `subscriptions/listen` streams.
+    changes: tokio::sync::broadcast::Sender<ListChanges>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -151,6 +153,7 @@ impl ServerState {
             peers: Mutex::new(Vec::new()),
             subscribers: Mutex::new(Vec::new()),
             shutdown: CancellationToken::new(),
+            changes: tokio::sync::broadcast::channel(16).0,
         }))
     }
 
@@ -200,6 +203,11 @@ impl ServerState {
         self.0
             .published
             .store(Arc::new(Published::new(catalog, self.search())));
+        let _ = self.0.changes.send(ListChanges {
+            tools: true,
+            prompts: prompts_changed,
+            resources: resources_changed,
+        });
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");
@@ -284,6 +292,11 @@ impl ServerState {
         self.0
             .published
             .store(Arc::new(Published::new(catalog, self.search())));
+        let _ = self.0.changes.send(ListChanges {
+            tools: true,
+            prompts: false,
+            resources: false,
+        });
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");
@@ -366,12 +379,25 @@ impl ServerState {
         CallGuard(Arc::clone(&self.0))
     }
 
+    /// What reloads change from now on.
+    pub(crate) fn list_changes(&self) -> tokio::sync::broadcast::Receiver<ListChanges> {
+        self.0.changes.subscribe()
+    }
+
     /// Keeps `peer` for later `list_changed` notifications.
     pub(crate) fn remember_peer(&self, peer: &Peer<RoleServer>) {
         let mut peers = self.0.peers.lock().unwrap_or_else(PoisonError::into_inner);
         peers.retain(|known| !known.is_transport_closed());
         peers.push(peer.clone());
     }
+}
+
+/// Which lists a reload changed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListChanges {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
 }
 
 #[derive(Default)]

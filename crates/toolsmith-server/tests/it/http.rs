@@ -298,3 +298,45 @@ async fn input_required_rounds_replay_the_tool_with_the_answers() {
     let tampered = call_2026(&app, &format!(r#"{answer},"requestState":"{state}x""#)).await;
     assert_eq!(tampered["error"]["code"], -32602, "{tampered}");
 }
+
+#[tokio::test]
+async fn subscriptions_listen_acknowledges_then_reports_reloads() {
+    use http_body_util::BodyExt;
+    let dir = crate::folder(&[("ask.star", ASKS)]);
+    let state = state_for(dir.path(), 8);
+    let app = router(state.clone(), &HttpOptions::default());
+    let body = r#"{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let request = post()
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "subscriptions/listen")
+        .body(Body::from(body))
+        .unwrap();
+    let response = app.oneshot(request).await.unwrap();
+    let mut body = response.into_body();
+    let mut seen = String::new();
+    let mut next_frame = async || {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(5), body.frame())
+            .await
+            .expect("a frame in time")
+            .expect("the stream is open")
+            .unwrap();
+        String::from_utf8_lossy(&frame.into_data().unwrap_or_default()).into_owned()
+    };
+    while !seen.contains("notifications/subscriptions/acknowledged") {
+        seen.push_str(&next_frame().await);
+    }
+    let catalog = std::sync::Arc::clone(
+        toolsmith_folder::ToolFolder::load(dir.path())
+            .unwrap()
+            .catalog(),
+    );
+    state.replace_catalog(catalog).await;
+    while !seen.contains("notifications/tools/list_changed") {
+        seen.push_str(&next_frame().await);
+    }
+    assert!(
+        seen.contains("io.modelcontextprotocol/subscriptionId"),
+        "{seen}"
+    );
+}
