@@ -178,8 +178,8 @@ def main() -> int:
     print(f"medians of {opts.repeat} runs; echo tool, {opts.inflight} in flight, "
           f"{opts.warmup:g} s warmup + {opts.duration:g} s; ratios are toolsmith ÷ peer "
           f"(for CPU and cold start: peer ÷ toolsmith, so > 1 is better for toolsmith)\n")
-    print("| transport | server | calls/s | p50 ms | p99 ms | server CPU µs/call | peak RSS MB | calls/s ratio | CPU ratio |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| transport | server | calls/s | p50 ms | p99 ms | server CPU µs/call | RSS after init MB | peak RSS MB | calls/s ratio | CPU ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for kind in ("stdio", "http"):
         if kind in opts.skip:
             continue
@@ -192,7 +192,8 @@ def main() -> int:
             label = server.get(f"{kind}_label", name)
             mine = name == "toolsmith"
             print(f"| {kind} | {label} | {fmt(rate, 0)} | {fmt(stat(name, kind, 'p50_ms'), 2)} | "
-                  f"{fmt(stat(name, kind, 'p99_ms'), 2)} | {fmt(cpu)} | {fmt(kb_to_mb(stat(name, kind, 'peak_rss_kb')))} | "
+                  f"{fmt(stat(name, kind, 'p99_ms'), 2)} | {fmt(cpu)} | "
+                  f"{fmt(kb_to_mb(stat(name, kind, 'rss_after_init_kb')))} | {fmt(kb_to_mb(stat(name, kind, 'peak_rss_kb')))} | "
                   f"{'' if mine else ratio(ours_rate, rate)} | {'' if mine else ratio(ours_cpu, cpu, False)} |")
     if "cold" not in opts.skip:
         print("\n| cold start (stdio) | ms | ratio |")
