@@ -39,6 +39,9 @@ const MAX_DEPTH: usize = 16;
 type Snapshot = BTreeMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// Starts watching `root`, swapping reloads into `state`, for as long as the process runs.
+///
+/// The folder is looked at before this returns, so a change made once the server answers
+/// is always seen, however late the watching thread gets to run.
 pub(crate) fn spawn(
     root: PathBuf,
     transport: &'static str,
@@ -46,14 +49,21 @@ pub(crate) fn spawn(
     state: ServerState,
     printer: Printer,
 ) -> std::io::Result<()> {
+    let seen = snapshot(&root);
     std::thread::Builder::new()
         .name("toolsmith-watch".into())
-        .spawn(move || watch(&root, transport, &search, &state, printer))
+        .spawn(move || watch(&root, seen, transport, &search, &state, printer))
         .map(drop)
 }
 
-fn watch(root: &Path, transport: &str, search: &SearchArg, state: &ServerState, printer: Printer) {
-    let mut seen = snapshot(root);
+fn watch(
+    root: &Path,
+    mut seen: Snapshot,
+    transport: &str,
+    search: &SearchArg,
+    state: &ServerState,
+    printer: Printer,
+) {
     loop {
         std::thread::sleep(POLL);
         let mut latest = snapshot(root);
