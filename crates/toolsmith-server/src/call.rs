@@ -2,6 +2,7 @@
 //! options and working directory, while the request's task serves the tool's client requests and
 //! watches for cancellation and the hard watchdog. Calls never block one another.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,6 +19,8 @@ use crate::state::ServerState;
 /// Everything about the request a call needs besides the tool and its arguments.
 pub(crate) struct Request<'a> {
     pub(crate) context: &'a RequestContext<RoleServer>,
+    /// Where command tools run: the client's root, or (`None`) the tools folder.
+    pub(crate) working_dir: Option<PathBuf>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) min_level: LogLevel,
     pub(crate) transport: &'static str,
@@ -64,7 +67,12 @@ pub(crate) async fn run(
         interrupt: interrupt.clone(),
         client: Arc::clone(&bridge) as Arc<dyn toolsmith_model::ClientBridge>,
         options: definition.options.clone(),
-        working_dir: Some(state.working_dir().clone()),
+        working_dir: Some(
+            request
+                .working_dir
+                .clone()
+                .unwrap_or_else(|| state.working_dir().clone()),
+        ),
         transport: request.transport,
     };
     let catalog = Arc::clone(&published.catalog);

@@ -11,6 +11,7 @@
     reason = "rmcp 3.11 marks the logging types deprecated (SEP-2577); they still work"
 )]
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -43,7 +44,22 @@ pub(crate) struct McpHandler {
     log_level: Arc<AtomicU8>,
     /// The session's `resources/subscribe` URIs.
     subscriptions: Subscriptions,
+    /// The client's root that command tools run in.
+    root: Arc<tokio::sync::Mutex<ClientRoot>>,
 }
+
+/// What the session knows of the client's root.
+#[derive(Debug, Clone, Default)]
+enum ClientRoot {
+    /// Not asked yet (or the client said its roots changed).
+    #[default]
+    Unasked,
+    /// The answer: a local directory, or none usable.
+    Known(Option<PathBuf>),
+}
+
+/// How long a call waits for the client's `roots/list` before running in the tools folder.
+const ROOTS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl McpHandler {
     /// A handler for a new connection or session on `transport` (`stdio`, `http`).
@@ -53,7 +69,39 @@ impl McpHandler {
             transport,
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             subscriptions: Subscriptions::default(),
+            root: Arc::default(),
         }
+    }
+
+    /// The client's first `file://` root that is a directory here (DESIGN.md §2.3: tools
+    /// run in the client's root), asked for once per session and again after
+    /// `notifications/roots/list_changed`; `None` when the client has no roots capability
+    /// or no such root, and the tools folder is used.
+    async fn client_root(&self, context: &RequestContext<RoleServer>) -> Option<PathBuf> {
+        let declared = context
+            .client_capabilities()
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.roots.is_some());
+        if !declared {
+            return None;
+        }
+        let mut cached = self.root.lock().await;
+        if let ClientRoot::Known(known) = &*cached {
+            return known.clone();
+        }
+        let found = match tokio::time::timeout(ROOTS_PATIENCE, context.peer.list_roots()).await {
+            Ok(Ok(result)) => result.roots.iter().find_map(|root| directory_of(&root.uri)),
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "roots/list failed; tools run in the tools folder");
+                None
+            }
+            Err(_) => {
+                tracing::debug!("no answer to roots/list; tools run in the tools folder");
+                None
+            }
+        };
+        *cached = ClientRoot::Known(found.clone());
+        found
     }
 
     fn page_size(&self) -> usize {
@@ -66,6 +114,35 @@ impl McpHandler {
             .copied()
             .unwrap_or(DEFAULT_LOG_LEVEL)
     }
+}
+
+/// The local directory a `file://` URI names, when it is one.
+fn directory_of(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') {
+        return None;
+    }
+    let path = PathBuf::from(percent_decode(path)?);
+    path.is_dir().then_some(path)
+}
+
+/// `%20` → a space; `None` for a malformed escape or bytes that are not UTF-8.
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%' {
+            let hex = text.get(index + 1..index + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            index += 3;
+        } else {
+            out.push(bytes[index]);
+            index += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Every level, indexed by its ordinal.
@@ -83,6 +160,10 @@ const LEVELS: [LogLevel; 8] = [
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> ServerConfig {
         self.state.info().clone()
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        *self.root.lock().await = ClientRoot::Unasked;
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -133,7 +214,13 @@ impl ServerHandler for McpHandler {
             request.request_state.as_deref(),
         )?
         .map(Arc::new);
+        // A 2026-07-28 request has no channel back to ask for roots; it runs in the folder.
+        let working_dir = match replay {
+            None => self.client_root(&context).await,
+            Some(_) => None,
+        };
         let call = Request {
+            working_dir,
             replay: replay.clone(),
             progress_token: context.meta.get_progress_token(),
             min_level: context

@@ -15,6 +15,7 @@ mod calls;
 mod content;
 mod discovery;
 mod http;
+mod roots;
 mod stdio;
 
 use std::path::{Path, PathBuf};
@@ -111,16 +112,36 @@ pub(crate) struct Seen {
 #[derive(Clone, Default)]
 pub(crate) struct TestClient {
     pub(crate) seen: Seen,
+    /// Root URIs to offer (`roots/list`); the roots capability is declared only with some.
+    pub(crate) roots: Option<Vec<String>>,
 }
 
 impl ClientHandler for TestClient {
     fn get_info(&self) -> ClientConfig {
+        let capabilities = if self.roots.is_some() {
+            json!({"sampling": {}, "roots": {"listChanged": true}})
+        } else {
+            json!({"sampling": {}})
+        };
         serde_json::from_value(json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"sampling": {}},
+            "capabilities": capabilities,
             "clientInfo": {"name": "toolsmith-tests", "version": "1"},
         }))
         .unwrap()
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        let roots: Vec<Value> = self
+            .roots
+            .iter()
+            .flatten()
+            .map(|uri| json!({"uri": uri}))
+            .collect();
+        Ok(serde_json::from_value(json!({ "roots": roots })).unwrap())
     }
 
     async fn create_message(
@@ -172,6 +193,23 @@ pub(crate) async fn stdio_client(state: ServerState) -> Client {
         CancellationToken::new(),
     ));
     TestClient::default().serve(client_end).await.unwrap()
+}
+
+/// [`stdio_client`] for a client that offers `roots`.
+pub(crate) async fn stdio_client_with_roots(state: ServerState, roots: Vec<String>) -> Client {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(toolsmith_server::serve_stream(
+        state,
+        read,
+        write,
+        CancellationToken::new(),
+    ));
+    let client = TestClient {
+        roots: Some(roots),
+        ..TestClient::default()
+    };
+    client.serve(client_end).await.unwrap()
 }
 
 /// `tools/call` with JSON arguments.
