@@ -118,6 +118,7 @@ fn prompts_render_what_the_suite_checks() {
     assert_eq!(
         names,
         [
+            "test_input_required_result_prompt",
             "test_prompt_with_arguments",
             "test_prompt_with_embedded_resource",
             "test_prompt_with_image",
