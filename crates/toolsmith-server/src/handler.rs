@@ -215,9 +215,10 @@ impl ServerHandler for McpHandler {
         )?
         .map(Arc::new);
         // A 2026-07-28 request has no channel back to ask for roots; it runs in the folder.
-        let working_dir = match replay {
-            None => self.client_root(&context).await,
-            Some(_) => None,
+        let working_dir = if replay.is_none() {
+            self.client_root(&context).await
+        } else {
+            None
         };
         let call = Request {
             working_dir,

@@ -198,29 +198,38 @@ impl ServerState {
             Arc::clone(&prompts),
             Arc::clone(&resources),
         )));
-        let prompts_changed = *old.prompts != *prompts;
-        let resources_changed = *old.resources != *resources;
+        let changes = ListChanges {
+            tools: true,
+            prompts: *old.prompts != *prompts,
+            resources: *old.resources != *resources,
+        };
+        self.publish(catalog, changes).await;
+        if changes.resources {
+            self.notify_updated(&old.resources, &resources).await;
+        }
+    }
+
+    /// Serves `catalog` (as the `[search]` settings publish it) and tells every client and
+    /// `subscriptions/listen` stream which lists changed.
+    async fn publish(&self, catalog: Arc<Catalog>, changes: ListChanges) {
         self.0
             .published
             .store(Arc::new(Published::new(catalog, self.search())));
-        let _ = self.0.changes.send(ListChanges {
-            tools: true,
-            prompts: prompts_changed,
-            resources: resources_changed,
-        });
+        let _ = self.0.changes.send(changes);
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "could not send tools/list_changed");
             }
-            if prompts_changed && let Err(error) = peer.notify_prompt_list_changed().await {
+            if changes.prompts
+                && let Err(error) = peer.notify_prompt_list_changed().await
+            {
                 tracing::debug!(%error, "could not send prompts/list_changed");
             }
-            if resources_changed && let Err(error) = peer.notify_resource_list_changed().await {
+            if changes.resources
+                && let Err(error) = peer.notify_resource_list_changed().await
+            {
                 tracing::debug!(%error, "could not send resources/list_changed");
             }
-        }
-        if resources_changed {
-            self.notify_updated(&old.resources, &resources).await;
         }
     }
 
@@ -289,19 +298,12 @@ impl ServerState {
     /// changed (`notifications/tools/list_changed`). Calls already running finish on the
     /// catalog they started with.
     pub async fn replace_catalog(&self, catalog: Arc<Catalog>) {
-        self.0
-            .published
-            .store(Arc::new(Published::new(catalog, self.search())));
-        let _ = self.0.changes.send(ListChanges {
+        let changes = ListChanges {
             tools: true,
             prompts: false,
             resources: false,
-        });
-        for peer in self.live_peers() {
-            if let Err(error) = peer.notify_tool_list_changed().await {
-                tracing::debug!(%error, "could not send tools/list_changed");
-            }
-        }
+        };
+        self.publish(catalog, changes).await;
     }
 
     /// How many tool calls are running right now.

@@ -184,19 +184,19 @@ pub(crate) type Client = RunningService<RoleClient, TestClient>;
 
 /// Serves `state` over in-memory stdio streams and connects a client (initialize handshake).
 pub(crate) async fn stdio_client(state: ServerState) -> Client {
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(toolsmith_server::serve_stream(
-        state,
-        read,
-        write,
-        CancellationToken::new(),
-    ));
-    TestClient::default().serve(client_end).await.unwrap()
+    connect(state, TestClient::default()).await
 }
 
 /// [`stdio_client`] for a client that offers `roots`.
 pub(crate) async fn stdio_client_with_roots(state: ServerState, roots: Vec<String>) -> Client {
+    let client = TestClient {
+        roots: Some(roots),
+        ..TestClient::default()
+    };
+    connect(state, client).await
+}
+
+async fn connect(state: ServerState, client: TestClient) -> Client {
     let (server_end, client_end) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(toolsmith_server::serve_stream(
@@ -205,10 +205,6 @@ pub(crate) async fn stdio_client_with_roots(state: ServerState, roots: Vec<Strin
         write,
         CancellationToken::new(),
     ));
-    let client = TestClient {
-        roots: Some(roots),
-        ..TestClient::default()
-    };
     client.serve(client_end).await.unwrap()
 }
 
