@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
 use toolsmith_model::ToolDefinition;
+use toolsmith_search::parameter_text;
 
 /// A ranking of tools for a query: indexes into the definitions, best first.
 pub trait Ranker {
@@ -24,22 +24,6 @@ fn plain_words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)
-}
-
-/// Parameter names and descriptions of a definition, space separated.
-fn parameter_text(definition: &ToolDefinition) -> String {
-    let mut text = String::new();
-    if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
-        for (name, schema) in properties {
-            text.push_str(name);
-            text.push(' ');
-            if let Some(Value::String(description)) = schema.get("description") {
-                text.push_str(description);
-                text.push(' ');
-            }
-        }
-    }
-    text
 }
 
 /// Ranks `scores` (one per tool), dropping zeros, ties by index.

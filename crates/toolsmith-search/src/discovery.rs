@@ -83,25 +83,19 @@ pub fn with_discovery(catalog: Arc<Catalog>, settings: SearchSettings) -> Arc<Ca
 
 /// `catalog` as `plan` publishes it (see [`with_discovery`]).
 pub fn apply(catalog: Arc<Catalog>, plan: &Plan) -> Arc<Catalog> {
+    let any_discoverable = catalog.definitions().any(|d| d.discoverable);
     let hide_all = plan.all_behind_search;
-    let show_all = plan.settings.mode == SearchMode::Never;
-    let any_hidden = hide_all || (!show_all && catalog.definitions().any(|d| d.discoverable));
-    if !any_hidden {
-        if catalog.definitions().any(|d| d.discoverable) {
-            return Arc::new(catalog.derive(|d| d.discoverable = false, Vec::new(), Vec::new()));
-        }
+    if !hide_all && !any_discoverable {
         return catalog;
     }
+    if !hide_all && plan.settings.mode == SearchMode::Never {
+        return Arc::new(catalog.derive(|d| d.discoverable = false, Vec::new(), Vec::new()));
+    }
     let (tools, diagnostics) = builtins::builtins(&catalog);
-    Arc::new(catalog.derive(
-        |definition| {
-            if hide_all {
-                definition.discoverable = true;
-            }
-        },
-        tools,
-        diagnostics,
-    ))
+    let adjust = |definition: &mut toolsmith_model::ToolDefinition| {
+        definition.discoverable |= hide_all;
+    };
+    Arc::new(catalog.derive(adjust, tools, diagnostics))
 }
 
 #[cfg(test)]

@@ -141,17 +141,7 @@ impl SearchIndex {
             .entry(words(&definition.name).join("_"))
             .or_default()
             .push(document as usize);
-        let mut parameters = String::new();
-        if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
-            for (name, schema) in properties {
-                parameters.push_str(name);
-                parameters.push(' ');
-                if let Some(Value::String(description)) = schema.get("description") {
-                    parameters.push_str(description);
-                    parameters.push(' ');
-                }
-            }
-        }
+        let parameters = parameter_text(definition);
         let fields = [
             (Field::Name, definition.name.clone()),
             (Field::Title, definition.title.clone().unwrap_or_default()),
@@ -354,6 +344,23 @@ impl SearchIndex {
         let normalization = 1.0 - B + B * length / self.average_lengths[field];
         posting.field.weight() * frequency * (K1 + 1.0) / (frequency + K1 * normalization)
     }
+}
+
+/// A tool's parameter names and descriptions, space separated: the text of its
+/// parameters field.
+pub fn parameter_text(definition: &ToolDefinition) -> String {
+    let mut text = String::new();
+    if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
+        for (name, schema) in properties {
+            text.push_str(name);
+            text.push(' ');
+            if let Some(Value::String(description)) = schema.get("description") {
+                text.push_str(description);
+                text.push(' ');
+            }
+        }
+    }
+    text
 }
 
 /// The letters and digits `term` has, one bit each (other characters share one bit).

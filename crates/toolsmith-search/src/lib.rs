@@ -34,4 +34,4 @@ pub mod tokens;
 
 pub use builtins::{EXECUTE_TOOL, TOOL_SEARCH, results};
 pub use discovery::{Plan, apply, with_discovery};
-pub use index::{Hit, SearchIndex};
+pub use index::{Hit, SearchIndex, parameter_text};
