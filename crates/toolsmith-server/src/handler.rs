@@ -30,6 +30,7 @@ use toolsmith_model::LogLevel;
 use crate::call::{self, Request};
 use crate::convert::log_level;
 use crate::mrtr::{self, Replay};
+use crate::session_calls::Joiner;
 use crate::state::{ListChanges, ServerState, Subscriptions};
 
 /// The level sent until the client chooses one.
@@ -46,6 +47,9 @@ pub(crate) struct McpHandler {
     subscriptions: Subscriptions,
     /// The client's root that command tools run in.
     root: Arc<tokio::sync::Mutex<ClientRoot>>,
+    /// Over HTTP: where the session joins once initialized, so its plain calls skip rmcp's
+    /// session worker (`session_calls.rs`).
+    session_calls: Option<Joiner>,
 }
 
 /// What the session knows of the client's root.
@@ -70,7 +74,29 @@ impl McpHandler {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             subscriptions: Subscriptions::default(),
             root: Arc::default(),
+            session_calls: None,
         }
+    }
+
+    /// A handler for a new Streamable HTTP session that joins `session_calls` once
+    /// initialized.
+    pub(crate) fn for_http_session(state: ServerState, session_calls: Joiner) -> Self {
+        Self {
+            session_calls: Some(session_calls),
+            ..Self::new(state, "http")
+        }
+    }
+
+    /// Cancelled when the server shuts down.
+    pub(crate) fn shutdown_token(&self) -> &tokio_util::sync::CancellationToken {
+        self.state.shutdown_token()
+    }
+
+    /// Whether the client's root is known, so a call needs no `roots/list` first.
+    pub(crate) fn knows_client_root(&self) -> bool {
+        self.root
+            .try_lock()
+            .is_ok_and(|root| matches!(*root, ClientRoot::Known(_)))
     }
 
     /// The client's first `file://` root that is a directory here (DESIGN.md §2.3: tools
@@ -171,6 +197,9 @@ impl ServerHandler for McpHandler {
         // (`stdio.rs`); keeping it here too would notify that client twice.
         if self.transport == "http" {
             self.state.remember_peer(&context.peer);
+            if let Some(session_calls) = &self.session_calls {
+                session_calls.join(self, &context);
+            }
         }
     }
 

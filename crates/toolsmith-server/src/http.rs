@@ -12,6 +12,10 @@
 //!   not enough for it) or 400 (no session id); serving them statelessly is what the
 //!   2026-07-28 revision does anyway, and what Scriptling's documented curl calls expect.
 //!
+//! In front of the session service, a plain `tools/call` in a live session is answered by
+//! the session's handler directly, with a JSON body (`session_calls.rs`): rmcp's session
+//! worker costs more than the call on that hot path.
+//!
 //! Both services check `Host` (DNS rebinding) and `Origin`: loopback names are allowed by
 //! default, more with [`HttpOptions::allowed_hosts`] / [`HttpOptions::allowed_origins`].
 
@@ -35,6 +39,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ServeError;
 use crate::handler::McpHandler;
+use crate::session_calls::{HostRule, SESSION_HEADER, SessionCalls};
 use crate::state::ServerState;
 
 /// The path MCP is served on.
@@ -91,33 +96,47 @@ impl Default for HttpOptions {
 /// Tests drive it in-process with `tower::ServiceExt::oneshot`.
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let config = service_config(&state, options);
-    let factory = move || Ok(McpHandler::new(state.clone(), "http"));
-    let sessions = StreamableHttpService::new(
-        factory.clone(),
-        Arc::new(LocalSessionManager::default()),
-        config.clone(),
-    );
+    let session_manager = Arc::new(LocalSessionManager::default());
+    let calls = SessionCalls::new(Arc::clone(&session_manager));
+    let session_factory = {
+        let state = state.clone();
+        let joiner = calls.joiner();
+        move || Ok(McpHandler::for_http_session(state.clone(), joiner.clone()))
+    };
+    let sessions = StreamableHttpService::new(session_factory, session_manager, config.clone());
     let stateless = StreamableHttpService::new(
-        factory,
+        move || Ok(McpHandler::new(state.clone(), "http")),
         Arc::new(NeverSessionManager::default()),
         config
             .with_legacy_session_mode(false)
             .with_json_response(true),
     );
+    let hosts = if options.allowed_hosts.iter().any(|host| host == "*") {
+        HostRule::new(["*"])
+    } else {
+        HostRule::new(
+            LOOPBACK_HOSTS
+                .iter()
+                .copied()
+                .chain(options.allowed_hosts.iter().map(String::as_str)),
+        )
+    };
     let endpoint = Arc::new(Endpoint {
         sessions,
         stateless,
+        calls,
+        hosts,
         max_body_bytes: options.max_body_bytes,
     });
-    let token: Arc<Option<Vec<u8>>> = Arc::new(
-        options
-            .auth_token
-            .as_ref()
-            .map(|token| token.as_bytes().to_vec()),
-    );
-    Router::new()
-        .route(MCP_PATH, axum::routing::any(mcp).with_state(endpoint))
-        .layer(middleware::from_fn_with_state(token, authorize))
+    let app = Router::new().route(MCP_PATH, axum::routing::any(mcp).with_state(endpoint));
+    // Without a token there is nothing to check: no layer (a boxed future per request).
+    match &options.auth_token {
+        Some(token) => app.layer(middleware::from_fn_with_state(
+            Arc::new(token.as_bytes().to_vec()),
+            authorize,
+        )),
+        None => app,
+    }
 }
 
 fn service_config(state: &ServerState, options: &HttpOptions) -> StreamableHttpServerConfig {
@@ -147,17 +166,42 @@ fn service_config(state: &ServerState, options: &HttpOptions) -> StreamableHttpS
 struct Endpoint {
     sessions: StreamableHttpService<McpHandler, LocalSessionManager>,
     stateless: StreamableHttpService<McpHandler, NeverSessionManager>,
+    /// Plain `tools/call` POSTs in a live session, answered without rmcp's session worker.
+    calls: SessionCalls,
+    hosts: HostRule,
     max_body_bytes: usize,
 }
-
-const SESSION_HEADER: &str = "mcp-session-id";
 
 async fn mcp(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     if content_length(request.headers()).is_some_and(|length| length > endpoint.max_body_bytes) {
         return too_large(endpoint.max_body_bytes);
     }
-    if request.method() != Method::POST || request.headers().contains_key(SESSION_HEADER) {
+    if request.method() == Method::DELETE {
+        let session = request.headers().get(SESSION_HEADER).cloned();
+        let response = endpoint.sessions.handle(request).await.map(Body::new);
+        if response.status().is_success()
+            && let Some(session) = session.as_ref().and_then(|id| id.to_str().ok())
+        {
+            endpoint.calls.forget(session);
+        }
+        return response;
+    }
+    if request.method() != Method::POST {
         return endpoint.sessions.handle(request).await.map(Body::new);
+    }
+    if request.headers().contains_key(SESSION_HEADER) {
+        let (parts, body) = request.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, endpoint.max_body_bytes).await else {
+            return too_large(endpoint.max_body_bytes);
+        };
+        return match endpoint.calls.serve(&endpoint.hosts, parts, &bytes).await {
+            Ok(response) => response,
+            Err(parts) => endpoint
+                .sessions
+                .handle(Request::from_parts(parts, Body::from(bytes)))
+                .await
+                .map(Body::new),
+        };
     }
     let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, endpoint.max_body_bytes).await else {
@@ -203,7 +247,7 @@ fn too_large(limit: usize) -> Response {
 }
 
 /// Whether the `Accept` header names `media_type` itself (not just `*/*`).
-fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
+pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
@@ -234,16 +278,9 @@ fn is_initialize(body: &[u8]) -> bool {
         .is_ok_and(|peek| peek.method.as_deref() == Some("initialize"))
 }
 
-/// Checks `Authorization: Bearer <token>` in constant time when a token is configured
+/// Checks `Authorization: Bearer <token>` against the configured token in constant time
 /// (RFC 6750 §3: 401 with `WWW-Authenticate: Bearer`).
-async fn authorize(
-    State(token): State<Arc<Option<Vec<u8>>>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Some(expected) = token.as_deref() else {
-        return next.run(request).await;
-    };
+async fn authorize(State(expected): State<Arc<Vec<u8>>>, request: Request, next: Next) -> Response {
     let given = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -252,7 +289,7 @@ async fn authorize(
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim().as_bytes());
     match given {
-        Some(given) if bool::from(given.ct_eq(expected)) => next.run(request).await,
+        Some(given) if bool::from(given.ct_eq(expected.as_slice())) => next.run(request).await,
         Some(_) => unauthorized(r#"Bearer realm="toolsmith", error="invalid_token""#),
         None => unauthorized(r#"Bearer realm="toolsmith""#),
     }

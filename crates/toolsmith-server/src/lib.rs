@@ -37,6 +37,7 @@ mod handler;
 mod http;
 mod mrtr;
 mod pool;
+mod session_calls;
 mod state;
 mod stdio;
 

@@ -439,7 +439,7 @@ fn parse(line: &[u8]) -> Parsed {
 /// the fields once. Anything else — another method, `_meta` (progress tokens), an extra or
 /// duplicate key, an array — returns `None` and takes rmcp's parse, so both accept the same
 /// messages and build the same request.
-fn parse_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
+pub(crate) fn parse_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Call {

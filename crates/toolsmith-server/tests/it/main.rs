@@ -16,6 +16,7 @@ mod content;
 mod discovery;
 mod http;
 mod roots;
+mod session_calls;
 mod stdio;
 
 use std::path::{Path, PathBuf};
