@@ -1,4 +1,4 @@
-//! The catalog: the tools a server offers, each with its compiled schemas, and the one call
+//! The catalog: the tools a server offers, each with its schema validators, and the one call
 //! path every caller uses (`toolsmith call`, `toolsmith test`, the MCP server):
 //! look up → coerce and validate → run → apply the result contract → check the output.
 
@@ -12,10 +12,11 @@ use crate::diagnostic::Diagnostic;
 use crate::names::did_you_mean;
 use crate::outcome::CallOutcome;
 use crate::tool::{CallContext, Tool, ToolFailure};
-use crate::validate::{ArgumentValidator, compile_schema};
+use crate::validate::{ArgumentValidator, SchemaValidator};
 
-/// A tool ready to be called: the tool plus its compiled input and output schemas (shared,
-/// so a derived catalog reuses them).
+/// A tool ready to be called: the tool plus its input and output schema validators (shared,
+/// so a derived catalog reuses them, compiled or not; see [`SchemaValidator`] for when a
+/// schema is compiled).
 #[derive(Clone)]
 pub struct CatalogEntry {
     /// The published definition: the tool's own, adjusted by the catalog's builder
@@ -23,7 +24,7 @@ pub struct CatalogEntry {
     definition: ToolDefinition,
     tool: Arc<dyn Tool>,
     arguments: Arc<ArgumentValidator>,
-    output: Option<Arc<jsonschema::Validator>>,
+    output: Option<Arc<SchemaValidator>>,
 }
 
 impl CatalogEntry {
@@ -71,6 +72,15 @@ impl CatalogEntry {
             return outcome;
         }
         let name = &self.definition.name;
+        let output = match output.compiled() {
+            Ok(output) => output,
+            Err(error) => {
+                return CallOutcome::error(format!(
+                    "tool `{name}` has an invalid output schema: {}",
+                    error.message
+                ));
+            }
+        };
         let Some(structured) = &outcome.structured_content else {
             return CallOutcome::error(format!(
                 "tool `{name}` declares an outputSchema but returned no structured content"
@@ -229,7 +239,8 @@ impl Catalog {
             .map_err(|e| schema_error("input schema", e.message))?;
         let output = match &definition.output_schema {
             Some(schema) => Some(Arc::new(
-                compile_schema(schema).map_err(|e| schema_error("output schema", e.message))?,
+                SchemaValidator::new(schema)
+                    .map_err(|e| schema_error("output schema", e.message))?,
             )),
             None => None,
         };
@@ -344,5 +355,74 @@ impl Catalog {
             "tools": self.definitions().map(ToolDefinition::to_mcp).collect::<Vec<_>>(),
             "errors": self.diagnostics.iter().map(Diagnostic::to_json).collect::<Vec<_>>(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::ToolReturn;
+    use crate::schema::{ParamType, Parameter, input_schema};
+
+    struct Echo(ToolDefinition);
+
+    impl Tool for Echo {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+
+        fn call(&self, arguments: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
+            Ok(ToolReturn::Text(
+                Value::Object(arguments.clone()).to_string(),
+            ))
+        }
+    }
+
+    fn echo(name: &str, days: Value) -> Arc<dyn Tool> {
+        let mut days_parameter = Parameter::new("days", ParamType::Integer);
+        days_parameter.extra.insert("minimum".into(), days);
+        let schema = input_schema(&[days_parameter]);
+        Arc::new(Echo(ToolDefinition::new(
+            name,
+            "Echo the arguments.",
+            schema,
+        )))
+    }
+
+    fn context() -> CallContext {
+        CallContext::detached(std::time::Duration::from_secs(1))
+    }
+
+    #[test]
+    fn a_tool_with_an_invalid_input_schema_is_reported_at_load() {
+        let catalog = Catalog::new(
+            vec![echo("good", json!(1)), echo("bad", json!("one"))],
+            vec![],
+        );
+        assert!(catalog.get("good").is_some());
+        assert!(catalog.get("bad").is_none());
+        let [diagnostic] = catalog.diagnostics() else {
+            panic!("{:?}", catalog.diagnostics())
+        };
+        assert_eq!(diagnostic.rule, "invalid-schema");
+        assert_eq!(
+            diagnostic.message,
+            "tool `bad` has an invalid input schema: \"one\" is not of type \"number\""
+        );
+    }
+
+    #[test]
+    fn a_lazily_compiled_schema_reports_violations_as_before_and_is_shared() {
+        let catalog = Catalog::new(vec![echo("echo", json!(1))], vec![]);
+        let derived = catalog.derive(|_| {}, vec![], vec![]);
+        let arguments = json!({"days": 0}).as_object().cloned().unwrap();
+        let outcome = derived.call("echo", arguments, &context()).unwrap();
+        assert!(outcome.is_error);
+        assert_eq!(
+            outcome.joined_text(),
+            "tool `echo`: invalid arguments:\n- /days: 0 is less than the minimum of 1"
+        );
+        // Compiled once, for both catalogs.
+        assert!(catalog.entries()[0].arguments.is_compiled());
     }
 }

@@ -5,7 +5,7 @@
 //!   [`ToolDefinition::to_mcp`].
 //! - [`Tool`]: the one trait every kind of tool (Starlark, manifest script, command, Rust)
 //!   implements; the server calls tools only through it.
-//! - [`Catalog`]: the tools of a server with their compiled schemas, and the single call
+//! - [`Catalog`]: the tools of a server with their schema validators, and the single call
 //!   path (validate → run → result contract → output check).
 //! - [`Prompts`] and [`Resources`]: a server's MCP prompts (rendered with
 //!   [`Prompt::render`]) and resources (read with [`Resources::read`], templates included).
@@ -80,4 +80,6 @@ pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
 };
 pub use uri_template::{UriTemplate, UriTemplateError};
-pub use validate::{ArgumentErrors, ArgumentValidator, SchemaError, Violation, compile_schema};
+pub use validate::{
+    ArgumentErrors, ArgumentValidator, SchemaError, SchemaValidator, Violation, compile_schema,
+};

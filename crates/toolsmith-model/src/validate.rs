@@ -3,14 +3,15 @@
 //! execution error the model can repair, not a protocol error).
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
 use crate::definition::JsonObject;
 
-/// A compiled input schema that checks (and leniently coerces) call arguments.
+/// An input schema that checks (and leniently coerces) call arguments.
 pub struct ArgumentValidator {
-    validator: jsonschema::Validator,
+    validator: SchemaValidator,
     /// Declared scalar type of each top-level property, for coercion.
     properties: Vec<(String, Coercion)>,
     /// Whether the schema rejects properties it does not declare.
@@ -44,7 +45,7 @@ enum Scalar {
 }
 
 /// A schema that cannot be compiled.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("invalid JSON Schema: {message}")]
 pub struct SchemaError {
     /// What the schema compiler said.
@@ -53,18 +54,124 @@ pub struct SchemaError {
 
 /// Compiles a JSON Schema (draft 2020-12 unless it says otherwise) without network access.
 pub fn compile_schema(schema: &JsonObject) -> Result<jsonschema::Validator, SchemaError> {
+    compile_value(&Value::Object(schema.clone()))
+}
+
+fn compile_value(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
-        .build(&Value::Object(schema.clone()))
+        .build(schema)
         .map_err(|error| SchemaError {
             message: error.to_string(),
         })
 }
 
-impl ArgumentValidator {
-    /// Compiles an input schema.
+/// A JSON Schema validator, compiled at once or, for a schema that cannot fail to compile, on
+/// first use.
+///
+/// Compiling a schema runs a good part of the `jsonschema` crate (the draft 2020-12
+/// meta-schema is compiled and checked first), which a server that has only just started
+/// and answered `initialize` never needs: those code pages are most of its memory then.
+/// A schema written only with [plain keywords](is_plain) is compiled by the first
+/// validation instead. Any other schema is compiled by [`SchemaValidator::new`], so an
+/// invalid one is still an error when the tool loads.
+pub struct SchemaValidator {
+    schema: Value,
+    compiled: OnceLock<Result<jsonschema::Validator, SchemaError>>,
+}
+
+impl fmt::Debug for SchemaValidator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchemaValidator")
+            .field("compiled", &self.is_compiled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SchemaValidator {
+    /// A validator for `schema`; compiles it now unless it [cannot fail to](is_plain).
     pub fn new(schema: &JsonObject) -> Result<Self, SchemaError> {
-        let validator = compile_schema(schema)?;
+        let schema = Value::Object(schema.clone());
+        let compiled = OnceLock::new();
+        if !is_plain(&schema) {
+            let _ = compiled.set(Ok(compile_value(&schema)?));
+        }
+        Ok(Self { schema, compiled })
+    }
+
+    /// The compiled validator, compiling the schema on first use.
+    ///
+    /// # Errors
+    ///
+    /// Only if a plain schema did not compile after all, which [`is_plain`] rules out.
+    pub fn compiled(&self) -> Result<&jsonschema::Validator, &SchemaError> {
+        self.compiled
+            .get_or_init(|| compile_value(&self.schema))
+            .as_ref()
+    }
+
+    /// Whether the schema has been compiled yet.
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+}
+
+/// Whether `schema` surely compiles: it uses only keywords whose values are checked here
+/// as strictly as the draft 2020-12 meta-schema checks them, and none that the compiler
+/// does more with (`pattern` is a regular expression to compile, `$ref` a reference to
+/// resolve, `$schema` picks another draft). The schemas Toolsmith builds from typed
+/// parameters are plain; `params=` overlays usually are too.
+fn is_plain(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(_) => true,
+        Value::Object(keywords) => keywords
+            .iter()
+            .all(|(keyword, value)| is_plain_keyword(keyword, value)),
+        _ => false,
+    }
+}
+
+fn is_plain_keyword(keyword: &str, value: &Value) -> bool {
+    const TYPES: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
+    let unique_strings = |items: &Vec<Value>, allowed: &dyn Fn(&str) -> bool| {
+        items.iter().enumerate().all(|(index, item)| {
+            item.as_str().is_some_and(allowed) && !items[..index].contains(item)
+        })
+    };
+    match (keyword, value) {
+        ("title" | "description" | "$comment", Value::String(_))
+        | ("default" | "const", _)
+        | ("deprecated" | "readOnly" | "writeOnly" | "uniqueItems", Value::Bool(_))
+        | ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum", Value::Number(_))
+        | ("examples", Value::Array(_)) => true,
+        ("enum", Value::Array(items)) => !items.is_empty(),
+        ("type", Value::String(name)) => TYPES.contains(&name.as_str()),
+        ("type", Value::Array(names)) => {
+            !names.is_empty() && unique_strings(names, &|name| TYPES.contains(&name))
+        }
+        ("multipleOf", Value::Number(number)) => number.as_f64().is_some_and(|f| f > 0.0),
+        (
+            "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties",
+            Value::Number(number),
+        ) => number.is_u64(),
+        ("required", Value::Array(names)) => unique_strings(names, &|_| true),
+        ("properties", Value::Object(properties)) => properties.values().all(is_plain),
+        ("items" | "additionalProperties", schema) => is_plain(schema),
+        _ => false,
+    }
+}
+
+impl ArgumentValidator {
+    /// An input schema's validator; the schema is compiled now unless it cannot fail to
+    /// (see [`SchemaValidator`]).
+    ///
+    /// # Errors
+    ///
+    /// The schema does not compile.
+    pub fn new(schema: &JsonObject) -> Result<Self, SchemaError> {
+        let validator = SchemaValidator::new(schema)?;
         let properties = schema
             .get("properties")
             .and_then(Value::as_object)
@@ -81,6 +188,11 @@ impl ArgumentValidator {
             properties,
             closed,
         })
+    }
+
+    /// Whether the schema has been compiled yet (see [`SchemaValidator`]).
+    pub fn is_compiled(&self) -> bool {
+        self.validator.is_compiled()
     }
 
     /// Names of the declared properties, in schema order.
@@ -124,7 +236,13 @@ impl ArgumentValidator {
         // A null for an optional parameter means "not given".
         arguments.retain(|_, value| !value.is_null());
         let instance = Value::Object(arguments);
-        for error in self.validator.iter_errors(&instance) {
+        let validator = self.validator.compiled().map_err(|error| ArgumentErrors {
+            violations: vec![Violation {
+                path: String::new(),
+                message: error.to_string(),
+            }],
+        })?;
+        for error in validator.iter_errors(&instance) {
             let path = error.instance_path().to_string();
             if self.closed && error.to_string().contains("Additional properties") {
                 continue; // already reported above, with the valid names
@@ -314,5 +432,63 @@ mod tests {
             .validate(args(&json!({"city": "Oslo", "days": null})))
             .unwrap();
         assert_eq!(Value::Object(valid), json!({"city": "Oslo"}));
+    }
+
+    fn object(value: &Value) -> JsonObject {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_plain_schema_is_compiled_by_its_first_use() {
+        let validator = validator();
+        assert!(!validator.is_compiled());
+        assert!(validator.validate(args(&json!({"city": "Oslo"}))).is_ok());
+        assert!(validator.is_compiled());
+    }
+
+    #[test]
+    fn plain_schemas_compile() {
+        // What `is_plain` accepts must compile: these are compiled lazily, with no load-time
+        // error to fall back on.
+        let schemas = [
+            json!({}),
+            json!({"type": ["string", "null"], "title": "t", "$comment": "c", "deprecated": true}),
+            json!({"type": "number", "minimum": -1.5, "exclusiveMaximum": 10, "multipleOf": 0.5}),
+            json!({"type": "string", "minLength": 0, "maxLength": 3, "enum": ["a", 1, null]}),
+            json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "uniqueItems": true}),
+            json!({"type": "object", "properties": {"a": true, "b": {"const": {"x": 1}}},
+                   "required": ["a"], "additionalProperties": false, "maxProperties": 2,
+                   "default": {}, "examples": [{"a": 1}], "readOnly": false}),
+        ];
+        for schema in schemas {
+            assert!(is_plain(&schema), "{schema}");
+            assert!(compile_value(&schema).is_ok(), "{schema}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_schema_is_an_error_at_once() {
+        let schemas = [
+            json!({"type": "integer", "minimum": "one"}),
+            json!({"type": "strng"}),
+            json!({"type": ["string", "string"]}),
+            json!({"required": ["a", "a"]}),
+            json!({"minLength": -1}),
+            json!({"multipleOf": 0}),
+            json!({"properties": {"a": {"type": "string", "pattern": "("}}}),
+            json!({"items": {"$ref": "#/$defs/missing"}}),
+        ];
+        for schema in schemas {
+            assert!(!is_plain(&schema), "{schema}");
+            let error = SchemaValidator::new(&object(&schema)).unwrap_err();
+            assert!(!error.message.is_empty(), "{schema}");
+        }
+    }
+
+    #[test]
+    fn a_schema_with_other_keywords_is_compiled_at_once() {
+        let schema = json!({"type": "string", "pattern": "^[a-z]+$"});
+        let validator = SchemaValidator::new(&object(&schema)).unwrap();
+        assert!(validator.is_compiled());
     }
 }
