@@ -235,7 +235,7 @@ impl ServerHandler for McpHandler {
             );
             return Err(ErrorData::invalid_params(unknown, None));
         };
-        let binding = mrtr::binding("tools/call", &request.name, request.arguments.as_ref());
+        let binding = || mrtr::binding("tools/call", &request.name, request.arguments.as_ref());
         let replay = Replay::open(
             &context,
             binding,
@@ -301,7 +301,7 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let binding = mrtr::binding("prompts/get", &request.name, request.arguments.as_ref());
+        let binding = || mrtr::binding("prompts/get", &request.name, request.arguments.as_ref());
         let replay = Replay::open(
             &context,
             binding,

@@ -113,9 +113,12 @@ struct Round {
 impl Replay {
     /// The replay for a request, when it is of the 2026-07-28 revision or later; a
     /// `requestState` that fails verification is `-32602`.
+    ///
+    /// `binding` (see [`binding`]) is only made for such a request: earlier revisions are
+    /// the common case, and it serializes the arguments.
     pub(crate) fn open(
         context: &RequestContext<RoleServer>,
-        binding: Vec<u8>,
+        binding: impl FnOnce() -> Vec<u8>,
         input_responses: Option<InputResponses>,
         request_state: Option<&str>,
     ) -> Result<Option<Self>, ErrorData> {
@@ -125,6 +128,7 @@ impl Replay {
         if !modern {
             return Ok(None);
         }
+        let binding = binding();
         let mut answers = match request_state {
             Some(state) => unseal(&binding, state).ok_or_else(|| {
                 ErrorData::invalid_params(
