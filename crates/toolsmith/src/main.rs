@@ -16,6 +16,13 @@ use clap::Parser;
 use crate::args::{Cli, Command};
 use crate::printer::Printer;
 
+/// mimalloc rather than the system allocator. A `tools/call` served over stdio makes about
+/// 50 allocations, several of them futures past glibc's ~1 KB fast path, and with glibc
+/// `malloc`/`free` were about a quarter of the server's instructions per call
+/// (`valgrind --tool=callgrind`, bench/serve.py's echo tool).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// How a command ended, as scripts see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExitStatus {
