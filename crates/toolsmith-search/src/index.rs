@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use toolsmith_model::ToolDefinition;
 
+use crate::meaning::MeaningIndex;
 use crate::synonyms::synonyms;
 use crate::text::{bounded_distance, for_each_term, terms, words};
 
@@ -48,6 +49,12 @@ const SYNONYM_FACTOR: f64 = 0.7;
 const ONE_TYPO_FACTOR: f64 = 0.6;
 const TWO_TYPOS_FACTOR: f64 = 0.4;
 
+/// How much the meaning signal counts against the best word match (which counts 1);
+/// chosen on the train and dev queries of `bench/discovery`.
+const MEANING_WEIGHT: f64 = 1.5;
+/// How similar in meaning a tool that matches no query word must be to be a result.
+const MEANING_ALONE_THRESHOLD: f64 = 0.35;
+
 /// One search result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -89,6 +96,9 @@ pub struct SearchIndex {
     last_document: Vec<Option<u32>>,
     field_lengths: Vec<[u32; FIELD_COUNT]>,
     average_lengths: [f64; FIELD_COUNT],
+    /// Each tool's text for the meaning signal (while indexing).
+    meaning_texts: Vec<String>,
+    meaning: MeaningIndex,
 }
 
 impl SearchIndex {
@@ -121,6 +131,7 @@ impl SearchIndex {
             let average = total as f64 / count as f64;
             index.average_lengths[field] = average.max(1.0);
         }
+        index.meaning = MeaningIndex::new(&std::mem::take(&mut index.meaning_texts));
         index
     }
 
@@ -142,6 +153,7 @@ impl SearchIndex {
             .or_default()
             .push(document as usize);
         let parameters = parameter_text(definition);
+        self.meaning_texts.push(meaning_text(definition));
         let fields = [
             (Field::Name, definition.name.clone()),
             (Field::Title, definition.title.clone().unwrap_or_default()),
@@ -235,13 +247,29 @@ impl SearchIndex {
         }
         #[expect(clippy::cast_precision_loss, reason = "a handful of query terms")]
         let term_count = query_terms.len().max(1) as f64;
+        for (score, matched) in scores.iter_mut().zip(&matched) {
+            *score *= f64::from(*matched) / term_count;
+        }
+        // Words and meaning, combined: the word score relative to the best tool's (square
+        // root, so a partial word match still counts), plus the cosine similarity of the
+        // query's meaning to the tool's. A tool no query word matched needs a clear
+        // meaning match to show up at all.
+        let best_words = scores.iter().copied().fold(0.0, f64::max);
+        let similarities = self.meaning.similarities(query);
         let mut hits: Vec<(usize, f64)> = scores
             .iter()
-            .zip(&matched)
+            .zip(&similarities)
             .enumerate()
-            .filter(|(_, (score, _))| **score > 0.0)
-            .map(|(document, (score, matched))| {
-                (document, score * f64::from(*matched) / term_count)
+            .filter(|(_, (words, meaning))| {
+                **words > 0.0 || f64::from(**meaning) >= MEANING_ALONE_THRESHOLD
+            })
+            .map(|(document, (words, meaning))| {
+                let words = if best_words > 0.0 {
+                    (words / best_words).sqrt()
+                } else {
+                    0.0
+                };
+                (document, words + MEANING_WEIGHT * f64::from(*meaning))
             })
             .collect();
         let normalized_query = words(query).join("_");
@@ -344,6 +372,30 @@ impl SearchIndex {
         let normalization = 1.0 - B + B * length / self.average_lengths[field];
         posting.field.weight() * frequency * (K1 + 1.0) / (frequency + K1 * normalization)
     }
+}
+
+/// The text a tool's meaning is taken from: name, title, keywords, tags, description and
+/// parameter names.
+fn meaning_text(definition: &ToolDefinition) -> String {
+    let mut text = definition.name.clone();
+    for part in [
+        definition.title.as_deref().unwrap_or_default(),
+        &definition.description,
+    ] {
+        text.push(' ');
+        text.push_str(part);
+    }
+    for word in definition.keywords.iter().chain(&definition.tags) {
+        text.push(' ');
+        text.push_str(word);
+    }
+    if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
+        for name in properties.keys() {
+            text.push(' ');
+            text.push_str(name);
+        }
+    }
+    text
 }
 
 /// A tool's parameter names and descriptions, space separated: the text of its
@@ -477,6 +529,22 @@ mod tests {
         let hits = index.search("weather in a city", 5);
         assert!(hits.len() >= 2);
         assert!(hits.windows(2).all(|pair| pair[0].score >= pair[1].score));
+    }
+
+    #[test]
+    fn a_request_sharing_no_word_finds_the_tool_by_meaning() {
+        let mut tools = corpus();
+        tools.push(tool(
+            "maps_elevation",
+            "Get the elevation data for locations on the earth.",
+        ));
+        tools.push(tool("send_email", "Send an email message to a recipient."));
+        let index = SearchIndex::new(&tools);
+        assert_eq!(names(&index, "altitude of a mountain")[0], "maps_elevation");
+        assert_eq!(
+            names(&index, "write to my colleague by mail")[0],
+            "send_email"
+        );
     }
 
     #[test]

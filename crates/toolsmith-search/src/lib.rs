@@ -28,6 +28,7 @@
 mod builtins;
 mod discovery;
 mod index;
+mod meaning;
 mod synonyms;
 mod text;
 pub mod tokens;

@@ -2,7 +2,7 @@
 //! dropped, and a light English suffix stripper so `forecasting` meets `forecast`.
 
 /// Words too common to say anything about which tool is meant.
-const STOP_WORDS: &[&str] = &[
+pub(crate) const STOP_WORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "get", "i", "in",
     "is", "it", "me", "my", "of", "on", "or", "some", "that", "the", "this", "to", "tool", "what",
     "which", "with", "you",
@@ -35,7 +35,7 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 }
 
 /// Calls `visit` with each lowercased word of `text` (see [`words`]).
-fn for_each_word(text: &str, mut visit: impl FnMut(&str)) {
+pub(crate) fn for_each_word(text: &str, mut visit: impl FnMut(&str)) {
     let mut word = String::new();
     for chunk in text.split(|c: char| !c.is_alphanumeric()) {
         let mut chars = chunk.chars().peekable();
