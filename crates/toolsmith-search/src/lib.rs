@@ -5,7 +5,9 @@
 //! - [`SearchIndex`]: an index over tool definitions — name (split on snake, kebab and camel
 //!   case), title, keywords, tags, description, parameter names and descriptions — scored
 //!   BM25-style per field with field weights, light stemming, typo tolerance and multi-word
-//!   queries. [`SearchIndex::search`] returns [`Hit`]s, best first.
+//!   queries, plus a meaning signal (static word-piece vectors distilled from
+//!   all-MiniLM-L6-v2, `data/distill.py`). [`SearchIndex::search`] returns [`Hit`]s, best
+//!   first.
 //! - [`with_discovery`]: a catalog as its `[search]` settings publish it: the tools that go
 //!   behind search marked `discoverable`, plus the `tool_search` and `execute_tool`
 //!   built-ins when any tool is. [`Plan`] says what the settings decide, counting the
