@@ -96,8 +96,6 @@ pub struct SearchIndex {
     last_document: Vec<Option<u32>>,
     field_lengths: Vec<[u32; FIELD_COUNT]>,
     average_lengths: [f64; FIELD_COUNT],
-    /// Each tool's text for the meaning signal (while indexing).
-    meaning_texts: Vec<String>,
     meaning: MeaningIndex,
 }
 
@@ -105,8 +103,10 @@ impl SearchIndex {
     /// Indexes `definitions`.
     pub fn new<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>) -> Self {
         let mut index = Self::default();
+        let mut meaning_texts = Vec::new();
         for definition in definitions {
             index.add(definition);
+            meaning_texts.push(meaning_text(definition));
         }
         let ids = 0..u32::try_from(index.vocabulary.len()).unwrap_or(u32::MAX);
         index.sorted = ids.clone().collect();
@@ -131,7 +131,7 @@ impl SearchIndex {
             let average = total as f64 / count as f64;
             index.average_lengths[field] = average.max(1.0);
         }
-        index.meaning = MeaningIndex::new(&std::mem::take(&mut index.meaning_texts));
+        index.meaning = MeaningIndex::new(&meaning_texts);
         index
     }
 
@@ -153,7 +153,6 @@ impl SearchIndex {
             .or_default()
             .push(document as usize);
         let parameters = parameter_text(definition);
-        self.meaning_texts.push(meaning_text(definition));
         let fields = [
             (Field::Name, definition.name.clone()),
             (Field::Title, definition.title.clone().unwrap_or_default()),
@@ -205,10 +204,14 @@ impl SearchIndex {
     ///
     /// Each query term matches index terms exactly, by prefix (terms of three letters or
     /// more) or with one typo (four letters or more; two typos from eight), the expansions
-    /// counting less. A tool's score is the sum over query terms of the best-matching
+    /// counting less. A tool's word score is the sum over query terms of the best-matching
     /// expansion's weighted BM25 score, scaled by the share of query terms it matched, so
-    /// tools matching every word come first. A query that is exactly a tool's name (in any
-    /// case style) puts that tool first. Ties are broken by name.
+    /// tools matching every word come first. Its final score adds the meaning signal:
+    /// `sqrt(word score / best word score) + MEANING_WEIGHT × cosine` of the query's and
+    /// the tool's vectors (`meaning.rs`); a tool no query word matched needs a cosine of
+    /// `MEANING_ALONE_THRESHOLD`. A query
+    /// that is exactly a tool's name (in any case style) puts that tool first. Ties are
+    /// broken by name.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
         let mut query_terms = terms(query);
         query_terms.sort_unstable();

@@ -93,8 +93,8 @@ impl Table {
         })
     }
 
-    /// Calls `visit` with the id of each word piece of `word`, splitting it greedily into
-    /// the longest known pieces; a word with an unknown part gives none.
+    /// Appends the ids of `word`'s pieces to `pieces`, splitting it greedily into the
+    /// longest known pieces; a word with an unknown part gives none.
     fn pieces(&self, word: &str, pieces: &mut Vec<u32>) {
         if word.chars().count() > MAX_WORD_CHARS {
             return;
@@ -139,12 +139,13 @@ fn read_u32(bytes: &[u8]) -> Option<(u32, &[u8])> {
     Some((u32::from_le_bytes(*head), rest))
 }
 
-/// The word pieces of `text`'s words, stop words left out. `known` remembers the pieces
-/// of words already split (tool texts share most of their words).
+/// The word pieces of `text`'s words, stop words left out, into `pieces`. `known`, when
+/// given, remembers the pieces of words already split (while indexing: tool texts share
+/// most of their words; a query splits its few words directly).
 fn text_pieces(
     table: &Table,
     text: &str,
-    known: &mut FnvMap<String, Vec<u32>>,
+    mut known: Option<&mut FnvMap<String, Vec<u32>>>,
     pieces: &mut Vec<u32>,
 ) {
     pieces.clear();
@@ -152,6 +153,10 @@ fn text_pieces(
         if STOP_WORDS.contains(&word) {
             return;
         }
+        let Some(known) = known.as_deref_mut() else {
+            table.pieces(word, pieces);
+            return;
+        };
         if let Some(split) = known.get(word) {
             pieces.extend_from_slice(split);
             return;
@@ -171,10 +176,8 @@ pub(crate) struct MeaningIndex {
     /// tools waits for.
     vectors: Vec<i8>,
     scales: Vec<f32>,
-    /// Inverse document frequency of each piece among the tools (pieces no tool has get
-    /// `unseen_idf`).
+    /// Inverse document frequency of each piece of the table among the tools.
     idf: Vec<f32>,
-    unseen_idf: f32,
 }
 
 impl MeaningIndex {
@@ -186,7 +189,7 @@ impl MeaningIndex {
         let mut known = FnvMap::default();
         for text in texts {
             let mut pieces = Vec::new();
-            text_pieces(table, text, &mut known, &mut pieces);
+            text_pieces(table, text, Some(&mut known), &mut pieces);
             let mut distinct = pieces.clone();
             distinct.sort_unstable();
             distinct.dedup();
@@ -207,7 +210,6 @@ impl MeaningIndex {
             vectors: Vec::with_capacity(texts.len() * table.dims),
             scales: Vec::with_capacity(texts.len()),
             idf,
-            unseen_idf: (count / 0.5).ln(),
         };
         let mut vector = vec![0.0; table.dims];
         for pieces in &documents {
@@ -221,12 +223,7 @@ impl MeaningIndex {
     fn embed(&self, table: &Table, pieces: &[u32], vector: &mut [f32]) {
         vector.fill(0.0);
         for &piece in pieces {
-            let idf = self
-                .idf
-                .get(piece as usize)
-                .copied()
-                .unwrap_or(self.unseen_idf);
-            table.add(piece, idf, vector);
+            table.add(piece, self.idf[piece as usize], vector);
         }
         let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
         if norm > 0.0 {
@@ -239,10 +236,13 @@ impl MeaningIndex {
     /// The cosine similarity of `query` to every tool's text, in indexing order (all zero
     /// when the query has no known word piece).
     pub(crate) fn similarities(&self, query: &str) -> Vec<f32> {
-        let tools = self.vectors.len() / self.dims.max(1);
+        let tools = self.scales.len();
+        if tools == 0 {
+            return Vec::new();
+        }
         let table = table();
         let mut pieces = Vec::new();
-        text_pieces(table, query, &mut FnvMap::default(), &mut pieces);
+        text_pieces(table, query, None, &mut pieces);
         if pieces.is_empty() {
             return vec![0.0; tools];
         }
