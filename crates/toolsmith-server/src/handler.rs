@@ -235,10 +235,11 @@ impl ServerHandler for McpHandler {
             );
             return Err(ErrorData::invalid_params(unknown, None));
         };
-        let binding = || mrtr::binding("tools/call", &request.name, request.arguments.as_ref());
         let replay = Replay::open(
             &context,
-            binding,
+            "tools/call",
+            &request.name,
+            request.arguments.as_ref(),
             request.input_responses,
             request.request_state.as_deref(),
         )?
@@ -301,10 +302,11 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let binding = || mrtr::binding("prompts/get", &request.name, request.arguments.as_ref());
         let replay = Replay::open(
             &context,
-            binding,
+            "prompts/get",
+            &request.name,
+            request.arguments.as_ref(),
             request.input_responses,
             request.request_state.as_deref(),
         )?;

@@ -209,7 +209,7 @@ async fn mcp(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
     };
     let accepts_both =
         accepts(&parts.headers, "application/json") && accepts(&parts.headers, "text/event-stream");
-    if accepts_both && is_initialize(&bytes) {
+    if accepts_both && has_method(&bytes, "initialize") {
         return endpoint
             .sessions
             .handle(Request::from_parts(parts, Body::from(bytes)))
@@ -267,15 +267,17 @@ pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
         })
 }
 
-/// Whether the body is an `initialize` request (the only request that opens a session).
-fn is_initialize(body: &[u8]) -> bool {
+/// Whether the body is a JSON-RPC message with this `method`, read without building the
+/// message: `initialize` (the only request that opens a session) or
+/// `notifications/cancelled` (`session_calls.rs`).
+pub(crate) fn has_method(body: &[u8], method: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Method<'a> {
         #[serde(borrow)]
         method: Option<Cow<'a, str>>,
     }
     serde_json::from_slice::<Method<'_>>(body)
-        .is_ok_and(|peek| peek.method.as_deref() == Some("initialize"))
+        .is_ok_and(|peek| peek.method.as_deref() == Some(method))
 }
 
 /// Checks `Authorization: Bearer <token>` against the configured token in constant time
@@ -396,13 +398,15 @@ mod tests {
 
     #[test]
     fn only_initialize_opens_a_session() {
-        assert!(is_initialize(
-            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#
+        assert!(has_method(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            "initialize"
         ));
-        assert!(!is_initialize(
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+        assert!(!has_method(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            "initialize"
         ));
-        assert!(!is_initialize(b"[1]"));
-        assert!(!is_initialize(b"not json"));
+        assert!(!has_method(b"[1]", "initialize"));
+        assert!(!has_method(b"not json", "initialize"));
     }
 }

@@ -114,11 +114,14 @@ impl Replay {
     /// The replay for a request, when it is of the 2026-07-28 revision or later; a
     /// `requestState` that fails verification is `-32602`.
     ///
-    /// `binding` (see [`binding`]) is only made for such a request: earlier revisions are
-    /// the common case, and it serializes the arguments.
+    /// The request is `method` for `name` with `arguments`; its [`binding`] is only made
+    /// for a 2026-07-28 request: earlier revisions are the common case, and it serializes
+    /// the arguments.
     pub(crate) fn open(
         context: &RequestContext<RoleServer>,
-        binding: impl FnOnce() -> Vec<u8>,
+        method: &str,
+        name: &str,
+        arguments: Option<&JsonObject>,
         input_responses: Option<InputResponses>,
         request_state: Option<&str>,
     ) -> Result<Option<Self>, ErrorData> {
@@ -128,7 +131,7 @@ impl Replay {
         if !modern {
             return Ok(None);
         }
-        let binding = binding();
+        let binding = binding(method, name, arguments);
         let mut answers = match request_state {
             Some(state) => unseal(&binding, state).ok_or_else(|| {
                 ErrorData::invalid_params(

@@ -292,7 +292,7 @@ impl SessionCalls {
             ..
         })) = crate::stdio::parse_call(body)
         else {
-            if is_cancellation(body) {
+            if crate::http::has_method(body, "notifications/cancelled") {
                 cancel(&session, body);
             }
             return Err(parts);
@@ -372,17 +372,6 @@ fn cancel(session: &Session, body: &[u8]) {
         tracing::info!(%id, reason = cancelled.params.reason, "cancelled");
         ct.cancel();
     }
-}
-
-/// Whether the body is a `notifications/cancelled` (read in full only then).
-fn is_cancellation(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow)]
-        method: Option<std::borrow::Cow<'a, str>>,
-    }
-    serde_json::from_slice::<Method<'_>>(body)
-        .is_ok_and(|peek| peek.method.as_deref() == Some("notifications/cancelled"))
 }
 
 /// Whether rmcp would take this POST as it is, with nothing to refuse or negotiate: an
@@ -465,12 +454,14 @@ mod tests {
 
     #[test]
     fn cancellations_are_recognised() {
-        assert!(is_cancellation(
-            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#
+        assert!(crate::http::has_method(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#,
+            "notifications/cancelled"
         ));
-        assert!(!is_cancellation(
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#
+        assert!(!crate::http::has_method(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+            "notifications/cancelled"
         ));
-        assert!(!is_cancellation(b"[]"));
+        assert!(!crate::http::has_method(b"[]", "notifications/cancelled"));
     }
 }
