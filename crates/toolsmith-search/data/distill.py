@@ -46,8 +46,8 @@ def load_weights(path: str) -> dict[str, np.ndarray]:
         data = f.read()
     weights = {}
     for name, meta in header.items():
-        if name == "__metadata__":
-            continue
+        if name == "__metadata__" or meta["dtype"] not in ("F32", "F16"):
+            continue  # the metadata, and integer buffers such as position_ids
         start, end = meta["data_offsets"]
         array = np.frombuffer(data[start:end], dtype={"F32": np.float32, "F16": np.float16}[meta["dtype"]])
         weights[name.removeprefix("bert.")] = array.reshape(meta["shape"]).astype(np.float32)
@@ -61,7 +61,7 @@ def layer_norm(x, gain, bias, eps=1e-12):
 
 
 def gelu(x):
-    return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))  # x**3 is 40x slower
 
 
 def encode(w: dict[str, np.ndarray], ids: np.ndarray) -> np.ndarray:
@@ -73,14 +73,15 @@ def encode(w: dict[str, np.ndarray], ids: np.ndarray) -> np.ndarray:
     h = layer_norm(h, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
     heads, width = 12, 32
 
-    def linear(x, name):
-        return x @ w[name + ".weight"].T + w[name + ".bias"]
+    def linear(x, name):  # one 2-D product: numpy's batched 3-D matmul is ~2x slower
+        out = x.reshape(-1, x.shape[-1]) @ w[name + ".weight"].T + w[name + ".bias"]
+        return out.reshape(*x.shape[:-1], -1)
 
     for layer in range(6):
         p = f"encoder.layer.{layer}."
         q, k, v = (linear(h, p + f"attention.self.{n}").reshape(batch, length, heads, width).transpose(0, 2, 1, 3)
                    for n in ("query", "key", "value"))
-        scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(width)
+        scores = q @ k.transpose(0, 1, 3, 2) / width**0.5  # a Python float keeps float32
         scores = np.exp(scores - scores.max(-1, keepdims=True))
         attention = scores / scores.sum(-1, keepdims=True)
         context = (attention @ v).transpose(0, 2, 1, 3).reshape(batch, length, heads * width)
