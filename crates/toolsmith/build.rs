@@ -23,7 +23,11 @@ fn main() {
         // build on an older system (Ubuntu 22.04, RHEL 9) or a cross build links as usual.
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
-    if linux_gnu && var("CARGO_CFG_TARGET_ARCH") == "x86_64" && var("OPT_LEVEL") != "0" && links_with_bundled_lld() {
+    if linux_gnu
+        && var("CARGO_CFG_TARGET_ARCH") == "x86_64"
+        && var("OPT_LEVEL") != "0"
+        && links_with_bundled_lld()
+    {
         // The functions that run from start to the first initialize response, then those a
         // tools/call runs, placed first and together. The kernel maps a binary's code
         // 64 KB around each page that faults, so ~1,100 startup functions spread over
@@ -31,7 +35,10 @@ fn main() {
         // file lists that a build no longer has are skipped (a stale list costs RSS, never
         // correctness). Only rust-lld, the default linker here, takes this option.
         let order = Path::new(&var("CARGO_MANIFEST_DIR")).join(SYMBOL_ORDER);
-        println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", order.display());
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            order.display()
+        );
         println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
 }
@@ -49,7 +56,7 @@ fn glibc_has_dt_relr() -> bool {
 }
 
 /// Whether the binary is linked by the rust-lld that rustc 1.90 and later use by default
-/// on x86_64 Linux: no linker chosen in the cargo config (`RUSTC_LINKER`) or the flags.
+/// on `x86_64` Linux: no linker chosen in the cargo config (`RUSTC_LINKER`) or the flags.
 fn links_with_bundled_lld() -> bool {
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     if std::env::var_os("RUSTC_LINKER").is_some() || flags.contains("linker") {
