@@ -56,10 +56,14 @@ fn glibc_has_dt_relr() -> bool {
 }
 
 /// Whether the binary is linked by the rust-lld that rustc 1.90 and later use by default
-/// on `x86_64` Linux: no linker chosen in the cargo config (`RUSTC_LINKER`) or the flags.
+/// on `x86_64` Linux: no linker chosen in the cargo config (`RUSTC_LINKER`) or the flags
+/// (`-C linker`, `-C linker-features`, `-C link-arg=-fuse-ld=...`).
 fn links_with_bundled_lld() -> bool {
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    if std::env::var_os("RUSTC_LINKER").is_some() || flags.contains("linker") {
+    if std::env::var_os("RUSTC_LINKER").is_some()
+        || flags.contains("linker")
+        || flags.contains("fuse-ld")
+    {
         return false;
     }
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
