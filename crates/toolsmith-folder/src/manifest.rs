@@ -194,10 +194,23 @@ fn apply_overlays(
             ));
             continue;
         };
-        if let Value::Object(keywords) = overlay {
-            parameter
+        match overlay {
+            Value::Object(keywords) => parameter
                 .extra
-                .extend(keywords.iter().map(|(k, v)| (k.clone(), v.clone())));
+                .extend(keywords.iter().map(|(k, v)| (k.clone(), v.clone()))),
+            other => diagnostics.push(
+                Diagnostic::error(
+                    "invalid-manifest",
+                    locate("params"),
+                    format!(
+                        "`params.{name}` must be a table of JSON Schema keywords, got {}",
+                        kind(other)
+                    ),
+                )
+                .with_help(format!(
+                    "write `[params.{name}]` with keywords under it, e.g. `minimum = 1`"
+                )),
+            ),
         }
     }
 }
@@ -487,6 +500,19 @@ mod tests {
         assert_eq!(errors[0].message, "unknown manifest key `keywrods`");
         assert_eq!((errors[0].location.line, errors[0].location.column), (2, 1));
         assert_eq!(errors[0].help.as_deref(), Some("did you mean `keywords`?"));
+    }
+
+    #[test]
+    fn a_params_entry_that_is_not_a_table_is_an_error() {
+        let errors = parse_text(
+            "description = \"x\"\nparams = { count = \"positive\" }\n[[parameters]]\nname = \"count\"\ntype = \"integer\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "`params.count` must be a table of JSON Schema keywords, got a string"
+        );
+        assert_eq!(errors[0].rule, "invalid-manifest");
     }
 
     #[test]
