@@ -51,7 +51,7 @@ const TWO_TYPOS_FACTOR: f64 = 0.4;
 
 /// How much the meaning signal counts against the best word match (which counts 1);
 /// chosen on the train and dev queries of `bench/discovery`.
-const MEANING_WEIGHT: f64 = 1.5;
+const MEANING_WEIGHT: f64 = 1.0;
 /// How similar in meaning a tool that matches no query word must be to be a result.
 const MEANING_ALONE_THRESHOLD: f64 = 0.35;
 
