@@ -14,7 +14,9 @@ How: valgrind's callgrind runs the binary through three scenes, each over a real
 1. `serve` of a one-tool Starlark folder (the echo tool of bench/serve.py) up to the
    initialize response, then end of input;
 2. the same with `examples/tools` (command tools, prompts, resources);
-3. the echo folder again, answering 200 `tools/call`s.
+3. the echo folder again, answering 200 `tools/call`s;
+4. the echo folder over Streamable HTTP (`--http`): initialize and 50 `tools/call`s in a
+   session, then SIGTERM.
 Every function of the binary that ran is listed by its symbol, scene by scene (those of
 scene 1 first), each once. Symbols carry a hash of their crate's build settings, not of the
 code, so the list stays good across most edits; names a later build no longer has are
@@ -22,12 +24,16 @@ skipped by the linker. Re-run it after a dependency upgrade.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -65,6 +71,49 @@ def scene(binary: str, folder: str, calls: int, out: str) -> None:
         if "result" not in answer:
             sys.exit(f"echo call failed: {answer}")
     server.stdin.close()
+    server.wait(timeout=120)
+
+
+def http_scene(binary: str, folder: str, calls: int, out: str) -> None:
+    """Runs `serve FOLDER --http` under callgrind: initialize, `calls` echo calls in the
+    session, then SIGTERM (the server drains and exits, so callgrind writes its profile)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}",
+               binary, "serve", folder, "--http", f"127.0.0.1:{port}"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                sys.exit(f"{binary} serve {folder} --http did not start listening")
+            time.sleep(0.2)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+    def post(message: dict) -> http.client.HTTPResponse:
+        connection.request("POST", "/mcp", json.dumps(message), headers)
+        response = connection.getresponse()
+        body = response.read().decode()
+        if response.status >= 300 or ("id" in message and '"result"' not in body):
+            sys.exit(f"HTTP {message['method']}: {response.status} {body[:200]}")
+        return response
+
+    session = post(INITIALIZE).getheader("Mcp-Session-Id")
+    if session:
+        headers["Mcp-Session-Id"] = session
+    headers["MCP-Protocol-Version"] = INITIALIZE["params"]["protocolVersion"]
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for i in range(calls):
+        post({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+              "params": {"name": "echo", "arguments": {"text": "hi"}}})
+    connection.close()
+    server.send_signal(signal.SIGTERM)
     server.wait(timeout=120)
 
 
@@ -110,12 +159,13 @@ def main() -> int:
         os.mkdir(echo)
         with open(os.path.join(echo, "echo.star"), "w") as f:
             f.write(ECHO_STAR)
-        scenes = [(echo, 0), (os.path.join(ROOT, "examples", "tools"), 0), (echo, 200)]
+        scenes = [(scene, echo, 0), (scene, os.path.join(ROOT, "examples", "tools"), 0),
+                  (scene, echo, 200), (http_scene, echo, 50)]
         order: list[str] = []
         listed: set[str] = set()
-        for number, (folder, calls) in enumerate(scenes, 1):
+        for number, (run, folder, calls) in enumerate(scenes, 1):
             profile = os.path.join(work, f"scene{number}.out")
-            scene(binary, folder, calls, profile)
+            run(binary, folder, calls, profile)
             ran = functions_that_ran(profile, binary)
             fresh = [symbol for symbol in ran if symbol not in listed]
             listed.update(fresh)
