@@ -8,9 +8,9 @@ them out, so the code `serve` runs sits together (see `../build.rs`).
 Why: the kernel maps a binary's code 64 KB at a time around each page a process touches.
 Left to the linker, the ~2,000 functions that run before the first initialize response are
 spread over all 13 MB of code, so most of it ends up resident. Listed first, they take
-about 2 MB.
+about 2.3 MB.
 
-How: valgrind's callgrind runs the binary through three scenes, each over a real stdio pipe:
+How: valgrind's callgrind runs the binary through four scenes, each over a real pipe or socket:
 1. `serve` of a one-tool Starlark folder (the echo tool of bench/serve.py) up to the
    initialize response, then end of input;
 2. the same with `examples/tools` (command tools, prompts, resources);
