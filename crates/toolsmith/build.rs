@@ -33,7 +33,8 @@ fn main() {
         // 64 KB around each page that faults, so ~2,000 startup functions (2.3 MB) spread
         // over 13.5 MB of code left ~9 MB of it resident; together, ~2.7 MB. Names the
         // file lists that a build no longer has are skipped (a stale list costs RSS, never
-        // correctness). Only rust-lld, the default linker here, takes this option.
+        // correctness). Passed only to rust-lld, the default linker here: GNU ld has no
+        // such option.
         let order = Path::new(&var("CARGO_MANIFEST_DIR")).join(SYMBOL_ORDER);
         println!(
             "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",

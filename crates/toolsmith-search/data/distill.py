@@ -112,8 +112,7 @@ def encode(w: dict[str, np.ndarray], ids: np.ndarray) -> np.ndarray:
     return h
 
 
-def piece_vectors(model: str, vocabulary: list[str]) -> np.ndarray:
-    weights = load_weights(os.path.join(model, "model.safetensors"))
+def piece_vectors(weights: dict[str, np.ndarray], vocabulary: list[str]) -> np.ndarray:
     cls, sep = vocabulary.index("[CLS]"), vocabulary.index("[SEP]")
     out = np.zeros((len(vocabulary), 384), dtype=np.float32)
     step = 512
@@ -293,7 +292,7 @@ def main() -> int:
         vocabulary = [line.rstrip("\n") for line in f]
     ids = {piece: i for i, piece in enumerate(vocabulary)}
     weights = load_weights(os.path.join(model, "model.safetensors"))
-    isolated = cached(args.work, "isolated.npy", lambda: piece_vectors(model, vocabulary)).astype(np.float64)
+    isolated = cached(args.work, "isolated.npy", lambda: piece_vectors(weights, vocabulary)).astype(np.float64)
     sentences = corpus()
     print(f"corpus: {len(sentences)} sentences", file=sys.stderr)
     embedded = cached(args.work, "sentences.npy", lambda: sentence_embeddings(weights, ids, sentences))

@@ -209,9 +209,8 @@ impl SearchIndex {
     /// tools matching every word come first. Its final score adds the meaning signal:
     /// `sqrt(word score / best word score) + MEANING_WEIGHT × cosine` of the query's and
     /// the tool's vectors (`meaning.rs`); a tool no query word matched needs a cosine of
-    /// `MEANING_ALONE_THRESHOLD`. A query
-    /// that is exactly a tool's name (in any case style) puts that tool first. Ties are
-    /// broken by name.
+    /// `MEANING_ALONE_THRESHOLD`. A query that is exactly a tool's name (in any case style)
+    /// puts that tool first. Ties are broken by name.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
         let mut query_terms = terms(query);
         query_terms.sort_unstable();

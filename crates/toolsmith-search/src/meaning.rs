@@ -1,15 +1,17 @@
-//! The meaning signal of tool search: texts as vectors, so "how high above sea level" finds
-//! `maps_elevation` though they share no word.
+//! The meaning signal of tool search: texts as vectors, so "altitude of a mountain" finds
+//! `maps_elevation` ("Get the elevation data ...") though they share no word.
 //!
 //! A text's vector is the IDF-weighted sum of static vectors of its word pieces, normalised;
 //! two texts are as close as the cosine of their vectors. The piece vectors come from the
-//! sentence embedding model all-MiniLM-L6-v2 (Apache-2.0), distilled by
-//! `data/distill.py` into `data/wordpieces.bin` (27,622 pieces × 256 dimensions, int8):
-//! no model runs here, looking a vector up is all a search does.
+//! sentence embedding model all-MiniLM-L6-v2 (Apache-2.0), distilled and fitted to its
+//! sentence embeddings by `data/distill.py` into `data/wordpieces.bin` (27,622 pieces ×
+//! 256 dimensions, int8): no model runs here, looking a vector up is all a search does.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
+
+// FNV-1a: the keys are short words, hashed millions of times while a large index is built,
+// and they come from tool definitions, not from an adversary.
+use fnv::FnvHashMap as FnvMap;
 
 use crate::text::{STOP_WORDS, for_each_word};
 
@@ -17,32 +19,6 @@ static TABLE_BYTES: &[u8] = include_bytes!("../data/wordpieces.bin");
 
 /// Words longer than this are not split into pieces (the model's own limit).
 const MAX_WORD_CHARS: usize = 100;
-
-/// FNV-1a: the keys are short words, hashed millions of times while a large index is built,
-/// and they come from tool definitions, not from an adversary.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &byte in bytes {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
-}
-
-type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 /// The word-piece vectors.
 struct Table {
@@ -66,7 +42,7 @@ impl Table {
         let (count, rest) = read_u32(rest)?;
         let (dims, mut rest) = read_u32(rest)?;
         let (count, dims) = (count as usize, dims as usize);
-        let mut initial = FnvMap::with_capacity_and_hasher(count, BuildHasherDefault::default());
+        let mut initial = FnvMap::with_capacity_and_hasher(count, fnv::FnvBuildHasher::default());
         let mut continuing = FnvMap::default();
         for id in 0..count {
             let (&length, tail) = rest.split_first()?;

@@ -354,8 +354,7 @@ impl FastCalls {
                 context.extensions = extensions;
                 // The request's future in a box of its own, made here: the task then
                 // stays small from the start. A task's future is allocated, moved and
-                // overwritten as a whole, and the handler's future is large (glibc serves
-                // blocks past ~1 KB off its fast path).
+                // overwritten as a whole, and the handler's future is several KB.
                 let serving = self.clone();
                 let call =
                     Box::pin(async move { serving.handler.handle_request(request, context).await });
