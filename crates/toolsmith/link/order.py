@@ -3,7 +3,7 @@
 them out, so the code `serve` runs sits together (see `../build.rs`).
 
   CARGO_TARGET_DIR=target/perf cargo build --release -p toolsmith
-  python3 crates/toolsmith/link/order.py [target/perf/release/toolsmith]   # ~1 min, needs valgrind
+  python3 crates/toolsmith/link/order.py [target/perf/release/toolsmith]   # ~15 s, needs valgrind
 
 Why: the kernel maps a binary's code 64 KB at a time around each page a process touches.
 Left to the linker, the ~2,000 functions that run before the first initialize response are
