@@ -109,7 +109,7 @@ fn main() {
         .join("..")
         .join("target")
         .join("discovery");
-    let (definitions, ids) = load_corpus(&here, &out);
+    let (definitions, ids) = load_corpus(&here, &out, Layout::Grouped);
     let queries = load_queries(&here.join("queries.jsonl"), &definitions, &ids);
     if args.iter().any(|a| a == "--build-only") {
         // For a profiler: only index building, 10k tools, five times.
@@ -133,6 +133,20 @@ fn main() {
 
     let mut report = json!({"tools": definitions.len(), "queries": queries.len()});
     report["quality"] = quality(&definitions, &queries, misses.as_deref());
+    // The same tools without the per-server folders: what the ranking makes of the tools'
+    // own text alone.
+    let (flat, ids) = load_corpus(&here, &out, Layout::Flat);
+    let flat_queries = load_queries(&here.join("queries.jsonl"), &flat, &ids);
+    let ranking = Ours::new(&flat);
+    let ranked: Vec<Vec<usize>> = flat_queries
+        .iter()
+        .map(|q| ranking.rank(&q.text, DEPTH))
+        .collect();
+    let rows = print_scores("toolsmith, flat folder", &flat_queries, &ranked);
+    report["quality"]
+        .as_array_mut()
+        .expect("quality is an array")
+        .extend(rows);
     if args.iter().any(|a| a == "--quality-only") {
         return;
     }
@@ -156,25 +170,7 @@ fn quality(definitions: &[ToolDefinition], queries: &[Query], misses: Option<&st
             .iter()
             .map(|q| ranking.rank(&q.text, DEPTH))
             .collect();
-        for split in SPLITS.iter().copied().chain(["all"]) {
-            let picked: Vec<(&Query, &Vec<usize>)> = queries
-                .iter()
-                .zip(&ranked)
-                .filter(|(q, _)| split == "all" || q.split == split)
-                .collect();
-            let scores = Scores::of(&picked);
-            println!(
-                "| {name} | {split} | {} | {:.3} | {:.3} | {:.3} |",
-                picked.len(),
-                scores.recall_1,
-                scores.recall_5,
-                scores.mrr
-            );
-            quality.push(
-                json!({"ranking": name, "split": split, "queries": picked.len(),
-                "recall@1": scores.recall_1, "recall@5": scores.recall_5, "mrr": scores.mrr}),
-            );
-        }
+        quality.extend(print_scores(name, queries, &ranked));
         if name == "toolsmith"
             && let Some(split) = misses
         {
@@ -182,6 +178,31 @@ fn quality(definitions: &[ToolDefinition], queries: &[Query], misses: Option<&st
         }
     }
     Value::Array(quality)
+}
+
+/// Prints one ranking's recall@1, recall@5 and MRR per split as table rows, and returns them.
+fn print_scores(name: &str, queries: &[Query], ranked: &[Vec<usize>]) -> Vec<Value> {
+    let mut rows = Vec::new();
+    for split in SPLITS.iter().copied().chain(["all"]) {
+        let picked: Vec<(&Query, &Vec<usize>)> = queries
+            .iter()
+            .zip(ranked)
+            .filter(|(q, _)| split == "all" || q.split == split)
+            .collect();
+        let scores = Scores::of(&picked);
+        println!(
+            "| {name} | {split} | {} | {:.3} | {:.3} | {:.3} |",
+            picked.len(),
+            scores.recall_1,
+            scores.recall_5,
+            scores.mrr
+        );
+        rows.push(
+            json!({"ranking": name, "split": split, "queries": picked.len(),
+            "recall@1": scores.recall_1, "recall@5": scores.recall_5, "mrr": scores.mrr}),
+        );
+    }
+    rows
 }
 
 /// Index build time and query latency of every ranking at 1k and 10k tools.
@@ -213,17 +234,36 @@ fn latency(definitions: &[ToolDefinition], queries: &[Query], quick: bool) -> Va
     Value::Array(latency)
 }
 
+/// How `make_folder.py` lays the corpus out.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    /// Each server's tools in a subfolder named by its slug.
+    Grouped,
+    /// Every tool directly in the folder.
+    Flat,
+}
+
 /// The corpus as a tools folder, loaded by Toolsmith: definitions (in folder order) and
 /// the corpus key → tool name map.
-fn load_corpus(here: &Path, out: &Path) -> (Vec<ToolDefinition>, HashMap<String, String>) {
-    let folder = out.join("tools");
+fn load_corpus(
+    here: &Path,
+    out: &Path,
+    layout: Layout,
+) -> (Vec<ToolDefinition>, HashMap<String, String>) {
+    let folder = out.join(match layout {
+        Layout::Grouped => "tools",
+        Layout::Flat => "tools-flat",
+    });
     let _ = std::fs::remove_dir_all(&folder);
-    let status = Command::new("python3")
+    let mut command = Command::new("python3");
+    command
         .arg(here.join("make_folder.py"))
         .arg(here.join("corpus.json"))
-        .arg(&folder)
-        .status()
-        .expect("python3 runs make_folder.py");
+        .arg(&folder);
+    if layout == Layout::Flat {
+        command.arg("--flat");
+    }
+    let status = command.status().expect("python3 runs make_folder.py");
     assert!(status.success(), "make_folder.py failed");
     let loaded = ToolFolder::load(&folder).expect("the corpus folder loads");
     let problems = loaded.catalog().diagnostics();

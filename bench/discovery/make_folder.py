@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Turn the gathered corpus into a Toolsmith tools folder, one TOML manifest per tool.
 
-    python3 bench/discovery/make_folder.py bench/discovery/corpus.json /tmp/corpus-tools
+    python3 bench/discovery/make_folder.py bench/discovery/corpus.json /tmp/corpus-tools [--flat]
 
+Each server's tools go into a subfolder named by its slug (`github/create_issue.toml`), as
+someone gathering the tools of many products into one folder would group them; `--flat`
+writes every manifest directly into OUT_DIR instead.
 A tool keeps its name when no other server in the corpus has one like it; names that
 collide are written `<slug>_<name>`. Names outside `^[A-Za-z0-9_.-]{1,128}$` are
 sanitized. OUT_DIR/_ids.json maps each corpus key "<slug>/<original name>" to the
@@ -209,12 +212,14 @@ def manifest(tool: dict) -> str:
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
-        sys.exit("usage: make_folder.py CORPUS OUT_DIR")
-    corpus = json.loads(Path(sys.argv[1]).read_text())
-    out = Path(sys.argv[2])
+    args = [a for a in sys.argv[1:] if a != "--flat"]
+    flat = len(args) < len(sys.argv) - 1
+    if len(args) != 2:
+        sys.exit("usage: make_folder.py CORPUS OUT_DIR [--flat]")
+    corpus = json.loads(Path(args[0]).read_text())
+    out = Path(args[1])
     if out.exists():
-        for old in list(out.glob("*.toml")) + [out / "_ids.json"]:
+        for old in list(out.rglob("*.toml")) + [out / "_ids.json"]:
             if old.exists():
                 old.unlink()
     out.mkdir(parents=True, exist_ok=True)
@@ -222,7 +227,9 @@ def main() -> int:
     names = assign_names(tools)
     for tool in tools:
         key = f"{tool['server']}/{tool['name']}"
-        (out / f"{names[key]}.toml").write_text(manifest(tool), encoding="utf-8")
+        folder = out if flat else out / tool["server"]
+        folder.mkdir(exist_ok=True)
+        (folder / f"{names[key]}.toml").write_text(manifest(tool), encoding="utf-8")
     (out / "_ids.json").write_text(json.dumps(names, indent=1, ensure_ascii=False) + "\n")
     renamed = sum(1 for key, name in names.items() if key.split("/", 1)[1] != name)
     print(f"{len(names)} tools written to {out} ({renamed} renamed)", file=sys.stderr)

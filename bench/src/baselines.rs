@@ -1,7 +1,7 @@
 //! The two rankings `tool_search` is measured against (issue 4):
 //!
 //! - [`PlainBm25`]: textbook BM25 over each tool's text concatenated (name, title,
-//!   keywords, tags, description, parameter names and descriptions), lowercased words split
+//!   keywords, tags, folders, description, parameter names and descriptions), lowercased words split
 //!   on anything not alphanumeric; no field weights, stemming, stop words or typo tolerance.
 //! - [`Heuristic`]: Scriptling's tool search, the ladder of match kinds it scores a query
 //!   word with, averaged over the query's words.
@@ -52,6 +52,7 @@ impl PlainBm25 {
                 definition.title.as_deref().unwrap_or_default(),
                 &definition.keywords.join(" "),
                 &definition.tags.join(" "),
+                &definition.folder.join(" "),
                 &definition.description,
                 &parameter_text(definition),
             ]
@@ -128,7 +129,7 @@ pub struct Heuristic {
 }
 
 impl Heuristic {
-    /// Indexes `definitions`; keywords are the tool's keywords and tags.
+    /// Indexes `definitions`; keywords are the tool's keywords, tags and folders.
     pub fn new(definitions: &[ToolDefinition]) -> Self {
         let entries = definitions
             .iter()
@@ -143,6 +144,7 @@ impl Heuristic {
                     .keywords
                     .iter()
                     .chain(&definition.tags)
+                    .chain(&definition.folder)
                     .map(|keyword| keyword.to_lowercase())
                     .collect();
                 let description = definition.description.to_lowercase();

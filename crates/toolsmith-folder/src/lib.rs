@@ -251,6 +251,7 @@ fn adjust(
     if definition.timeout.is_none() {
         definition.timeout = config.default_timeout;
     }
+    definition.folder = subfolders(root, &definition.source.path);
     let missing: Vec<&String> = definition
         .requires
         .env
@@ -276,6 +277,24 @@ fn adjust(
         return Err(diagnostic);
     }
     icons::resolve(root, definition)
+}
+
+/// The folders between `root` and `file`, outermost first: `root/github/issues.star` →
+/// `["github"]`; empty for a file directly in `root` (or outside it).
+fn subfolders(root: &Path, file: &Path) -> Vec<String> {
+    let Ok(relative) = file.strip_prefix(root) else {
+        return Vec::new();
+    };
+    let Some(parent) = relative.parent() else {
+        return Vec::new();
+    };
+    parent
+        .components()
+        .filter_map(|component| match component {
+            std::path::Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The arguments object of a call from loose JSON (`null` → empty).

@@ -39,6 +39,10 @@ pub struct ToolDefinition {
     pub keywords: Vec<String>,
     /// Free-form tags.
     pub tags: Vec<String>,
+    /// The subfolders of the tools folder its file is in, outermost first
+    /// (`tools/github/issues.star` → `["github"]`): how the author grouped it, which
+    /// `tool_search` reads like tags (a query naming the product finds its tools).
+    pub folder: Vec<String>,
     /// Hidden from `tools/list`, found through `tool_search` instead.
     pub discoverable: bool,
     /// How long one call may run; `None` means [`DEFAULT_TIMEOUT`].
@@ -79,6 +83,7 @@ impl ToolDefinition {
             meta: JsonObject::new(),
             keywords: Vec::new(),
             tags: Vec::new(),
+            folder: Vec::new(),
             discoverable: false,
             timeout: None,
             text_format: TextFormat::Json,

@@ -8,7 +8,7 @@ use toolsmith_model::ToolDefinition;
 
 use crate::meaning::MeaningIndex;
 use crate::synonyms::synonyms;
-use crate::text::{bounded_distance, for_each_term, terms, words};
+use crate::text::{bounded_distance, for_each_indexed_term, terms, words};
 
 /// The parts of a definition that are indexed, each with its own weight.
 #[derive(Debug, Clone, Copy)]
@@ -157,7 +157,13 @@ impl SearchIndex {
             (Field::Name, definition.name.clone()),
             (Field::Title, definition.title.clone().unwrap_or_default()),
             (Field::Keywords, definition.keywords.join(" ")),
-            (Field::Tags, definition.tags.join(" ")),
+            // The folders a tool is in say what it belongs to, as tags do.
+            (
+                Field::Tags,
+                [&definition.tags[..], &definition.folder[..]]
+                    .concat()
+                    .join(" "),
+            ),
             (Field::Description, definition.description.clone()),
             (Field::Parameters, parameters),
         ];
@@ -165,7 +171,7 @@ impl SearchIndex {
         let mut ids: Vec<usize> = Vec::new();
         for (field, text) in fields {
             ids.clear();
-            for_each_term(&text, |term| ids.push(self.term_id(term)));
+            for_each_indexed_term(&text, |term| ids.push(self.term_id(term)));
             lengths[field as usize] = u32::try_from(ids.len()).unwrap_or(u32::MAX);
             ids.sort_unstable();
             for run in ids.chunk_by(|a, b| a == b) {
@@ -376,8 +382,8 @@ impl SearchIndex {
     }
 }
 
-/// The text a tool's meaning is taken from: name, title, keywords, tags, description and
-/// parameter names.
+/// The text a tool's meaning is taken from: name, title, description, keywords, tags,
+/// folders and parameter names.
 fn meaning_text(definition: &ToolDefinition) -> String {
     let mut text = definition.name.clone();
     for part in [
@@ -387,7 +393,12 @@ fn meaning_text(definition: &ToolDefinition) -> String {
         text.push(' ');
         text.push_str(part);
     }
-    for word in definition.keywords.iter().chain(&definition.tags) {
+    for word in definition
+        .keywords
+        .iter()
+        .chain(&definition.tags)
+        .chain(&definition.folder)
+    {
         text.push(' ');
         text.push_str(word);
     }
@@ -547,6 +558,31 @@ mod tests {
             names(&index, "write to my colleague by mail")[0],
             "send_email"
         );
+    }
+
+    #[test]
+    fn a_mixed_case_word_is_found_written_whole() {
+        let mut tools = corpus();
+        tools.push(tool(
+            "export_citations",
+            "Export BibTeX citations for papers.",
+        ));
+        let index = SearchIndex::new(&tools);
+        assert_eq!(names(&index, "bibtex for a paper")[0], "export_citations");
+        // Its parts still match as before.
+        assert_eq!(names(&index, "Bib Te X")[0], "export_citations");
+    }
+
+    #[test]
+    fn the_folder_a_tool_is_in_is_searched() {
+        let mut tools = corpus();
+        let mut record = tool("create_record", "Create a new record in a table.");
+        record.folder = vec!["airtable".into()];
+        tools.push(record);
+        tools.push(tool("append_row", "Append a new row to a table."));
+        let index = SearchIndex::new(&tools);
+        assert_eq!(names(&index, "new row in airtable")[0], "create_record");
+        assert_eq!(names(&index, "new row")[0], "append_row");
     }
 
     #[test]

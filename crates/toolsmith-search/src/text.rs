@@ -17,14 +17,56 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
 }
 
 /// Calls `visit` with each term of `text` (see [`terms`]), without allocating per word.
-pub(crate) fn for_each_term(text: &str, mut visit: impl FnMut(&str)) {
+pub(crate) fn for_each_term(text: &str, visit: impl FnMut(&str)) {
+    each_term(text, false, visit);
+}
+
+/// [`for_each_term`], then each of `text`'s mixed-case words whole (see
+/// [`for_each_compound`]): the terms a tool's text is indexed under, so the query `bibtex`
+/// finds `BibTeX`.
+pub(crate) fn for_each_indexed_term(text: &str, visit: impl FnMut(&str)) {
+    each_term(text, true, visit);
+}
+
+fn each_term(text: &str, compounds: bool, mut visit: impl FnMut(&str)) {
     let mut stemmed = String::new();
-    for_each_word(text, |word| {
+    let mut each = |word: &str| {
         if !STOP_WORDS.contains(&word) {
             stem_into(word, &mut stemmed);
             visit(&stemmed);
         }
-    });
+    };
+    for_each_word(text, &mut each);
+    if compounds {
+        for_each_compound(text, &mut each);
+    }
+}
+
+/// Calls `visit` with each word of `text` that [`for_each_word`] splits at a change of
+/// case, whole and lowercased: `BibTeX` → `bibtex`, `OAuth2` → `oauth`. Brand names are
+/// written both ways (`GitHub`, `github`), so a term has to exist for each.
+pub(crate) fn for_each_compound(text: &str, mut visit: impl FnMut(&str)) {
+    let mut word = String::new();
+    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
+        for run in chunk.split(|c: char| !c.is_alphabetic()) {
+            let mut chars = run.chars().peekable();
+            let mut previous: Option<char> = None;
+            let mut split = false;
+            while let Some(current) = chars.next() {
+                if let Some(previous) = previous {
+                    let next_is_lower = chars.peek().is_some_and(|c| c.is_lowercase());
+                    split |= (previous.is_lowercase() && current.is_uppercase())
+                        || (previous.is_uppercase() && current.is_uppercase() && next_is_lower);
+                }
+                previous = Some(current);
+            }
+            if split {
+                word.clear();
+                word.extend(run.chars().flat_map(char::to_lowercase));
+                visit(&word);
+            }
+        }
+    }
 }
 
 /// Lowercased words of `text`: `getHTTPResponse_v2` → `get`, `http`, `response`, `v`, `2`.
@@ -173,6 +215,15 @@ pub(crate) fn bounded_distance(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mixed_case_words_are_also_whole() {
+        let mut whole = Vec::new();
+        for_each_compound("BibTeX, OAuth2 and listOpenIssues; github v2", |w| {
+            whole.push(w.to_owned());
+        });
+        assert_eq!(whole, ["bibtex", "oauth", "listopenissues"]);
+    }
 
     #[test]
     fn words_split_on_case_and_separators() {
