@@ -54,6 +54,9 @@ const TWO_TYPOS_FACTOR: f64 = 0.4;
 const MEANING_WEIGHT: f64 = 1.0;
 /// How similar in meaning a tool that matches no query word must be to be a result.
 const MEANING_ALONE_THRESHOLD: f64 = 0.35;
+/// The tool closest in meaning to the query (when it is a result) ranks at least this
+/// high.
+const CLOSEST_IN_MEANING_BY: usize = 5;
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq)]
@@ -215,8 +218,10 @@ impl SearchIndex {
     /// tools matching every word come first. Its final score adds the meaning signal:
     /// `sqrt(word score / best word score) + MEANING_WEIGHT × cosine` of the query's and
     /// the tool's vectors (`meaning.rs`); a tool no query word matched needs a cosine of
-    /// `MEANING_ALONE_THRESHOLD`. A query that is exactly a tool's name (in any case style)
-    /// puts that tool first. Ties are broken by name.
+    /// `MEANING_ALONE_THRESHOLD`. Results are ordered by that score, ties by name, with two
+    /// exceptions: a query that is exactly a tool's name (in any case style) puts that tool
+    /// first, and the tool closest in meaning (one of the results) is never below fifth
+    /// place, so its score can be lower than the one above it.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
         let mut query_terms = terms(query);
         query_terms.sort_unstable();
@@ -293,11 +298,35 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
+        // The tool closest in meaning, kept to be placed among the first five below.
+        let closest = hits
+            .iter()
+            .filter(|(document, _)| f64::from(similarities[*document]) >= MEANING_ALONE_THRESHOLD)
+            .max_by(|a, b| {
+                similarities[a.0]
+                    .total_cmp(&similarities[b.0])
+                    .then_with(|| self.names[b.0].cmp(&self.names[a.0]))
+            })
+            .copied();
         if hits.len() > limit {
             hits.select_nth_unstable_by(limit - 1, order);
             hits.truncate(limit);
         }
         hits.sort_by(order);
+        // Tools that share words with the query can crowd out the one described in other
+        // words ("how high above sea level" → `maps_elevation`): the closest in meaning
+        // takes the fifth place (or the last, when fewer are asked for) if it ranked lower.
+        if let Some(closest) = closest {
+            let slot = limit.min(CLOSEST_IN_MEANING_BY) - 1;
+            let position = hits.iter().position(|(document, _)| *document == closest.0);
+            if position.is_none_or(|position| position > slot) {
+                if let Some(position) = position {
+                    hits.remove(position);
+                }
+                hits.insert(slot.min(hits.len()), closest);
+                hits.truncate(limit);
+            }
+        }
         hits.into_iter()
             .map(|(document, score)| Hit {
                 name: self.names[document].clone(),
@@ -583,6 +612,40 @@ mod tests {
         let index = SearchIndex::new(&tools);
         assert_eq!(names(&index, "new row in airtable")[0], "create_record");
         assert_eq!(names(&index, "new row")[0], "append_row");
+    }
+
+    #[test]
+    fn the_closest_in_meaning_is_among_the_first_five() {
+        let mut tools = corpus();
+        tools.push(tool(
+            "maps_elevation",
+            "Get the elevation data for locations on the earth.",
+        ));
+        for (name, description) in [
+            ("spot_prices", "Spot prices above a level, high and low."),
+            ("volume_up", "Set the volume level high."),
+            (
+                "level_up",
+                "Level up a player whose score is high above the rest.",
+            ),
+            (
+                "spot_instances",
+                "Launch spot instances above a price level.",
+            ),
+            ("high_scores", "High scores above level ten."),
+            ("parking_spot", "Whether a parking spot is free."),
+        ] {
+            tools.push(tool(name, description));
+        }
+        let index = SearchIndex::new(&tools);
+        let query = "how high above sea level is this mountain";
+        let found = names(&index, query);
+        assert_eq!(found.len(), 5);
+        assert!(found.contains(&"maps_elevation".to_owned()), "{found:?}");
+        // It takes the last place asked for, not the first.
+        let found = index.search(query, 2);
+        assert_eq!(found[1].name, "maps_elevation", "{found:?}");
+        assert_ne!(found[0].name, "maps_elevation");
     }
 
     #[test]

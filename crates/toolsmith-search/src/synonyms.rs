@@ -54,6 +54,8 @@ const GROUPS: &[&[&str]] = &[
     &["permission", "access", "role", "policy"],
     &["price", "pricing", "cost"],
     &["location", "place", "address", "coordinate"],
+    &["latest", "recent", "newest", "last"],
+    &["sheet", "worksheet", "spreadsheet"],
 ];
 
 /// The stems `term` (a stemmed query word) stands for besides itself.
