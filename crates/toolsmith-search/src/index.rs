@@ -214,8 +214,8 @@ impl SearchIndex {
     /// Each query term matches index terms exactly, by prefix (terms of three letters or
     /// more) or with one typo (four letters or more; two typos from eight), the expansions
     /// counting less. A tool's word score is the sum over query terms of the best-matching
-    /// expansion's weighted BM25 score, scaled by the share of query terms it matched, so
-    /// tools matching every word come first. Its final score adds the meaning signal:
+    /// expansion's weighted BM25 score, scaled by the share of query terms it matched (each
+    /// term weighing its rarest match's idf), so tools matching every word come first. Its final score adds the meaning signal:
     /// `sqrt(word score / best word score) + MEANING_WEIGHT × cosine` of the query's and
     /// the tool's vectors (`meaning.rs`); a tool no query word matched needs a cosine of
     /// `MEANING_ALONE_THRESHOLD`. Results are ordered by that score, ties by name, with two
@@ -223,46 +223,7 @@ impl SearchIndex {
     /// first, and the tool closest in meaning (one of the results) is never below fifth
     /// place, so its score can be lower than the one above it.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        let mut query_terms = terms(query);
-        query_terms.sort_unstable();
-        query_terms.dedup();
-        let mut scores = vec![0.0_f64; self.names.len()];
-        let mut matched = vec![0_u32; self.names.len()];
-        // Scratch rows reused across terms: a term's best expansion per tool, and one
-        // expansion's sum over fields (with the tools it touched, to reset cheaply).
-        let mut best = vec![0.0_f64; self.names.len()];
-        let mut current = vec![0.0_f64; self.names.len()];
-        let mut touched: Vec<usize> = Vec::new();
-        let mut reached: Vec<usize> = Vec::new();
-        for term in &query_terms {
-            for (id, factor) in self.expansions(term) {
-                let idf = self.idf(id);
-                for posting in &self.postings[id] {
-                    let document = posting.document as usize;
-                    if current[document] == 0.0 {
-                        touched.push(document);
-                    }
-                    current[document] += factor * idf * self.field_score(posting);
-                }
-                for document in touched.drain(..) {
-                    if best[document] == 0.0 {
-                        reached.push(document);
-                    }
-                    best[document] = best[document].max(current[document]);
-                    current[document] = 0.0;
-                }
-            }
-            for document in reached.drain(..) {
-                scores[document] += best[document];
-                matched[document] += 1;
-                best[document] = 0.0;
-            }
-        }
-        #[expect(clippy::cast_precision_loss, reason = "a handful of query terms")]
-        let term_count = query_terms.len().max(1) as f64;
-        for (score, matched) in scores.iter_mut().zip(&matched) {
-            *score *= f64::from(*matched) / term_count;
-        }
+        let scores = self.word_scores(query);
         // Words and meaning, combined: the word score relative to the best tool's (square
         // root, so a partial word match still counts), plus the cosine similarity of the
         // query's meaning to the tool's. A tool no query word matched needs a clear
@@ -333,6 +294,60 @@ impl SearchIndex {
                 score: (score * 1000.0).round() / 1000.0,
             })
             .collect()
+    }
+
+    /// Each tool's word score for `query` (see [`SearchIndex::search`]), in indexing order.
+    fn word_scores(&self, query: &str) -> Vec<f64> {
+        let mut query_terms = terms(query);
+        query_terms.sort_unstable();
+        query_terms.dedup();
+        let mut scores = vec![0.0_f64; self.names.len()];
+        // The weight of the query terms each tool matched, and of all of them.
+        let mut matched = vec![0.0_f64; self.names.len()];
+        let mut total_weight = 0.0_f64;
+        // Scratch rows reused across terms: a term's best expansion per tool, and one
+        // expansion's sum over fields (with the tools it touched, to reset cheaply).
+        let mut best = vec![0.0_f64; self.names.len()];
+        let mut current = vec![0.0_f64; self.names.len()];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut reached: Vec<usize> = Vec::new();
+        for term in &query_terms {
+            let expansions = self.expansions(term);
+            // A term weighs as much as its rarest match: `migration` more than `table`.
+            let weight = expansions
+                .iter()
+                .map(|&(id, factor)| factor * self.idf(id))
+                .fold(0.0, f64::max);
+            total_weight += weight;
+            for (id, factor) in expansions {
+                let idf = self.idf(id);
+                for posting in &self.postings[id] {
+                    let document = posting.document as usize;
+                    if current[document] == 0.0 {
+                        touched.push(document);
+                    }
+                    current[document] += factor * idf * self.field_score(posting);
+                }
+                for document in touched.drain(..) {
+                    if best[document] == 0.0 {
+                        reached.push(document);
+                    }
+                    best[document] = best[document].max(current[document]);
+                    current[document] = 0.0;
+                }
+            }
+            for document in reached.drain(..) {
+                scores[document] += best[document];
+                matched[document] += weight;
+                best[document] = 0.0;
+            }
+        }
+        if total_weight > 0.0 {
+            for (score, matched) in scores.iter_mut().zip(&matched) {
+                *score *= matched / total_weight;
+            }
+        }
+        scores
     }
 
     /// The index terms `term` matches, each with how much the match counts: itself, longer
