@@ -137,11 +137,7 @@ fn main() {
     // own text alone.
     let (flat, ids) = load_corpus(&here, &out, Layout::Flat);
     let flat_queries = load_queries(&here.join("queries.jsonl"), &flat, &ids);
-    let ranking = Ours::new(&flat);
-    let ranked: Vec<Vec<usize>> = flat_queries
-        .iter()
-        .map(|q| ranking.rank(&q.text, DEPTH))
-        .collect();
+    let ranked = rank_all(&Ours::new(&flat), &flat_queries);
     let rows = print_scores("toolsmith, flat folder", &flat_queries, &ranked);
     report["quality"]
         .as_array_mut()
@@ -165,11 +161,7 @@ fn quality(definitions: &[ToolDefinition], queries: &[Query], misses: Option<&st
     println!("|---|---|---:|---:|---:|---:|");
     let mut quality = Vec::new();
     for (name, build) in RANKERS {
-        let ranking = build(definitions);
-        let ranked: Vec<Vec<usize>> = queries
-            .iter()
-            .map(|q| ranking.rank(&q.text, DEPTH))
-            .collect();
+        let ranked = rank_all(build(definitions).as_ref(), queries);
         quality.extend(print_scores(name, queries, &ranked));
         if name == "toolsmith"
             && let Some(split) = misses
@@ -178,6 +170,14 @@ fn quality(definitions: &[ToolDefinition], queries: &[Query], misses: Option<&st
         }
     }
     Value::Array(quality)
+}
+
+/// Each query's first `DEPTH` results by `ranking`.
+fn rank_all(ranking: &dyn Ranker, queries: &[Query]) -> Vec<Vec<usize>> {
+    queries
+        .iter()
+        .map(|q| ranking.rank(&q.text, DEPTH))
+        .collect()
 }
 
 /// Prints one ranking's recall@1, recall@5 and MRR per split as table rows, and returns them.

@@ -212,8 +212,8 @@ def manifest(tool: dict) -> str:
 
 
 def main() -> int:
+    flat = "--flat" in sys.argv[1:]
     args = [a for a in sys.argv[1:] if a != "--flat"]
-    flat = len(args) < len(sys.argv) - 1
     if len(args) != 2:
         sys.exit("usage: make_folder.py CORPUS OUT_DIR [--flat]")
     corpus = json.loads(Path(args[0]).read_text())

@@ -215,7 +215,8 @@ impl SearchIndex {
     /// more) or with one typo (four letters or more; two typos from eight), the expansions
     /// counting less. A tool's word score is the sum over query terms of the best-matching
     /// expansion's weighted BM25 score, scaled by the share of query terms it matched (each
-    /// term weighing its rarest match's idf), so tools matching every word come first. Its final score adds the meaning signal:
+    /// term weighing its rarest match's idf), so tools matching every word come first. Its
+    /// final score adds the meaning signal:
     /// `sqrt(word score / best word score) + MEANING_WEIGHT × cosine` of the query's and
     /// the tool's vectors (`meaning.rs`); a tool no query word matched needs a cosine of
     /// `MEANING_ALONE_THRESHOLD`. Results are ordered by that score, ties by name, with two
@@ -312,15 +313,11 @@ impl SearchIndex {
         let mut touched: Vec<usize> = Vec::new();
         let mut reached: Vec<usize> = Vec::new();
         for term in &query_terms {
-            let expansions = self.expansions(term);
             // A term weighs as much as its rarest match: `migration` more than `table`.
-            let weight = expansions
-                .iter()
-                .map(|&(id, factor)| factor * self.idf(id))
-                .fold(0.0, f64::max);
-            total_weight += weight;
-            for (id, factor) in expansions {
+            let mut weight = 0.0_f64;
+            for (id, factor) in self.expansions(term) {
                 let idf = self.idf(id);
+                weight = weight.max(factor * idf);
                 for posting in &self.postings[id] {
                     let document = posting.document as usize;
                     if current[document] == 0.0 {
@@ -336,6 +333,7 @@ impl SearchIndex {
                     current[document] = 0.0;
                 }
             }
+            total_weight += weight;
             for document in reached.drain(..) {
                 scores[document] += best[document];
                 matched[document] += weight;

@@ -55,8 +55,7 @@ pub(crate) fn for_each_compound(text: &str, mut visit: impl FnMut(&str)) {
             while let Some(current) = chars.next() {
                 if let Some(previous) = previous {
                     let next_is_lower = chars.peek().is_some_and(|c| c.is_lowercase());
-                    split |= (previous.is_lowercase() && current.is_uppercase())
-                        || (previous.is_uppercase() && current.is_uppercase() && next_is_lower);
+                    split |= case_change(previous, current, next_is_lower);
                 }
                 previous = Some(current);
             }
@@ -67,6 +66,13 @@ pub(crate) fn for_each_compound(text: &str, mut visit: impl FnMut(&str)) {
             }
         }
     }
+}
+
+/// Whether a word changes case between `previous` and `current`: `getHttp` at `H`, and
+/// `HTTPResponse` at `R` (an upper-case letter followed by a lower-case one).
+fn case_change(previous: char, current: char, next_is_lower: bool) -> bool {
+    (previous.is_lowercase() && current.is_uppercase())
+        || (previous.is_uppercase() && current.is_uppercase() && next_is_lower)
 }
 
 /// Lowercased words of `text`: `getHTTPResponse_v2` → `get`, `http`, `response`, `v`, `2`.
@@ -85,8 +91,7 @@ pub(crate) fn for_each_word(text: &str, mut visit: impl FnMut(&str)) {
         while let Some(current) = chars.next() {
             if let Some(previous) = previous {
                 let next_is_lower = chars.peek().is_some_and(|c| c.is_lowercase());
-                let boundary = (previous.is_lowercase() && current.is_uppercase())
-                    || (previous.is_uppercase() && current.is_uppercase() && next_is_lower)
+                let boundary = case_change(previous, current, next_is_lower)
                     || (previous.is_alphabetic() && current.is_numeric())
                     || (previous.is_numeric() && current.is_alphabetic());
                 if boundary && !word.is_empty() {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::{folder, snapshot, toolsmith};
+use crate::{folder, json_output, snapshot, toolsmith};
 
 #[test]
 fn prints_text_content() {
@@ -55,23 +55,14 @@ fn unknown_tool_exits_two_with_a_suggestion() {
 
 #[test]
 fn string_values_are_coerced_and_json_values_kept() {
-    let output = toolsmith()
-        .args([
-            "call",
-            "examples/tools",
-            "process_list",
-            "numbers=[2, 4]",
-            "operation=sum",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let result = json_output(toolsmith().args([
+        "call",
+        "examples/tools",
+        "process_list",
+        "numbers=[2, 4]",
+        "operation=sum",
+        "--json",
+    ]));
     let text = result["content"][0]["text"].as_str().unwrap();
     let object: Value = serde_json::from_str(text).unwrap();
     assert_eq!(object["result"], 6);

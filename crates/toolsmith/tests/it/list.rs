@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{folder, snapshot, toolsmith};
+use crate::{folder, json_output, snapshot, toolsmith};
 
 #[test]
 fn lists_the_bundled_examples() {
@@ -13,16 +13,7 @@ fn lists_the_bundled_examples() {
 
 #[test]
 fn json_publishes_mcp_tool_objects_and_errors() {
-    let output = toolsmith()
-        .args(["list", "examples/tools", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let listed = json_output(toolsmith().args(["list", "examples/tools", "--json"]));
     let names: Vec<&str> = listed["tools"]
         .as_array()
         .unwrap()

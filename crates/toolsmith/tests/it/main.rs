@@ -36,6 +36,18 @@ pub(crate) fn toolsmith() -> Command {
     command
 }
 
+/// Runs `command`, which must succeed (its stderr is the failure message), and parses
+/// what it printed as JSON.
+pub(crate) fn json_output(command: &mut Command) -> serde_json::Value {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 /// A temporary tools folder with the given files.
 pub(crate) fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,6 @@
 //! `toolsmith search` (issue 4): the `tool_search` ranking on the command line.
 
-use serde_json::Value;
-
-use crate::toolsmith;
+use crate::{folder, json_output, toolsmith};
 
 #[test]
 fn ranks_the_bundled_examples() {
@@ -13,16 +11,8 @@ fn ranks_the_bundled_examples() {
 
 #[test]
 fn a_typo_still_finds_the_tool() {
-    let output = toolsmith()
-        .args(["search", "examples/tools", "wether forecast", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let results: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let results =
+        json_output(toolsmith().args(["search", "examples/tools", "wether forecast", "--json"]));
     let first = &results["results"][0];
     assert!(
         first["name"].as_str().unwrap().starts_with("forecast"),
@@ -42,35 +32,23 @@ fn no_match_says_so_on_stderr() {
 /// tool, though neither tool's own text names it.
 #[test]
 fn the_folder_a_tool_is_in_counts_like_a_tag() {
-    let dir = tempfile::tempdir().unwrap();
-    for (folder, name, description) in [
+    let dir = folder(&[
         (
-            "airtable",
-            "create_record",
-            "Create a new record in a table.",
+            "airtable/create_record.toml",
+            "description = \"Create a new record in a table.\"\ncommand = [\"true\"]\n",
         ),
-        ("sheets", "append_row", "Append a new row to a table."),
-    ] {
-        std::fs::create_dir(dir.path().join(folder)).unwrap();
-        std::fs::write(
-            dir.path().join(folder).join(format!("{name}.toml")),
-            format!("description = \"{description}\"\ncommand = [\"true\"]\n"),
-        )
-        .unwrap();
-    }
+        (
+            "sheets/append_row.toml",
+            "description = \"Append a new row to a table.\"\ncommand = [\"true\"]\n",
+        ),
+    ]);
     let top = |query: &str| {
-        let output = toolsmith()
-            .arg("search")
-            .arg(dir.path())
-            .args([query, "--json"])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
+        let results = json_output(
+            toolsmith()
+                .arg("search")
+                .arg(dir.path())
+                .args([query, "--json"]),
         );
-        let results: Value = serde_json::from_slice(&output.stdout).unwrap();
         results["results"][0]["name"].as_str().unwrap().to_owned()
     };
     assert_eq!(top("add a row in airtable"), "create_record");
