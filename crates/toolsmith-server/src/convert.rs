@@ -21,6 +21,9 @@ pub const PAGE_SIZE: usize = 100;
 /// A catalog together with its tools converted to rmcp's `Tool` type, swapped as one unit
 /// so a page of `tools/list` and a `tools/call` always see the same catalog.
 pub(crate) struct Published {
+    /// The catalog as given, before the `[search]` settings were applied.
+    pub(crate) loaded: Arc<Catalog>,
+    /// The catalog served: `loaded` with discovery applied.
     pub(crate) catalog: Arc<Catalog>,
     /// Every tool, in catalog order (by name): `tools` and `catalog.entries()` line up.
     tools: Vec<Tool>,
@@ -32,6 +35,7 @@ impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
     /// `execute_tool` built-ins when some tool is discoverable (DESIGN.md §5).
     pub(crate) fn new(catalog: Arc<Catalog>, search: SearchSettings) -> Self {
+        let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);
         let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
         let listed = catalog
@@ -41,6 +45,7 @@ impl Published {
             .map(|(index, _)| index)
             .collect();
         Self {
+            loaded,
             catalog,
             tools,
             listed,

@@ -289,9 +289,10 @@ impl ServerState {
         *self.0.search.lock().unwrap_or_else(PoisonError::into_inner) = settings;
     }
 
-    /// The catalog being served.
+    /// The catalog being served, as it was given: before the `[search]` settings put
+    /// tools behind search, so each tool's `discoverable` is what its file says.
     pub fn catalog(&self) -> Arc<Catalog> {
-        Arc::clone(&self.0.published.load().catalog)
+        Arc::clone(&self.0.published.load().loaded)
     }
 
     /// Serves `catalog` from now on and tells every connected client that the tool list

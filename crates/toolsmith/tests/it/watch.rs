@@ -174,3 +174,27 @@ fn an_edited_search_mode_applies_on_reload() {
     server.list_changed();
     assert_eq!(server.tool_names(), ["execute_tool", "tool_search"]);
 }
+
+#[test]
+fn a_tool_kept_from_a_broken_file_is_listed_as_its_file_said() {
+    // Everything is behind search at first; then, in one edit, the budget leaves room for
+    // every tool and the file of `second` breaks. `second` is kept, and listed: it was
+    // behind search only because of the old settings, not because its file asked.
+    let search = |mode: &str| format!("[search]\nmode = \"{mode}\"\n");
+    let dir = folder(&[
+        ("toolsmith.toml", &search("always")),
+        ("one.star", ONE_TOOL),
+        ("two.star", &TWO_TOOLS.replace("first", "second_first")),
+    ]);
+    let mut server = Watched::start(dir.path().to_str().unwrap());
+    assert_eq!(server.tool_names(), ["execute_tool", "tool_search"]);
+
+    std::fs::write(dir.path().join("two.star"), BROKEN).unwrap();
+    std::fs::write(dir.path().join("toolsmith.toml"), search("auto")).unwrap();
+    server.list_changed();
+    assert_eq!(
+        server.tool_names(),
+        ["first", "second", "second_first"],
+        "the tools kept from two.star keep their own `discoverable`"
+    );
+}
