@@ -30,7 +30,9 @@
 //!   a `-> str` tool may still return `mcp.error(...)`.
 //! - The call: `mcp.option(name, default)`, `mcp.progress(done, total, message)`,
 //!   `mcp.log(level, message)`, `mcp.sample(prompt, system, max_tokens)`,
-//!   `mcp.elicit(message, schema)`, `mcp.roots()`.
+//!   `mcp.elicit(message, schema)`, `mcp.roots()`; and, as the tool's `permissions`
+//!   grant, `mcp.read_file(path)`, `mcp.write_file(path, text)`, `mcp.list_dir(path)`,
+//!   `mcp.getenv(name, default)`.
 //! - Besides Starlark's builtins: `json.encode`/`json.decode`, `sum(iterable, start=0)`,
 //!   `struct`, `record`, `enum`, `set`, `map`, `filter`, `partial`, `typing`.
 //!

@@ -49,7 +49,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         (
             "fs.read",
             "reads no files",
-            &["fs.", "open(", "read_file", "file."],
+            &["fs.", "open(", "read_file", "list_dir", "file."],
         ),
         (
             "fs.write",

@@ -1,7 +1,9 @@
 //! The `mcp` module: `mcp.tool(...)` to register tools while a file loads, the result
 //! helpers (`mcp.error`, `mcp.result`, `mcp.text`, `mcp.image`, …) and what a running tool
 //! may ask of its call (`mcp.option`, `mcp.progress`, `mcp.log`, `mcp.sample`, `mcp.elicit`,
-//! `mcp.roots`), which delegate to the call's [`toolsmith_model::ClientBridge`].
+//! `mcp.roots`), which delegate to the call's [`toolsmith_model::ClientBridge`], and the
+//! files and environment variables its `permissions` grant (`mcp.read_file`,
+//! `mcp.write_file`, `mcp.list_dir`, `mcp.getenv`; see `host.rs`).
 
 use std::collections::HashMap;
 
@@ -19,6 +21,7 @@ use toolsmith_model::{CallOutcome, Content, EmbeddedResource, JsonObject, LogLev
 
 use super::TOOL_SLOT_PREFIX;
 use super::convert::{from_json, to_json};
+use super::host::{self, Access};
 use super::session::{self, ParamKind, Registration, RuntimeParam, Stage};
 use super::values::{McpPayload, McpValue};
 
@@ -435,4 +438,94 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             .map_err(|error| anyhow::anyhow!("`mcp.roots` failed: {error}"))?;
         from_json(heap, &serde_json::Value::Array(roots)).map_err(|error| anyhow::anyhow!(error))
     }
+    /// The text of a file the tool's `fs.read` permission covers (UTF-8, at most 16 MiB).
+    fn read_file<'v>(
+        #[starlark(require = pos)] path: &str,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> anyhow::Result<Value<'v>> {
+        let heap = eval.heap();
+        let call = session::call(eval, "mcp.read_file")?;
+        let file = checked(call, "mcp.read_file", path, Access::Read)?;
+        let size = std::fs::metadata(&file)
+            .map_err(|error| anyhow::anyhow!("`mcp.read_file`: `{path}`: {error}"))?
+            .len();
+        if size > host::READ_LIMIT {
+            anyhow::bail!(
+                "`mcp.read_file`: `{path}` is {size} bytes; a tool reads at most 16 MiB at once"
+            );
+        }
+        let text = std::fs::read_to_string(&file)
+            .map_err(|error| anyhow::anyhow!("`mcp.read_file`: `{path}`: {error}"))?;
+        Ok(heap.alloc(text))
+    }
+
+    /// Writes `text` to a file the tool's `fs.write` permission covers, replacing it; the
+    /// folder must exist.
+    fn write_file(
+        #[starlark(require = pos)] path: &str,
+        #[starlark(require = pos)] text: &str,
+        eval: &mut Evaluator,
+    ) -> anyhow::Result<NoneType> {
+        let call = session::call(eval, "mcp.write_file")?;
+        let file = checked(call, "mcp.write_file", path, Access::Write)?;
+        std::fs::write(&file, text)
+            .map_err(|error| anyhow::anyhow!("`mcp.write_file`: `{path}`: {error}"))?;
+        Ok(NoneType)
+    }
+
+    /// The names in a folder the tool's `fs.read` permission covers, sorted; folders end
+    /// with `/`.
+    fn list_dir<'v>(
+        #[starlark(require = pos, default = ".")] path: &str,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> anyhow::Result<Value<'v>> {
+        let heap = eval.heap();
+        let call = session::call(eval, "mcp.list_dir")?;
+        let folder = checked(call, "mcp.list_dir", path, Access::Read)?;
+        let failed = |error: std::io::Error| anyhow::anyhow!("`mcp.list_dir`: `{path}`: {error}");
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&folder).map_err(failed)? {
+            let entry = entry.map_err(failed)?;
+            let mut name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                name.push('/');
+            }
+            names.push(name);
+        }
+        names.sort();
+        Ok(heap.alloc(names))
+    }
+
+    /// An environment variable the tool's `env` permission names, or `default` when it is
+    /// not set.
+    fn getenv<'v>(
+        #[starlark(require = pos)] name: &str,
+        #[starlark(default = NoneOr::None)] default: NoneOr<Value<'v>>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> anyhow::Result<Value<'v>> {
+        let heap = eval.heap();
+        let call = session::call(eval, "mcp.getenv")?;
+        host::env_permitted(call.definition, name)
+            .map_err(|error| anyhow::anyhow!("`mcp.getenv`: {error}"))?;
+        Ok(match std::env::var(name) {
+            Ok(value) => heap.alloc(value),
+            Err(_) => default.into_option().unwrap_or_else(Value::new_none),
+        })
+    }
+}
+
+/// `path` for `access` by the running call, or the error naming the function and what to
+/// grant.
+fn checked(
+    call: &session::CallState<'_>,
+    what: &str,
+    path: &str,
+    access: Access,
+) -> anyhow::Result<std::path::PathBuf> {
+    let base = match &call.context.working_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()?,
+    };
+    host::permitted(call.definition, &base, path, access)
+        .map_err(|error| anyhow::anyhow!("`{what}`: {error}"))
 }

@@ -7,6 +7,7 @@
 
 mod builtins;
 mod convert;
+mod host;
 mod mcp_module;
 mod parse;
 // SAFETY: the only unsafe code is what `#[derive(ProvidesStaticType)]` expands to, the

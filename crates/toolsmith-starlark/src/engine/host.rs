@@ -1,0 +1,195 @@
+//! What a running tool may reach outside its sandbox, and only as its `permissions` grant:
+//! files under the folders `fs.read` and `fs.write` name, and the environment variables
+//! `env` names (DESIGN.md §8).
+//!
+//! Relative paths, in a call and in a grant alike, are taken from the call's working
+//! directory: the client's root, or the tools folder. A path is checked after symbolic
+//! links and `..` are resolved, so neither leads out of a granted folder.
+
+use std::fmt::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use toolsmith_model::ToolDefinition;
+
+/// The most `mcp.read_file` returns: a tool's heap is limited, and a model's context more.
+pub(crate) const READ_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// What a file is opened for, and the permission that allows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+}
+
+impl Access {
+    fn permission(self) -> &'static str {
+        match self {
+            Self::Read => "fs.read",
+            Self::Write => "fs.write",
+        }
+    }
+}
+
+/// `path` as an absolute path with links resolved, if `definition`'s permissions allow
+/// `access` to it; otherwise an error saying what to grant.
+pub(crate) fn permitted(
+    definition: &ToolDefinition,
+    base: &Path,
+    path: &str,
+    access: Access,
+) -> Result<PathBuf, String> {
+    let granted = match access {
+        Access::Read => &definition.permissions.fs_read,
+        Access::Write => &definition.permissions.fs_write,
+    };
+    let permission = access.permission();
+    let target =
+        resolved(&base.join(path), access).map_err(|error| format!("`{path}`: {error}"))?;
+    let allowed = granted
+        .iter()
+        .filter_map(|grant| resolved(&base.join(folder_of(grant)), Access::Read).ok())
+        .any(|folder| target.starts_with(folder));
+    if allowed {
+        return Ok(target);
+    }
+    let folder = target.parent().unwrap_or(&target).display().to_string();
+    let mut message = if granted.is_empty() {
+        format!(
+            "`{path}`: the tool `{}` has no `{permission}` permission",
+            definition.name
+        )
+    } else {
+        format!(
+            "`{path}` ({}) is outside the tool's `{permission}` permission ({})",
+            target.display(),
+            granted.join(", ")
+        )
+    };
+    let _ = write!(
+        message,
+        "; grant its folder: permissions = {{\"{permission}\": [\"{folder}\"]}}"
+    );
+    Err(message)
+}
+
+/// The folder a grant names: `data/`, `data/*` and `data/**` all mean `data`.
+fn folder_of(grant: &str) -> &str {
+    let folder = grant.trim_end_matches("**").trim_end_matches('*');
+    if folder.is_empty() { "/" } else { folder }
+}
+
+/// `path` made absolute with links and `..` resolved. A file to be written need not exist
+/// yet; its folder must.
+fn resolved(path: &Path, access: Access) -> std::io::Result<PathBuf> {
+    match (std::fs::canonicalize(path), access) {
+        (Ok(path), _) => Ok(path),
+        (Err(error), Access::Write) if error.kind() == std::io::ErrorKind::NotFound => {
+            let (Some(parent), Some(Component::Normal(name))) =
+                (path.parent(), path.components().next_back())
+            else {
+                return Err(error);
+            };
+            Ok(std::fs::canonicalize(parent)?.join(name))
+        }
+        (Err(error), _) => Err(error),
+    }
+}
+
+/// Whether `definition`'s `env` permission names `variable` (or is `*`).
+pub(crate) fn env_permitted(definition: &ToolDefinition, variable: &str) -> Result<(), String> {
+    let granted = &definition.permissions.env;
+    if granted.iter().any(|name| name == variable || name == "*") {
+        return Ok(());
+    }
+    Err(format!(
+        "the tool `{}` may not read the environment variable `{variable}`; grant it: \
+         permissions = {{\"env\": [\"{variable}\"]}}",
+        definition.name
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(read: &[&str], write: &[&str]) -> ToolDefinition {
+        let mut definition =
+            ToolDefinition::new("notes", "Reads notes.", toolsmith_model::JsonObject::new());
+        definition.permissions.fs_read = read.iter().map(|s| (*s).to_owned()).collect();
+        definition.permissions.fs_write = write.iter().map(|s| (*s).to_owned()).collect();
+        definition
+    }
+
+    fn base() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("data/deep")).unwrap();
+        std::fs::write(dir.path().join("data/deep/a.txt"), "a").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "s").unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_file_under_a_granted_folder_is_permitted() {
+        let dir = base();
+        for grant in ["data", "data/", "data/*", "data/**"] {
+            let found = permitted(
+                &tool(&[grant], &[]),
+                dir.path(),
+                "data/deep/a.txt",
+                Access::Read,
+            );
+            let expected = dir.path().join("data/deep/a.txt").canonicalize().unwrap();
+            assert_eq!(found, Ok(expected), "grant {grant}");
+        }
+    }
+
+    #[test]
+    fn dot_dot_and_links_do_not_lead_out_of_a_grant() {
+        let dir = base();
+        let definition = tool(&["data"], &["data"]);
+        let error =
+            permitted(&definition, dir.path(), "data/../secret.txt", Access::Read).unwrap_err();
+        assert!(
+            error.contains("outside the tool's `fs.read` permission"),
+            "{error}"
+        );
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), dir.path().join("data/link"))
+            .unwrap();
+        assert!(permitted(&definition, dir.path(), "data/link", Access::Read).is_err());
+        assert!(permitted(&definition, dir.path(), "data/link", Access::Write).is_err());
+    }
+
+    #[test]
+    fn reading_needs_fs_read_and_writing_fs_write() {
+        let dir = base();
+        let reader = tool(&["data"], &[]);
+        assert!(permitted(&reader, dir.path(), "data/deep/a.txt", Access::Read).is_ok());
+        let error = permitted(&reader, dir.path(), "data/new.txt", Access::Write).unwrap_err();
+        assert!(error.contains("has no `fs.write` permission"), "{error}");
+        assert!(error.contains(r#"permissions = {"fs.write": ["#), "{error}");
+        let writer = tool(&[], &["data"]);
+        let new = permitted(&writer, dir.path(), "data/new.txt", Access::Write).unwrap();
+        assert_eq!(new.file_name().unwrap(), "new.txt");
+    }
+
+    #[test]
+    fn a_missing_file_to_read_or_folder_to_write_in_is_an_error() {
+        let dir = base();
+        let definition = tool(&["data"], &["data"]);
+        let error = permitted(&definition, dir.path(), "data/nope.txt", Access::Read).unwrap_err();
+        assert!(error.starts_with("`data/nope.txt`: "), "{error}");
+        assert!(permitted(&definition, dir.path(), "data/nope/new.txt", Access::Write).is_err());
+    }
+
+    #[test]
+    fn environment_variables_need_their_name_granted() {
+        let mut definition = tool(&[], &[]);
+        definition.permissions.env = vec!["API_KEY".into()];
+        assert!(env_permitted(&definition, "API_KEY").is_ok());
+        let error = env_permitted(&definition, "HOME").unwrap_err();
+        assert!(
+            error.contains(r#"permissions = {"env": ["HOME"]}"#),
+            "{error}"
+        );
+    }
+}
