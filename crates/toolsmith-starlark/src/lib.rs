@@ -32,7 +32,8 @@
 //!   `mcp.log(level, message)`, `mcp.sample(prompt, system, max_tokens)`,
 //!   `mcp.elicit(message, schema)`, `mcp.roots()`; and, as the tool's `permissions`
 //!   grant, `mcp.read_file(path)`, `mcp.write_file(path, text)`, `mcp.list_dir(path)`,
-//!   `mcp.getenv(name, default)`.
+//!   `mcp.getenv(name, default)`, and the `http` module (`http.get`, `http.post`,
+//!   `http.request`) to the hosts `net` names.
 //! - Besides Starlark's builtins: `json.encode`/`json.decode`, `sum(iterable, start=0)`,
 //!   `struct`, `record`, `enum`, `set`, `map`, `filter`, `partial`, `typing`.
 //!

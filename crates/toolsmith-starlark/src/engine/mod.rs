@@ -8,6 +8,7 @@
 mod builtins;
 mod convert;
 mod host;
+mod http_module;
 mod mcp_module;
 mod parse;
 // SAFETY: the only unsafe code is what `#[derive(ProvidesStaticType)]` expands to, the
@@ -209,6 +210,7 @@ fn globals(form: Form) -> &'static Globals {
         .with(builtins::register)
         .with_namespace("json", builtins::json)
         .with_namespace("mcp", mcp_module::register)
+        .with_namespace("http", http_module::register)
     };
     match form {
         Form::Native => NATIVE.get_or_init(|| build().build()),

@@ -220,3 +220,117 @@ fn a_script_reads_only_the_environment_variables_its_permissions_name() {
     );
     assert!(!stdout.contains("hunter2"), "{stdout}");
 }
+
+/// A one-thread HTTP/1.1 server on loopback: `/old` redirects to `/echo`; `/echo` answers
+/// with the request line and body as JSON; `/away` redirects to `localhost`.
+fn echo_server() -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let mut length = 0;
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                if header.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let target = request_line.split(' ').nth(1).unwrap_or("/");
+            let path = target.split('?').next().unwrap_or_default();
+            let response = if path == "/old" {
+                "HTTP/1.1 302 Found\r\nLocation: /echo?from=old\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
+            } else if path == "/away" {
+                format!(
+                    "HTTP/1.1 302 Found\r\nLocation: http://localhost:{port}/echo\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+            } else {
+                let echo = serde_json::json!({
+                    "request": request_line.trim(),
+                    "body": String::from_utf8_lossy(&body),
+                })
+                .to_string();
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{echo}",
+                    echo.len()
+                )
+            };
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    port
+}
+
+#[test]
+fn a_script_reaches_only_the_hosts_its_permissions_name() {
+    let port = echo_server();
+    let tools = format!(
+        r#"
+def fetch(path: str) -> dict:
+    """Fetches a path of the test server."""
+    response = http.get("http://127.0.0.1:{port}" + path, params = {{"q": "rain & snow"}})
+    return {{"status": response.status, "echo": response.json}}
+
+mcp.tool(fetch, permissions = {{"net": ["127.0.0.1:{port}"]}})
+
+def submit(city: str) -> str:
+    """Posts a city to the test server."""
+    return http.post("http://127.0.0.1:{port}/echo", json = {{"city": city}}).json["body"]
+
+mcp.tool(submit, permissions = {{"net": ["127.0.0.1"]}})
+
+def sneak() -> str:
+    """Fetches without a grant."""
+    return http.get("http://127.0.0.1:{port}/echo").text
+
+mcp.tool(sneak)
+"#
+    );
+    let dir = folder(&[("tools.star", &tools)]);
+    let (code, stdout) = call_in(dir.path(), "fetch", &["path=/echo"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let fetched: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(fetched["status"], 200);
+    assert_eq!(
+        fetched["echo"]["request"],
+        "GET /echo?q=rain%20%26%20snow HTTP/1.1"
+    );
+
+    // A redirect on the same host is followed.
+    let (code, stdout) = call_in(dir.path(), "fetch", &["path=/old"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let fetched: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(fetched["echo"]["request"], "GET /echo?from=old HTTP/1.1");
+
+    // A redirect to a host the permission does not name is refused.
+    let (code, stdout) = call_in(dir.path(), "fetch", &["path=/away"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("`localhost:{port}` is not among the hosts")),
+        "{stdout}"
+    );
+
+    assert_eq!(
+        call_in(dir.path(), "submit", &["city=Oslo"]),
+        (Some(0), "{\"city\":\"Oslo\"}\n".to_owned())
+    );
+
+    let (code, stdout) = call_in(dir.path(), "sneak", &[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(r#"permissions = {{"net": ["127.0.0.1:{port}"]}}"#)),
+        "{stdout}"
+    );
+}

@@ -1,0 +1,361 @@
+//! The `http` module: `http.get`, `http.post` and `http.request`, to the hosts a tool's
+//! `net` permission names (DESIGN.md §8).
+//!
+//! A request runs on the call's own thread and stops at the call's deadline. A response of
+//! any status is returned (`status` says how it went); a host the permission does not
+//! name, a network failure or a body over 16 MiB fail the call. `GET` and `HEAD` follow up
+//! to five redirects, each to a permitted host.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use starlark::collections::SmallMap;
+use starlark::environment::GlobalsBuilder;
+use starlark::eval::Evaluator;
+use starlark::starlark_module;
+use starlark::values::none::NoneOr;
+use starlark::values::structs::AllocStruct;
+use starlark::values::{Heap, Value};
+use ureq::http::Uri;
+
+use super::convert::{from_json, to_json};
+use super::session;
+
+/// The largest response body a tool gets.
+const BODY_LIMIT: u64 = 16 * 1024 * 1024;
+/// How many redirects a `GET` or `HEAD` follows.
+const MAX_REDIRECTS: usize = 5;
+
+#[starlark_module]
+pub(super) fn register(builder: &mut GlobalsBuilder) {
+    /// `GET url`: a struct with `status`, `headers` (lowercase names), `text`, `json` (the
+    /// decoded body when it is JSON, else `None`) and `url` (after redirects).
+    fn get<'v>(
+        #[starlark(require = pos)] url: &str,
+        #[starlark(require = named, default = NoneOr::None)] params: NoneOr<Value<'v>>,
+        #[starlark(require = named, default = NoneOr::None)] headers: NoneOr<Value<'v>>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> anyhow::Result<Value<'v>> {
+        let request = Request::new("GET", url, params, headers, NoneOr::None, NoneOr::None)?;
+        send(eval, "http.get", request)
+    }
+
+    /// `POST url` with a `json` value or a `body` string; the response as for `http.get`.
+    fn post<'v>(
+        #[starlark(require = pos)] url: &str,
+        #[starlark(require = named, default = NoneOr::None)] json: NoneOr<Value<'v>>,
+        #[starlark(require = named, default = NoneOr::None)] body: NoneOr<&str>,
+        #[starlark(require = named, default = NoneOr::None)] params: NoneOr<Value<'v>>,
+        #[starlark(require = named, default = NoneOr::None)] headers: NoneOr<Value<'v>>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> anyhow::Result<Value<'v>> {
+        let request = Request::new("POST", url, params, headers, json, body)?;
+        send(eval, "http.post", request)
+    }
+
+    /// Any method (`"PUT"`, `"PATCH"`, `"DELETE"`, …); the response as for `http.get`.
+    fn request<'v>(
+        #[starlark(require = pos)] method: &str,
+        #[starlark(require = pos)] url: &str,
+        #[starlark(require = named, default = NoneOr::None)] json: NoneOr<Value<'v>>,
+        #[starlark(require = named, default = NoneOr::None)] body: NoneOr<&str>,
+        #[starlark(require = named, default = NoneOr::None)] params: NoneOr<Value<'v>>,
+        #[starlark(require = named, default = NoneOr::None)] headers: NoneOr<Value<'v>>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> anyhow::Result<Value<'v>> {
+        let method = method.to_ascii_uppercase();
+        let request = Request::new(&method, url, params, headers, json, body)?;
+        send(eval, "http.request", request)
+    }
+}
+
+/// A request as the script described it.
+struct Request {
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: Option<(Vec<u8>, Option<&'static str>)>,
+}
+
+impl Request {
+    fn new<'v>(
+        method: &str,
+        url: &str,
+        params: NoneOr<Value<'v>>,
+        headers: NoneOr<Value<'v>>,
+        json: NoneOr<Value<'v>>,
+        body: NoneOr<&str>,
+    ) -> anyhow::Result<Self> {
+        let mut url = url.to_owned();
+        if let Some(params) = params.into_option() {
+            let mut separator = if url.contains('?') { '&' } else { '?' };
+            for (name, value) in strings(params, "params")? {
+                url.push(separator);
+                url.push_str(&encoded(&name));
+                url.push('=');
+                url.push_str(&encoded(&value));
+                separator = '&';
+            }
+        }
+        let headers = match headers.into_option() {
+            Some(headers) => strings(headers, "headers")?,
+            None => Vec::new(),
+        };
+        let body = match (json.into_option(), body.into_option()) {
+            (Some(_), Some(_)) => anyhow::bail!("give `json=` or `body=`, not both"),
+            (Some(json), None) => {
+                let json = to_json(json).map_err(|error| anyhow::anyhow!("json=: {error}"))?;
+                Some((json.to_string().into_bytes(), Some("application/json")))
+            }
+            (None, Some(body)) => Some((body.as_bytes().to_vec(), None)),
+            (None, None) => None,
+        };
+        Ok(Self {
+            method: method.to_owned(),
+            url,
+            headers,
+            body,
+        })
+    }
+}
+
+/// A dict of names to values, each value a string, number or bool, as strings.
+fn strings(value: Value, what: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let Ok(serde_json::Value::Object(object)) = to_json(value) else {
+        anyhow::bail!("{what}= takes a dict, got `{}`", value.get_type());
+    };
+    object
+        .into_iter()
+        .map(|(name, value)| match value {
+            serde_json::Value::String(text) => Ok((name, text)),
+            serde_json::Value::Number(_) | serde_json::Value::Bool(_) => {
+                Ok((name, value.to_string()))
+            }
+            other => Err(anyhow::anyhow!(
+                "{what}=: `{name}` must be a string, number or bool, got {other}"
+            )),
+        })
+        .collect()
+}
+
+/// `text` percent-encoded for a query string (everything but RFC 3986's unreserved).
+fn encoded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+/// Sends `request` for the running call, following redirects for `GET` and `HEAD`.
+fn send<'v>(
+    eval: &mut Evaluator<'v, '_, '_>,
+    what: &str,
+    mut request: Request,
+) -> anyhow::Result<Value<'v>> {
+    let heap = eval.heap();
+    let call = session::call(eval, what)?;
+    let granted = &call.definition.permissions.net;
+    let name = &call.definition.name;
+    let left = call
+        .context
+        .deadline
+        .saturating_duration_since(Instant::now());
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(left))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .user_agent(concat!("toolsmith/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let mut redirects = 0;
+    loop {
+        let uri: Uri = request.url.parse().map_err(|error| {
+            anyhow::anyhow!("`{what}`: `{}` is not a URL: {error}", request.url)
+        })?;
+        permitted(&uri, granted, name).map_err(|error| anyhow::anyhow!("`{what}`: {error}"))?;
+        let response = dispatch(&agent, &request, uri.clone())
+            .map_err(|error| anyhow::anyhow!("`{what}` {}: {error}", request.url))?;
+        let status = response.status();
+        let location = response
+            .headers()
+            .get("location")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if status.is_redirection()
+            && matches!(request.method.as_str(), "GET" | "HEAD")
+            && redirects < MAX_REDIRECTS
+            && let Some(next) = location.and_then(|location| redirected(&uri, &location))
+        {
+            redirects += 1;
+            request.url = next;
+            continue;
+        }
+        return response_value(heap, response, &request.url)
+            .map_err(|error| anyhow::anyhow!("`{what}` {}: {error}", request.url));
+    }
+}
+
+fn dispatch(
+    agent: &ureq::Agent,
+    request: &Request,
+    uri: Uri,
+) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    let mut builder = ureq::http::Request::builder()
+        .method(request.method.as_str())
+        .uri(uri);
+    for (name, value) in &request.headers {
+        builder = builder.header(name, value);
+    }
+    match &request.body {
+        Some((body, content_type)) => {
+            if let Some(content_type) = content_type
+                && !request
+                    .headers
+                    .iter()
+                    .any(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+            {
+                builder = builder.header("content-type", *content_type);
+            }
+            agent.run(builder.body(body.as_slice())?)
+        }
+        None => agent.run(builder.body(())?),
+    }
+}
+
+/// Where a redirect leads: an absolute URL, or a path on the same origin.
+fn redirected(from: &Uri, location: &str) -> Option<String> {
+    if location.starts_with("http://") || location.starts_with("https://") {
+        return Some(location.to_owned());
+    }
+    let (scheme, authority) = (from.scheme_str()?, from.authority()?);
+    location
+        .starts_with('/')
+        .then(|| format!("{scheme}://{authority}{location}"))
+}
+
+fn response_value<'v>(
+    heap: Heap<'v>,
+    mut response: ureq::http::Response<ureq::Body>,
+    url: &str,
+) -> anyhow::Result<Value<'v>> {
+    let status = i32::from(response.status().as_u16());
+    let mut headers = SmallMap::new();
+    for (name, value) in response.headers() {
+        headers.insert(
+            name.as_str().to_owned(),
+            String::from_utf8_lossy(value.as_bytes()).into_owned(),
+        );
+    }
+    let bytes = response
+        .body_mut()
+        .with_config()
+        .limit(BODY_LIMIT)
+        .read_to_vec()?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let is_json = headers
+        .get("content-type")
+        .is_some_and(|kind: &String| kind.contains("json"));
+    let json = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(value) if is_json => from_json(heap, &value).map_err(|error| anyhow::anyhow!(error))?,
+        _ => Value::new_none(),
+    };
+    let headers = heap.alloc(headers.into_iter().collect::<SmallMap<String, String>>());
+    Ok(heap.alloc(AllocStruct([
+        ("status", heap.alloc(status)),
+        ("headers", headers),
+        ("text", heap.alloc(text)),
+        ("json", json),
+        ("url", heap.alloc(url)),
+    ])))
+}
+
+/// Whether the tool's `net` permission names `uri`'s host: `api.example.com`, a host and
+/// port (`127.0.0.1:8080`), `*.example.com` (its subdomains) or `*` (any).
+pub(crate) fn permitted(uri: &Uri, granted: &[String], tool: &str) -> Result<(), String> {
+    if !matches!(uri.scheme_str(), Some("http" | "https")) {
+        return Err(format!("`{uri}`: only http and https URLs can be fetched"));
+    }
+    let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
+    let port = uri.port_u16();
+    let allowed = granted.iter().any(|grant| {
+        let (grant_host, grant_port) = match grant.rsplit_once(':') {
+            Some((host, port)) if port.parse::<u16>().is_ok() => (host, port.parse().ok()),
+            _ => (grant.as_str(), None),
+        };
+        let grant_host = grant_host.trim_matches(['[', ']']);
+        let host_matches = grant_host == "*"
+            || grant_host.eq_ignore_ascii_case(host)
+            || grant_host.strip_prefix("*.").is_some_and(|domain| {
+                host.len() > domain.len()
+                    && host
+                        .to_ascii_lowercase()
+                        .ends_with(&format!(".{}", domain.to_ascii_lowercase()))
+            });
+        host_matches && (grant_port.is_none() || grant_port == port)
+    });
+    if allowed {
+        return Ok(());
+    }
+    let authority = uri.authority().map_or(host, |authority| authority.as_str());
+    let grant = if port.is_some() { authority } else { host };
+    if granted.is_empty() {
+        Err(format!(
+            "the tool `{tool}` has no `net` permission; grant the host: permissions = {{\"net\": [\"{grant}\"]}}"
+        ))
+    } else {
+        Err(format!(
+            "`{authority}` is not among the hosts the tool `{tool}` may reach ({}); grant it: permissions = {{\"net\": [\"{grant}\"]}}",
+            granted.join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(url: &str, granted: &[&str]) -> Result<(), String> {
+        let granted: Vec<String> = granted.iter().map(|g| (*g).to_owned()).collect();
+        permitted(&url.parse().unwrap(), &granted, "forecast_get")
+    }
+
+    #[test]
+    fn hosts_match_exactly_by_port_or_by_wildcard() {
+        assert!(check("https://api.example.com/v1", &["api.example.com"]).is_ok());
+        assert!(check("https://API.example.com/v1", &["api.example.com"]).is_ok());
+        assert!(check("http://127.0.0.1:8080/x", &["127.0.0.1:8080"]).is_ok());
+        assert!(check("http://127.0.0.1:9090/x", &["127.0.0.1:8080"]).is_err());
+        assert!(check("http://127.0.0.1:9090/x", &["127.0.0.1"]).is_ok());
+        assert!(check("https://eu.api.example.com/", &["*.example.com"]).is_ok());
+        assert!(check("https://example.com/", &["*.example.com"]).is_err());
+        assert!(check("https://evilexample.com/", &["*.example.com"]).is_err());
+        assert!(check("https://anything.test/", &["*"]).is_ok());
+    }
+
+    #[test]
+    fn a_refusal_says_what_to_grant() {
+        let error = check("https://api.example.com/v1", &[]).unwrap_err();
+        assert!(error.contains("has no `net` permission"), "{error}");
+        assert!(
+            error.contains(r#"permissions = {"net": ["api.example.com"]}"#),
+            "{error}"
+        );
+        let error = check("http://127.0.0.1:8080/", &["example.com"]).unwrap_err();
+        assert!(error.contains(r#"["127.0.0.1:8080"]"#), "{error}");
+        assert!(
+            check("ftp://example.com/x", &["*"])
+                .unwrap_err()
+                .contains("only http")
+        );
+    }
+
+    #[test]
+    fn query_parameters_are_percent_encoded() {
+        assert_eq!(encoded("Oslo & Bergen/ø"), "Oslo%20%26%20Bergen%2F%C3%B8");
+    }
+}
