@@ -570,6 +570,8 @@ mod tests {
         let index = SearchIndex::new(&corpus());
         assert_eq!(names(&index, "wether")[0], "get_weather");
         assert_eq!(names(&index, "repositry issues")[0], "listOpenIssues");
+        // Two letters swapped count as one typo.
+        assert_eq!(names(&index, "wetaher")[0], "get_weather");
     }
 
     #[test]

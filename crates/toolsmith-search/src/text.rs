@@ -186,7 +186,9 @@ fn undouble(base: &str) -> &str {
     base
 }
 
-/// The edit distance between `a` and `b` when it is at most `limit`, else `None`.
+/// The edit distance between `a` and `b` when it is at most `limit`, else `None`: the
+/// fewest insertions, deletions, substitutions and swaps of two adjacent letters (optimal
+/// string alignment), so the common typo `chnages` is one edit from `changes`.
 /// `scratch` is working memory, reused across calls.
 pub(crate) fn bounded_distance(
     a: &[u8],
@@ -197,21 +199,31 @@ pub(crate) fn bounded_distance(
     if a.len().abs_diff(b.len()) > limit {
         return None;
     }
+    let width = b.len() + 1;
     scratch.clear();
-    scratch.extend(0..=b.len());
-    scratch.resize(2 * (b.len() + 1), 0);
-    let (mut previous, mut current) = scratch.split_at_mut(b.len() + 1);
+    scratch.resize(3 * width, 0);
+    let (before, rest) = scratch.split_at_mut(width);
+    let (previous, current) = rest.split_at_mut(width);
+    let (mut before, mut previous, mut current) = (before, previous, current);
+    for (j, cell) in previous.iter_mut().enumerate() {
+        *cell = j;
+    }
     for (i, ca) in a.iter().enumerate() {
         current[0] = i + 1;
         let mut row_min = current[0];
         for (j, cb) in b.iter().enumerate() {
             let substitution = previous[j] + usize::from(ca != cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-            row_min = row_min.min(current[j + 1]);
+            let mut best = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                best = best.min(before[j - 1] + 1);
+            }
+            current[j + 1] = best;
+            row_min = row_min.min(best);
         }
         if row_min > limit {
             return None;
         }
+        std::mem::swap(&mut before, &mut previous);
         std::mem::swap(&mut previous, &mut current);
     }
     (previous[b.len()] <= limit).then_some(previous[b.len()])
@@ -274,5 +286,18 @@ mod tests {
             bounded_distance(b"kitten", b"sitting", 3, &mut scratch),
             Some(3)
         );
+    }
+
+    #[test]
+    fn two_swapped_letters_are_one_typo() {
+        let distance = |a: &str, b: &str, limit| {
+            bounded_distance(a.as_bytes(), b.as_bytes(), limit, &mut Vec::new())
+        };
+        assert_eq!(distance("chnages", "changes", 1), Some(1));
+        assert_eq!(distance("recieve", "receive", 1), Some(1));
+        assert_eq!(distance("teh", "the", 1), Some(1));
+        // A swap and a substitution are two.
+        assert_eq!(distance("chnagez", "changes", 1), None);
+        assert_eq!(distance("chnagez", "changes", 2), Some(2));
     }
 }
