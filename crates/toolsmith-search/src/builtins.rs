@@ -101,6 +101,7 @@ impl ToolSearch {
             "properties": {
                 "query": {
                     "type": "string",
+                    "minLength": 1,
                     "description": "What the tool should do, in a few words (e.g. \"weather forecast for a city\")",
                 },
                 "max_results": {

@@ -55,6 +55,7 @@ pub(crate) enum Command {
         clippy::doc_markdown,
         reason = "the examples are shell lines, shown as typed"
     )]
+    #[command(verbatim_doc_comment)]
     Call(CallArgs),
 
     /// Run every tool's test cases through the same path the server uses.
@@ -67,6 +68,7 @@ pub(crate) enum Command {
     /// Examples:
     ///   toolsmith test examples/tools
     ///   toolsmith test examples/tools --filter forecast --junit target/toolsmith-junit.xml
+    #[command(verbatim_doc_comment)]
     Test(TestArgs),
 
     /// Start a new tool, or a new tools folder, that follows the description convention.
@@ -78,6 +80,7 @@ pub(crate) enum Command {
     ///   toolsmith new tool forecast
     ///   toolsmith new tool stats --lang python tools
     ///   toolsmith new folder my-tools
+    #[command(verbatim_doc_comment)]
     New(NewArgs),
 
     /// Lint the tools of a folder: names, descriptions, parameters, schemas, permissions.
@@ -92,6 +95,7 @@ pub(crate) enum Command {
     ///   toolsmith check examples/tools
     ///   toolsmith check tools --strict --format github
     ///   toolsmith check --explain non-ecma-pattern
+    #[command(verbatim_doc_comment)]
     Check(CheckArgs),
 
     /// Serve the tools over MCP: stdio by default, Streamable HTTP with `--http`
@@ -118,6 +122,7 @@ pub(crate) enum Command {
     /// Examples:
     ///   toolsmith search examples/tools "sum two numbers"
     ///   toolsmith search tools "wether forecast" -n 3 --json
+    #[command(verbatim_doc_comment)]
     Search(SearchArgs),
 }
 
@@ -396,6 +401,7 @@ pub(crate) enum NewCommand {
     ///   toolsmith new tool forecast
     ///   toolsmith new tool forecast --form manifest tools
     ///   toolsmith new tool forecast --lang node
+    #[command(verbatim_doc_comment)]
     Tool(NewToolArgs),
 
     /// Start a tools folder: `toolsmith.toml`, one Starlark tool and a README.

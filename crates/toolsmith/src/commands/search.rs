@@ -47,11 +47,20 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
 
 /// `[DIR] QUERY`: one word is the query (the folder defaults to ./tools).
 fn split_words(words: &[String]) -> anyhow::Result<(Option<PathBuf>, &str)> {
-    match words {
-        [query] => Ok((None, query)),
-        [dir, query] => Ok((Some(Path::new(dir).to_owned()), query)),
-        _ => anyhow::bail!("expected `[DIR] QUERY`"),
+    let (dir, query) = match words {
+        [query] => (None, query),
+        [dir, query] => (Some(Path::new(dir).to_owned()), query),
+        _ => anyhow::bail!(
+            "expected `[DIR] QUERY`; quote a query of several words: \
+             toolsmith search tools \"sum two numbers\""
+        ),
+    };
+    if query.trim().is_empty() {
+        anyhow::bail!(
+            "the query is empty; say what the tool should do: toolsmith search tools \"sum two numbers\""
+        );
     }
+    Ok((dir, query))
 }
 
 fn print_table(printer: Printer, rows: &[[String; 3]]) -> std::io::Result<()> {

@@ -7,6 +7,7 @@
 
 mod call;
 mod check;
+mod help;
 mod list;
 mod new;
 mod search;

@@ -54,3 +54,15 @@ fn the_folder_a_tool_is_in_counts_like_a_tag() {
     assert_eq!(top("add a row in airtable"), "create_record");
     assert_eq!(top("add a row to my sheets"), "append_row");
 }
+
+#[test]
+fn an_empty_query_is_a_usage_error() {
+    let output = toolsmith()
+        .args(["search", "examples/tools", "  "])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the query is empty"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}

@@ -1,0 +1,43 @@
+//! `--help`: what a user reads before anything else.
+
+use crate::toolsmith;
+
+/// Every command's help shows its examples one per line, as they are typed.
+#[test]
+fn examples_are_shown_one_per_line() {
+    let commands: &[&[&str]] = &[
+        &["list"],
+        &["call"],
+        &["test"],
+        &["new", "tool"],
+        &["new", "folder"],
+        &["check"],
+        &["serve"],
+        &["search"],
+    ];
+    for command in commands {
+        let output = toolsmith().args(*command).arg("--help").output().unwrap();
+        assert!(output.status.success(), "{command:?}");
+        let help = String::from_utf8(output.stdout).unwrap();
+        let invocation = format!("toolsmith {}", command.join(" "));
+        let examples: Vec<&str> = help
+            .lines()
+            .skip_while(|line| !line.starts_with("Example"))
+            .take_while(|line| !line.is_empty())
+            .collect();
+        assert!(
+            !examples.is_empty(),
+            "{command:?} shows no example:\n{help}"
+        );
+        for line in &examples {
+            let typed = line
+                .trim_start_matches("Examples:")
+                .trim_start_matches("Example:")
+                .trim();
+            assert!(
+                typed.is_empty() || typed.matches(&invocation).count() == 1,
+                "{command:?}: one example per line, got `{line}`"
+            );
+        }
+    }
+}
