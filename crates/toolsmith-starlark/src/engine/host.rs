@@ -43,15 +43,25 @@ pub(crate) fn permitted(
         Access::Write => &definition.permissions.fs_write,
     };
     let permission = access.permission();
-    let target =
-        resolved(&base.join(path), access).map_err(|error| format!("`{path}`: {error}"))?;
-    let allowed = granted
+    let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_owned());
+    let folders: Vec<PathBuf> = granted
         .iter()
         .filter_map(|grant| resolved(&base.join(folder_of(grant)), Access::Read).ok())
-        .any(|folder| target.starts_with(folder));
-    if allowed {
-        return Ok(target);
-    }
+        .collect();
+    let inside = |target: &Path| folders.iter().any(|folder| target.starts_with(folder));
+    let target = match resolved(&base.join(path), access) {
+        Ok(target) if inside(&target) => return Ok(target),
+        Ok(target) => target,
+        // A path that cannot be resolved is reported as such only inside a grant, so a
+        // tool cannot learn what exists outside one.
+        Err(error) => {
+            let target = lexical(&base.join(path));
+            if inside(&target) {
+                return Err(format!("`{path}`: {error}"));
+            }
+            target
+        }
+    };
     let folder = target.parent().unwrap_or(&target).display().to_string();
     let mut message = if granted.is_empty() {
         format!(
@@ -93,6 +103,22 @@ fn resolved(path: &Path, access: Access) -> std::io::Result<PathBuf> {
         }
         (Err(error), _) => Err(error),
     }
+}
+
+/// `path` with `.` and `..` taken away by their names alone (for a path that does not
+/// exist, so has no links to follow).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Whether `definition`'s `env` permission names `variable` (or is `*`).
@@ -179,6 +205,23 @@ mod tests {
         let error = permitted(&definition, dir.path(), "data/nope.txt", Access::Read).unwrap_err();
         assert!(error.starts_with("`data/nope.txt`: "), "{error}");
         assert!(permitted(&definition, dir.path(), "data/nope/new.txt", Access::Write).is_err());
+    }
+
+    #[test]
+    fn what_exists_outside_a_grant_is_not_told() {
+        let dir = base();
+        let definition = tool(&["data"], &[]);
+        let missing = permitted(&definition, dir.path(), "nope.txt", Access::Read).unwrap_err();
+        let present = permitted(&definition, dir.path(), "secret.txt", Access::Read).unwrap_err();
+        assert!(
+            missing.contains("outside the tool's `fs.read` permission"),
+            "{missing}"
+        );
+        assert!(
+            present.contains("outside the tool's `fs.read` permission"),
+            "{present}"
+        );
+        assert!(!missing.contains("No such file"), "{missing}");
     }
 
     #[test]

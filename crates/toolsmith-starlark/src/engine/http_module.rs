@@ -244,12 +244,19 @@ fn response_value<'v>(
     url: &str,
 ) -> anyhow::Result<Value<'v>> {
     let status = i32::from(response.status().as_u16());
-    let mut headers = SmallMap::new();
+    // A header sent more than once is one entry, its values joined by ", " (RFC 9110).
+    let mut headers: SmallMap<String, String> = SmallMap::new();
     for (name, value) in response.headers() {
-        headers.insert(
-            name.as_str().to_owned(),
-            String::from_utf8_lossy(value.as_bytes()).into_owned(),
-        );
+        let value = String::from_utf8_lossy(value.as_bytes());
+        match headers.get_mut(name.as_str()) {
+            Some(joined) => {
+                joined.push_str(", ");
+                joined.push_str(&value);
+            }
+            None => {
+                headers.insert(name.as_str().to_owned(), value.into_owned());
+            }
+        }
     }
     let bytes = response
         .body_mut()
@@ -259,12 +266,12 @@ fn response_value<'v>(
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let is_json = headers
         .get("content-type")
-        .is_some_and(|kind: &String| kind.contains("json"));
+        .is_some_and(|kind| kind.contains("json"));
     let json = match serde_json::from_str::<serde_json::Value>(&text) {
         Ok(value) if is_json => from_json(heap, &value).map_err(|error| anyhow::anyhow!(error))?,
         _ => Value::new_none(),
     };
-    let headers = heap.alloc(headers.into_iter().collect::<SmallMap<String, String>>());
+    let headers = heap.alloc(headers);
     Ok(heap.alloc(AllocStruct([
         ("status", heap.alloc(status)),
         ("headers", headers),

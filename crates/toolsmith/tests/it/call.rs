@@ -281,7 +281,7 @@ fn a_script_reaches_only_the_hosts_its_permissions_name() {
 def fetch(path: str) -> dict:
     """Fetches a path of the test server."""
     response = http.get("http://127.0.0.1:{port}" + path, params = {{"q": "rain & snow"}})
-    return {{"status": response.status, "echo": response.json}}
+    return {{"status": response.status, "type": response.headers["content-type"], "echo": response.json}}
 
 mcp.tool(fetch, permissions = {{"net": ["127.0.0.1:{port}"]}})
 
@@ -303,6 +303,7 @@ mcp.tool(sneak)
     assert_eq!(code, Some(0), "{stdout}");
     let fetched: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(fetched["status"], 200);
+    assert_eq!(fetched["type"], "application/json");
     assert_eq!(
         fetched["echo"]["request"],
         "GET /echo?q=rain%20%26%20snow HTTP/1.1"
