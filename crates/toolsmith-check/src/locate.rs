@@ -88,6 +88,30 @@ impl ToolView<'_> {
         }
     }
 
+    /// The `def` of a Starlark tool up to the next top-level line: the code that runs when
+    /// the tool is called, but for the helpers it calls.
+    pub(crate) fn body(&self) -> Option<Range<usize>> {
+        let source = self.source?;
+        let start = self.def_name(source)?.start;
+        let mut end = source.len();
+        let mut offset = start
+            + source[start..]
+                .find('\n')
+                .map_or(source.len() - start, |n| n + 1);
+        while offset < source.len() {
+            let line_end = source[offset..]
+                .find('\n')
+                .map_or(source.len(), |n| offset + n + 1);
+            let line = &source[offset..line_end];
+            if line.starts_with(|c: char| !c.is_whitespace() && c != '#') {
+                end = offset;
+                break;
+            }
+            offset = line_end;
+        }
+        Some(start..end)
+    }
+
     /// The tool's name: the `def` name, `name=` or the manifest file.
     pub(crate) fn at_name(&self) -> At {
         let Some(source) = self.source else {

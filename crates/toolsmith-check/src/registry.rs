@@ -38,6 +38,7 @@ pub static RULES: &[&Rule] = &[
     &rules::invalid_ui_resource::INVALID_UI_RESOURCE.0,
     &rules::invalid_icon::INVALID_ICON.0,
     // Permissions and requirements.
+    &rules::missing_permission::MISSING_PERMISSION.0,
     &rules::unused_permission::UNUSED_PERMISSION.0,
     &rules::overbroad_permission::OVERBROAD_PERMISSION.0,
     &rules::missing_requirement::MISSING_REQUIREMENT.0,

@@ -13,6 +13,7 @@ pub(crate) mod invalid_tool_name;
 pub(crate) mod invalid_ui_resource;
 pub(crate) mod missing_description;
 pub(crate) mod missing_examples;
+pub(crate) mod missing_permission;
 pub(crate) mod missing_requirement;
 pub(crate) mod missing_summary_line;
 pub(crate) mod missing_usage_guidance;

@@ -1,0 +1,96 @@
+use crate::checker::{Form, Report, Server};
+use crate::rule::declare_rule;
+
+declare_rule! {
+    /// ## What it does
+    /// Checks Starlark and script tools for calls that need a permission the tool is not
+    /// granted: `http.get`, `http.post` or `http.request` without `net`; `mcp.read_file` or
+    /// `mcp.list_dir` without `fs.read`; `mcp.write_file` without `fs.write`; `mcp.getenv`
+    /// without `env`. A Starlark tool's own `def` is read (not the helpers it calls), a
+    /// manifest tool's whole script.
+    ///
+    /// ## Why is this bad?
+    /// The call fails every time it runs, with an error the model sees instead of a
+    /// result. The check finds it before anyone calls the tool.
+    ///
+    /// ## Example
+    /// ```python
+    /// def forecast_get(city: str) -> dict:
+    ///     return http.get("https://api.weather.example/v1/" + city).json
+    ///
+    /// mcp.tool(forecast_get)
+    /// ```
+    ///
+    /// ## How to fix
+    /// Grant exactly what the call needs:
+    /// `mcp.tool(forecast_get, permissions = {"net": ["api.weather.example"]})`.
+    pub(crate) static MISSING_PERMISSION: MissingPermission = {
+        id: "missing-permission",
+        summary: "A tool calls what its permissions do not allow",
+        severity: Warning,
+        check: check,
+    }
+}
+
+/// Each permission and the calls that need it.
+const NEEDS: &[(&str, &[&str])] = &[
+    ("net", &["http.get(", "http.post(", "http.request("]),
+    ("fs.read", &["mcp.read_file(", "mcp.list_dir("]),
+    ("fs.write", &["mcp.write_file("]),
+    ("env", &["mcp.getenv("]),
+];
+
+fn check(server: &Server<'_>, report: &mut Report<'_>) {
+    for tool in &server.tools {
+        // The code the tool runs, and where it starts in the tool's source (a Starlark
+        // tool's `def`; a manifest's script is another file, located by its keyword).
+        let (code, offset) = match tool.form {
+            Form::Starlark => match (tool.source, tool.body()) {
+                (Some(source), Some(body)) => (&source[body.clone()], Some(body.start)),
+                _ => continue,
+            },
+            Form::Manifest => match tool.code {
+                Some(code) => (code, None),
+                None => continue,
+            },
+            Form::Other => continue,
+        };
+        let permissions = &tool.definition.permissions;
+        for (family, calls) in NEEDS {
+            let granted = match *family {
+                "net" => &permissions.net,
+                "fs.read" => &permissions.fs_read,
+                "fs.write" => &permissions.fs_write,
+                _ => &permissions.env,
+            };
+            if !granted.is_empty() {
+                continue;
+            }
+            let Some((at, call)) = calls
+                .iter()
+                .filter_map(|call| code.find(call).map(|at| (at, *call)))
+                .min()
+            else {
+                continue;
+            };
+            let call = call.trim_end_matches('(');
+            let place = match offset {
+                Some(start) => tool.at_span(start + at..start + at + call.len()),
+                None => tool.at_keyword("permissions"),
+            };
+            report
+                .add(
+                    place,
+                    Some(tool.name()),
+                    format!(
+                        "`{}` calls `{call}` but is not granted `{family}`",
+                        tool.name()
+                    ),
+                )
+                .help(format!(
+                    "add `permissions = {{\"{family}\": [...]}}` naming what it reaches \
+                     (docs/tools.md, the sandbox)"
+                ));
+        }
+    }
+}
