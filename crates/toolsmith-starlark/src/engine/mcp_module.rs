@@ -438,6 +438,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             .map_err(|error| anyhow::anyhow!("`mcp.roots` failed: {error}"))?;
         from_json(heap, &serde_json::Value::Array(roots)).map_err(|error| anyhow::anyhow!(error))
     }
+
     /// The text of a file the tool's `fs.read` permission covers (UTF-8, at most 16 MiB).
     fn read_file<'v>(
         #[starlark(require = pos)] path: &str,
