@@ -260,6 +260,21 @@ pub struct Permissions {
     pub env: Vec<String>,
 }
 
+impl Permissions {
+    /// The grants of one family by its name in `permissions`: `fs.read`, `fs.write`,
+    /// `net` or `env`; empty for any other name.
+    #[must_use]
+    pub fn family(&self, name: &str) -> &[String] {
+        match name {
+            "fs.read" => &self.fs_read,
+            "fs.write" => &self.fs_write,
+            "net" => &self.net,
+            "env" => &self.env,
+            _ => &[],
+        }
+    }
+}
+
 /// Where something was defined: a file and a 1-based line and column.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceLocation {

@@ -79,7 +79,7 @@ pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_out
 pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
 };
-pub use uri_template::{UriTemplate, UriTemplateError};
+pub use uri_template::{UriTemplate, UriTemplateError, percent_encode};
 pub use validate::{
     ArgumentErrors, ArgumentValidator, SchemaError, SchemaValidator, Violation, compile_schema,
 };

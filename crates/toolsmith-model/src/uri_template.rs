@@ -172,7 +172,8 @@ fn match_parts(parts: &[Part], uri: &str, values: &mut Vec<(String, String)>) ->
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
-pub(crate) fn percent_encode(text: &str) -> String {
+#[must_use]
+pub fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
@@ -253,6 +254,14 @@ mod tests {
         assert_eq!(
             data.expand(|_| Some("a b/c".into())),
             "test://template/a%20b%2Fc/data"
+        );
+    }
+
+    #[test]
+    fn percent_encoding_keeps_only_unreserved_characters() {
+        assert_eq!(
+            percent_encode("Oslo & Bergen/ø"),
+            "Oslo%20%26%20Bergen%2F%C3%B8"
         );
     }
 

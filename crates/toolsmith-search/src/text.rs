@@ -202,9 +202,8 @@ pub(crate) fn bounded_distance(
     let width = b.len() + 1;
     scratch.clear();
     scratch.resize(3 * width, 0);
-    let (before, rest) = scratch.split_at_mut(width);
-    let (previous, current) = rest.split_at_mut(width);
-    let (mut before, mut previous, mut current) = (before, previous, current);
+    let (mut before, rest) = scratch.split_at_mut(width);
+    let (mut previous, mut current) = rest.split_at_mut(width);
     for (j, cell) in previous.iter_mut().enumerate() {
         *cell = j;
     }

@@ -68,12 +68,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         };
         let permissions = &tool.definition.permissions;
         for (family, never, calls) in FAMILIES {
-            let granted = match *family {
-                "net" => &permissions.net,
-                "fs.read" => &permissions.fs_read,
-                "fs.write" => &permissions.fs_write,
-                _ => &permissions.env,
-            };
+            let granted = permissions.family(family);
             if granted.is_empty() {
                 continue;
             }

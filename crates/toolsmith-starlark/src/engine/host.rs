@@ -11,7 +11,8 @@ use std::path::{Component, Path, PathBuf};
 
 use toolsmith_model::ToolDefinition;
 
-/// The most `mcp.read_file` returns: a tool's heap is limited, and a model's context more.
+/// The most a tool reads at once, from a file (`mcp.read_file`) or a response body
+/// (`http.*`): a tool's heap is limited, and a model's context more.
 pub(crate) const READ_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// What a file is opened for, and the permission that allows it.
@@ -38,11 +39,8 @@ pub(crate) fn permitted(
     path: &str,
     access: Access,
 ) -> Result<PathBuf, String> {
-    let granted = match access {
-        Access::Read => &definition.permissions.fs_read,
-        Access::Write => &definition.permissions.fs_write,
-    };
     let permission = access.permission();
+    let granted = definition.permissions.family(permission);
     let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_owned());
     let folders: Vec<PathBuf> = granted
         .iter()

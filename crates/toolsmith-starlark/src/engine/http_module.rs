@@ -6,7 +6,6 @@
 //! name, a network failure or a body over 16 MiB fail the call. `GET` and `HEAD` follow up
 //! to five redirects, each to a permitted host.
 
-use std::fmt::Write as _;
 use std::time::Instant;
 
 use starlark::collections::SmallMap;
@@ -16,13 +15,13 @@ use starlark::starlark_module;
 use starlark::values::none::NoneOr;
 use starlark::values::structs::AllocStruct;
 use starlark::values::{Heap, Value};
+use toolsmith_model::percent_encode;
 use ureq::http::Uri;
 
 use super::convert::{from_json, to_json};
+use super::host::READ_LIMIT;
 use super::session;
 
-/// The largest response body a tool gets.
-const BODY_LIMIT: u64 = 16 * 1024 * 1024;
 /// How many redirects a `GET` or `HEAD` follows.
 const MAX_REDIRECTS: usize = 5;
 
@@ -91,9 +90,9 @@ impl Request {
             let mut separator = if url.contains('?') { '&' } else { '?' };
             for (name, value) in strings(params, "params")? {
                 url.push(separator);
-                url.push_str(&encoded(&name));
+                url.push_str(&percent_encode(&name));
                 url.push('=');
-                url.push_str(&encoded(&value));
+                url.push_str(&percent_encode(&value));
                 separator = '&';
             }
         }
@@ -136,19 +135,6 @@ fn strings(value: Value, what: &str) -> anyhow::Result<Vec<(String, String)>> {
             )),
         })
         .collect()
-}
-
-/// `text` percent-encoded for a query string (everything but RFC 3986's unreserved).
-fn encoded(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            let _ = write!(out, "%{byte:02X}");
-        }
-    }
-    out
 }
 
 /// Sends `request` for the running call, following redirects for `GET` and `HEAD`.
@@ -261,7 +247,7 @@ fn response_value<'v>(
     let bytes = response
         .body_mut()
         .with_config()
-        .limit(BODY_LIMIT)
+        .limit(READ_LIMIT)
         .read_to_vec()?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let is_json = headers
@@ -359,10 +345,5 @@ mod tests {
                 .unwrap_err()
                 .contains("only http")
         );
-    }
-
-    #[test]
-    fn query_parameters_are_percent_encoded() {
-        assert_eq!(encoded("Oslo & Bergen/ø"), "Oslo%20%26%20Bergen%2F%C3%B8");
     }
 }

@@ -50,10 +50,7 @@ fn split_words(words: &[String]) -> anyhow::Result<(Option<PathBuf>, &str)> {
     let (dir, query) = match words {
         [query] => (None, query),
         [dir, query] => (Some(Path::new(dir).to_owned()), query),
-        _ => anyhow::bail!(
-            "expected `[DIR] QUERY`; quote a query of several words: \
-             toolsmith search tools \"sum two numbers\""
-        ),
+        _ => anyhow::bail!("expected `[DIR] QUERY`"),
     };
     if query.trim().is_empty() {
         anyhow::bail!(
