@@ -1,16 +1,16 @@
 //! `tool_search` ranking on real tools: recall@1, recall@5 and MRR of Toolsmith's
 //! `SearchIndex` against plain BM25 and Scriptling's heuristic, on the corpus of real MCP
 //! tool definitions in `bench/discovery/` (gathered by `gather.py`) with the hand-written
-//! queries of `queries.jsonl`; then query latency (p50/p99) at 1k and 10k tools and index
+//! queries of `queries.jsonl` and `queries-tune.jsonl`; then query latency (p50/p99) at 1k and 10k tools and index
 //! build time.
 //!
-//! Run: `cargo bench -p toolsmith-bench --bench discovery [-- --misses train|dev] [-- --quick]`
+//! Run: `cargo bench -p toolsmith-bench --bench discovery [-- --misses train|dev|tune] [-- --quick]`
 //!
 //! The corpus becomes a real tools folder (`make_folder.py`, one manifest per tool) that
 //! Toolsmith's own loader reads, so the definitions searched are the ones `serve` would
-//! publish. Each query belongs to a split by a hash of its text: train 40%, dev 20%,
-//! test 40%. Tune on train and dev (`--misses` prints what they miss); the test split is
-//! only reported.
+//! publish. Each query of `queries.jsonl` belongs to a split by a hash of its text: train
+//! 40%, dev 20%, test 40%; the later `queries-tune.jsonl` is all tune. Tune on train, dev
+//! and tune (`--misses` prints what they miss); the test split is only reported.
 
 #![expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 #![expect(clippy::print_stderr, reason = "progress and problems go to stderr")]
@@ -28,7 +28,7 @@ use toolsmith_search::SearchIndex;
 
 /// Results looked at per query: recall@5 and MRR need no more.
 const DEPTH: usize = 50;
-const SPLITS: [&str; 3] = ["train", "dev", "test"];
+const SPLITS: [&str; 4] = ["train", "dev", "tune", "test"];
 
 /// Toolsmith's ranking, as `tool_search` runs it.
 struct Ours {
@@ -110,7 +110,7 @@ fn main() {
         .join("target")
         .join("discovery");
     let (definitions, ids) = load_corpus(&here, &out, Layout::Grouped);
-    let queries = load_queries(&here.join("queries.jsonl"), &definitions, &ids);
+    let queries = all_queries(&here, &definitions, &ids);
     if args.iter().any(|a| a == "--build-only") {
         // For a profiler: only index building, 10k tools, five times.
         let tools = scaled(&definitions, 10_000);
@@ -136,7 +136,7 @@ fn main() {
     // The same tools without the per-server folders: what the ranking makes of the tools'
     // own text alone.
     let (flat, ids) = load_corpus(&here, &out, Layout::Flat);
-    let flat_queries = load_queries(&here.join("queries.jsonl"), &flat, &ids);
+    let flat_queries = all_queries(&here, &flat, &ids);
     let ranked = rank_all(&Ours::new(&flat), &flat_queries);
     let rows = print_scores("toolsmith, flat folder", &flat_queries, &ranked);
     report["quality"]
@@ -184,10 +184,11 @@ fn rank_all(ranking: &dyn Ranker, queries: &[Query]) -> Vec<Vec<usize>> {
 fn print_scores(name: &str, queries: &[Query], ranked: &[Vec<usize>]) -> Vec<Value> {
     let mut rows = Vec::new();
     for split in SPLITS.iter().copied().chain(["all"]) {
+        // "all" is the queries of `queries.jsonl`, as reported before the tune split.
         let picked: Vec<(&Query, &Vec<usize>)> = queries
             .iter()
             .zip(ranked)
-            .filter(|(q, _)| split == "all" || q.split == split)
+            .filter(|(q, _)| q.split == split || (split == "all" && q.split != "tune"))
             .collect();
         let scores = Scores::of(&picked);
         println!(
@@ -282,24 +283,43 @@ fn load_corpus(
     (definitions, ids)
 }
 
+/// The queries of `queries.jsonl`, split by a hash of their text, then those of
+/// `queries-tune.jsonl`, all in the tune split.
+fn all_queries(
+    here: &Path,
+    definitions: &[ToolDefinition],
+    ids: &HashMap<String, String>,
+) -> Vec<Query> {
+    let mut queries = load_queries(&here.join("queries.jsonl"), definitions, ids, None);
+    queries.extend(load_queries(
+        &here.join("queries-tune.jsonl"),
+        definitions,
+        ids,
+        Some("tune"),
+    ));
+    queries
+}
+
 fn load_queries(
     path: &PathBuf,
     definitions: &[ToolDefinition],
     ids: &HashMap<String, String>,
+    split: Option<&'static str>,
 ) -> Vec<Query> {
     let positions: HashMap<&str, usize> = definitions
         .iter()
         .enumerate()
         .map(|(i, d)| (d.name.as_str(), i))
         .collect();
-    let text = std::fs::read_to_string(path).expect("queries.jsonl");
+    let file = path.display();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{file}: {e}"));
     let mut queries = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let record: Value = serde_json::from_str(line)
-            .unwrap_or_else(|e| panic!("queries.jsonl:{}: {e}", number + 1));
+        let record: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{file}:{}: {e}", number + 1));
         let query = record["query"].as_str().unwrap_or_default().to_owned();
         let key = record["tool"].as_str().unwrap_or_default().to_owned();
         let also = record["also"].as_array().into_iter().flatten();
@@ -315,13 +335,13 @@ fn load_queries(
             .collect();
         let Some(targets) = targets else {
             eprintln!(
-                "queries.jsonl:{}: a tool of {keys:?} is not in the corpus; skipped",
+                "{file}:{}: a tool of {keys:?} is not in the corpus; skipped",
                 number + 1
             );
             continue;
         };
         queries.push(Query {
-            split: split_of(&query),
+            split: split.unwrap_or_else(|| split_of(&query)),
             text: query,
             key,
             targets,

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use toolsmith_model::ToolDefinition;
 
+use crate::intent::{self, Intent};
 use crate::meaning::MeaningIndex;
 use crate::synonyms::synonyms;
 use crate::text::{bounded_distance, for_each_indexed_term, terms, words};
@@ -57,6 +58,13 @@ const MEANING_ALONE_THRESHOLD: f64 = 0.35;
 /// The tool closest in meaning to the query (when it is a result) ranks at least this
 /// high.
 const CLOSEST_IN_MEANING_BY: usize = 5;
+/// Added to the score of a tool in a folder the query names ("asana" → `tools/asana/`).
+const FOLDER_NAMED: f64 = 0.25;
+/// Taken from the score of a tool that changes things when the query asks to look
+/// ("which branches are protected?" → not `protect_branch`).
+const CHANGES_BUT_ASKED_TO_LOOK: f64 = 0.22;
+/// Taken from the score of a tool that only looks when the query asks for a change.
+const LOOKS_BUT_ASKED_TO_CHANGE: f64 = 0.1;
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +108,10 @@ pub struct SearchIndex {
     field_lengths: Vec<[u32; FIELD_COUNT]>,
     average_lengths: [f64; FIELD_COUNT],
     meaning: MeaningIndex,
+    /// Whether each tool reads or changes, by its name.
+    intents: Vec<Option<Intent>>,
+    /// The tools in a folder with this word in its name (`aws-iam` → aws, iam).
+    folder_words: HashMap<String, Vec<u32>>,
 }
 
 impl SearchIndex {
@@ -192,6 +204,15 @@ impl SearchIndex {
             }
         }
         self.field_lengths.push(lengths);
+        self.intents.push(intent::of_tool(&definition.name));
+        for folder in &definition.folder {
+            for word in whole_words(folder) {
+                let tools = self.folder_words.entry(word).or_default();
+                if tools.last() != Some(&document) {
+                    tools.push(document);
+                }
+            }
+        }
     }
 
     fn term_id(&mut self, term: &str) -> usize {
@@ -231,20 +252,25 @@ impl SearchIndex {
         // meaning match to show up at all.
         let best_words = scores.iter().copied().fold(0.0, f64::max);
         let similarities = self.meaning.similarities(query);
+        let context = self.context(query);
         let mut hits: Vec<(usize, f64)> = scores
             .iter()
             .zip(&similarities)
+            .zip(&context)
             .enumerate()
-            .filter(|(_, (words, meaning))| {
+            .filter(|(_, ((words, meaning), _))| {
                 **words > 0.0 || f64::from(**meaning) >= MEANING_ALONE_THRESHOLD
             })
-            .map(|(document, (words, meaning))| {
+            .map(|(document, ((words, meaning), context))| {
                 let words = if best_words > 0.0 {
                     (words / best_words).sqrt()
                 } else {
                     0.0
                 };
-                (document, words + MEANING_WEIGHT * f64::from(*meaning))
+                (
+                    document,
+                    words + MEANING_WEIGHT * f64::from(*meaning) + context,
+                )
             })
             .collect();
         let normalized_query = words(query).join("_");
@@ -295,6 +321,36 @@ impl SearchIndex {
                 score: (score * 1000.0).round() / 1000.0,
             })
             .collect()
+    }
+
+    /// What each tool's folder and kind add to its score for `query`: a bonus for a tool in
+    /// a folder the query names (by a word of the folder's name), and a penalty for a tool
+    /// that changes things when the query asks to look, or looks when it asks for a change
+    /// (`intent.rs`). Both were fitted on the train, dev and tune queries of
+    /// `bench/discovery`, held out in turn.
+    fn context(&self, query: &str) -> Vec<f64> {
+        let asked = intent::of_query(query);
+        let mut context: Vec<f64> = self
+            .intents
+            .iter()
+            .map(|tool| match (asked, *tool) {
+                (Some(Intent::Read), Some(Intent::Change)) => -CHANGES_BUT_ASKED_TO_LOOK,
+                (Some(Intent::Change), Some(Intent::Read)) => -LOOKS_BUT_ASKED_TO_CHANGE,
+                _ => 0.0,
+            })
+            .collect();
+        let mut named = vec![false; self.names.len()];
+        for word in whole_words(query) {
+            for &document in self.folder_words.get(&word).into_iter().flatten() {
+                named[document as usize] = true;
+            }
+        }
+        for (context, named) in context.iter_mut().zip(named) {
+            if named {
+                *context += FOLDER_NAMED;
+            }
+        }
+        context
     }
 
     /// Each tool's word score for `query` (see [`SearchIndex::search`]), in indexing order.
@@ -422,6 +478,14 @@ impl SearchIndex {
         let normalization = 1.0 - B + B * length / self.average_lengths[field];
         posting.field.weight() * frequency * (K1 + 1.0) / (frequency + K1 * normalization)
     }
+}
+
+/// The words of `text` split only at what is not a letter or digit, lowercased: how a
+/// query names a folder (`GitHub` and `github` are the folder `github/`, not `git/`).
+fn whole_words(text: &str) -> impl Iterator<Item = String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
 }
 
 /// The text a tool's meaning is taken from: name, title, description, keywords, tags,
@@ -627,6 +691,62 @@ mod tests {
         let index = SearchIndex::new(&tools);
         assert_eq!(names(&index, "new row in airtable")[0], "create_record");
         assert_eq!(names(&index, "new row")[0], "append_row");
+    }
+
+    #[test]
+    fn a_folder_the_query_names_comes_before_look_alikes_elsewhere() {
+        // Two servers' screenshot tools side by side; the query names the folder of one.
+        let mut browser = tool(
+            "browser_take_screenshot",
+            "Take a screenshot of the page on screen, as PNG or JPEG.",
+        );
+        browser.folder = vec!["playwright".into()];
+        let mut phone = tool(
+            "mobile_save_screenshot",
+            "Save a screenshot of the phone's screen.",
+        );
+        phone.folder = vec!["mobile".into()];
+        let mut tools = corpus();
+        tools.extend([browser, phone]);
+        let index = SearchIndex::new(&tools);
+        // The phone's tool shares more words with the request; the folder decides.
+        assert_eq!(
+            names(&index, "playwright: save a screenshot as a file")[0],
+            "browser_take_screenshot"
+        );
+        // Named in mixed case, the folder is the same word.
+        assert_eq!(
+            names(&index, "Playwright: save a screenshot as a file")[0],
+            "browser_take_screenshot"
+        );
+        assert_eq!(
+            names(&index, "save a screenshot as a file")[0],
+            "mobile_save_screenshot"
+        );
+    }
+
+    #[test]
+    fn a_question_prefers_a_tool_that_looks_to_one_that_changes() {
+        let mut tools = corpus();
+        tools.push(tool(
+            "update-ai-config",
+            "Update an AI config: its name, description, tags and model.",
+        ));
+        tools.push(tool("list-ai-configs", "List the AI configs of a project."));
+        let index = SearchIndex::new(&tools);
+        // The tool that changes configs shares more words with both questions.
+        assert_eq!(
+            names(&index, "what model does each AI config use?")[0],
+            "list-ai-configs"
+        );
+        assert_eq!(
+            names(&index, "which tags are on the AI configs?")[0],
+            "list-ai-configs"
+        );
+        assert_eq!(
+            names(&index, "set the model and tags of the AI config")[0],
+            "update-ai-config"
+        );
     }
 
     #[test]

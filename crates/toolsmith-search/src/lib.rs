@@ -30,6 +30,7 @@
 mod builtins;
 mod discovery;
 mod index;
+mod intent;
 mod meaning;
 mod synonyms;
 mod text;
