@@ -239,8 +239,10 @@ impl SearchIndex {
     /// term weighing its rarest match's idf), so tools matching every word come first. Its
     /// final score adds the meaning signal:
     /// `sqrt(word score / best word score) + MEANING_WEIGHT × cosine` of the query's and
-    /// the tool's vectors (`meaning.rs`); a tool no query word matched needs a cosine of
-    /// `MEANING_ALONE_THRESHOLD`. Results are ordered by that score, ties by name, with two
+    /// the tool's vectors (`meaning.rs`), plus `FOLDER_NAMED` for a tool in a folder the
+    /// query names, less a penalty for a tool that changes things when the query asks to
+    /// look or the other way round (`intent.rs`); a tool no query word matched needs a cosine
+    /// of `MEANING_ALONE_THRESHOLD`. Results are ordered by that score, ties by name, with two
     /// exceptions: a query that is exactly a tool's name (in any case style) puts that tool
     /// first, and the tool closest in meaning (one of the results) is never below fifth
     /// place, so its score can be lower than the one above it.

@@ -6,8 +6,9 @@
 //!   case), title, keywords, tags, description, parameter names and descriptions — scored
 //!   BM25-style per field with field weights, light stemming, typo tolerance and multi-word
 //!   queries, plus a meaning signal (static word-piece vectors distilled from
-//!   all-MiniLM-L6-v2, `data/distill.py`). [`SearchIndex::search`] returns [`Hit`]s, best
-//!   first.
+//!   all-MiniLM-L6-v2, `data/distill.py`), a bonus for a folder the query names and a
+//!   penalty for a tool that changes things when the request asks to look (or the other way
+//!   round). [`SearchIndex::search`] returns [`Hit`]s, best first.
 //! - [`with_discovery`]: a catalog as its `[search]` settings publish it: the tools that go
 //!   behind search marked `discoverable`, plus the `tool_search` and `execute_tool`
 //!   built-ins when any tool is. [`Plan`] says what the settings decide, counting the
