@@ -30,10 +30,9 @@ impl Field {
     /// length normalisation, `B`, already lifts each of them; at 3.0 it counted twice.)
     fn weight(self) -> f64 {
         match self {
-            Self::Name => 1.5,
             Self::Keywords => 2.5,
             Self::Title => 2.0,
-            Self::Tags => 1.5,
+            Self::Name | Self::Tags => 1.5,
             Self::Description => 1.0,
             Self::Parameters => 0.25,
         }
