@@ -5,7 +5,15 @@
 //! any status is returned (`status` says how it went); a host the permission does not
 //! name, a network failure or a body over 16 MiB fail the call. `GET` and `HEAD` follow up
 //! to five redirects, each to a permitted host.
+//!
+//! A host granted by name (`api.example.com`, `*.example.com`, `*`) is reached at its public
+//! addresses only: a name that resolves to a loopback, private or link-local address (the
+//! machine itself, the local network, a cloud's metadata service at 169.254.169.254) is
+//! refused, whoever controls its DNS. Such an address is reached when `net` names it
+//! (`127.0.0.1:8080`, `[::1]`, `10.0.0.5`) or names `localhost`. The check runs on the
+//! addresses the connection is made to, so a name cannot pass it and then resolve elsewhere.
 
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Instant;
 
 use starlark::collections::SmallMap;
@@ -17,6 +25,8 @@ use starlark::values::structs::AllocStruct;
 use starlark::values::{Heap, Value};
 use toolsmith_model::percent_encode;
 use ureq::http::Uri;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use super::convert::{from_json, to_json};
 use super::host::READ_LIMIT;
@@ -151,21 +161,30 @@ fn send<'v>(
         .context
         .deadline
         .saturating_duration_since(Instant::now());
-    let agent: ureq::Agent = ureq::Agent::config_builder()
+    let config = ureq::Agent::config_builder()
         .timeout_global(Some(left))
         .http_status_as_error(false)
         .max_redirects(0)
         .user_agent(concat!("toolsmith/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
+        .build();
+    let agent = ureq::Agent::with_parts(
+        config,
+        DefaultConnector::default(),
+        PublicUnlessNamed {
+            granted: granted.clone(),
+        },
+    );
     let mut redirects = 0;
     loop {
         let uri: Uri = request.url.parse().map_err(|error| {
             anyhow::anyhow!("`{what}`: `{}` is not a URL: {error}", request.url)
         })?;
         permitted(&uri, granted, name).map_err(|error| anyhow::anyhow!("`{what}`: {error}"))?;
-        let response = dispatch(&agent, &request, uri.clone())
-            .map_err(|error| anyhow::anyhow!("`{what}` {}: {error}", request.url))?;
+        let response = dispatch(&agent, &request, uri.clone()).map_err(|error| match error {
+            // The resolver's refusal says all there is to say.
+            ureq::Error::Other(refusal) => anyhow::anyhow!("`{what}`: {refusal}"),
+            error => anyhow::anyhow!("`{what}` {}: {error}", request.url),
+        })?;
         let status = response.status();
         let location = response
             .headers()
@@ -267,15 +286,97 @@ fn response_value<'v>(
     ])))
 }
 
-/// Whether the tool's `net` permission names `uri`'s host: `api.example.com`, a host and
-/// port (`127.0.0.1:8080`), `*.example.com` (its subdomains) or `*` (any).
-pub(crate) fn permitted(uri: &Uri, granted: &[String], tool: &str) -> Result<(), String> {
-    if !matches!(uri.scheme_str(), Some("http" | "https")) {
-        return Err(format!("`{uri}`: only http and https URLs can be fetched"));
+/// Resolves as ureq does, then keeps only public addresses unless the `net` grant that lets
+/// the tool reach the host names it by address or as `localhost`.
+#[derive(Debug)]
+struct PublicUnlessNamed {
+    granted: Vec<String>,
+}
+
+impl Resolver for PublicUnlessNamed {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let addresses = DefaultResolver::default().resolve(uri, config, timeout)?;
+        if granted_hosts(uri, &self.granted).any(names_an_address) {
+            return Ok(addresses);
+        }
+        let mut public = self.empty();
+        for address in addresses.iter().filter(|address| is_public(address.ip())) {
+            public.push(*address);
+        }
+        match addresses.first() {
+            Some(refused) if public.is_empty() => Err(ureq::Error::Other(
+                private_address(uri, refused.ip()).into(),
+            )),
+            _ => Ok(public),
+        }
     }
+}
+
+/// Why a host granted by name was not reached at `address`, and what to grant instead.
+fn private_address(uri: &Uri, address: IpAddr) -> String {
+    let host = uri.host().unwrap_or_default();
+    let grant = match (address, uri.port_u16()) {
+        (IpAddr::V6(v6), Some(port)) => format!("[{v6}]:{port}"),
+        (IpAddr::V6(v6), None) => format!("[{v6}]"),
+        (v4, Some(port)) => format!("{v4}:{port}"),
+        (v4, None) => v4.to_string(),
+    };
+    let what = if host.trim_matches(['[', ']']).parse::<IpAddr>().is_ok() {
+        format!("{address} is")
+    } else {
+        format!("`{host}` resolves to {address},")
+    };
+    format!(
+        "{what} a loopback, private or link-local address, and a grant by host name, \
+         `*.domain` or `*` reaches public addresses only; if the tool should reach it, grant \
+         the address: permissions = {{\"net\": [\"{grant}\"]}}"
+    )
+}
+
+/// Whether a grant's host is an address (`127.0.0.1`, `::1`) or `localhost`: the grants
+/// that reach loopback and private addresses.
+fn names_an_address(grant_host: &str) -> bool {
+    grant_host.parse::<IpAddr>().is_ok() || grant_host.eq_ignore_ascii_case("localhost")
+}
+
+/// Whether `address` is on the public internet: not loopback, private, link-local,
+/// unspecified, broadcast or shared (carrier-grade NAT); an IPv4 address mapped into IPv6
+/// counts as itself.
+fn is_public(address: IpAddr) -> bool {
+    let v4_is_public = |v4: Ipv4Addr| {
+        let shared = v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64;
+        !(v4.is_loopback()
+            || v4.is_private()
+            || v4.is_link_local()
+            || v4.is_unspecified()
+            || v4.is_broadcast()
+            || v4.octets()[0] == 0
+            || shared)
+    };
+    match address {
+        IpAddr::V4(v4) => v4_is_public(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4_is_public(v4),
+            None => {
+                !(v6.is_loopback()
+                    || v6.is_unspecified()
+                    || v6.is_unique_local()
+                    || v6.is_unicast_link_local())
+            }
+        },
+    }
+}
+
+/// The hosts of the grants in `granted` that let a tool reach `uri`.
+fn granted_hosts<'a>(uri: &'a Uri, granted: &'a [String]) -> impl Iterator<Item = &'a str> {
     let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
     let port = uri.port_u16();
-    let allowed = granted.iter().any(|grant| {
+    granted.iter().filter_map(move |grant| {
         let (grant_host, grant_port) = match grant.rsplit_once(':') {
             Some((host, port)) if port.parse::<u16>().is_ok() => (host, port.parse().ok()),
             _ => (grant.as_str(), None),
@@ -289,11 +390,21 @@ pub(crate) fn permitted(uri: &Uri, granted: &[String], tool: &str) -> Result<(),
                         .to_ascii_lowercase()
                         .ends_with(&format!(".{}", domain.to_ascii_lowercase()))
             });
-        host_matches && (grant_port.is_none() || grant_port == port)
-    });
-    if allowed {
+        (host_matches && (grant_port.is_none() || grant_port == port)).then_some(grant_host)
+    })
+}
+
+/// Whether the tool's `net` permission names `uri`'s host: `api.example.com`, a host and
+/// port (`127.0.0.1:8080`), `*.example.com` (its subdomains) or `*` (any).
+pub(crate) fn permitted(uri: &Uri, granted: &[String], tool: &str) -> Result<(), String> {
+    if !matches!(uri.scheme_str(), Some("http" | "https")) {
+        return Err(format!("`{uri}`: only http and https URLs can be fetched"));
+    }
+    if granted_hosts(uri, granted).next().is_some() {
         return Ok(());
     }
+    let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
+    let port = uri.port_u16();
     let authority = uri.authority().map_or(host, |authority| authority.as_str());
     let grant = if port.is_some() { authority } else { host };
     if granted.is_empty() {
@@ -328,6 +439,52 @@ mod tests {
         assert!(check("https://example.com/", &["*.example.com"]).is_err());
         assert!(check("https://evilexample.com/", &["*.example.com"]).is_err());
         assert!(check("https://anything.test/", &["*"]).is_ok());
+    }
+
+    #[test]
+    fn only_public_addresses_are_public() {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "255.255.255.255",
+            "::1",
+            "::",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(!is_public(private.parse().unwrap()), "{private}");
+        }
+        for public in ["8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111"] {
+            assert!(is_public(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    #[test]
+    fn addresses_and_localhost_are_grants_by_address() {
+        for grant in ["127.0.0.1", "::1", "10.0.0.5", "localhost", "LocalHost"] {
+            assert!(names_an_address(grant), "{grant}");
+        }
+        for grant in [
+            "*",
+            "*.example.com",
+            "api.example.com",
+            "localhost.example.com",
+        ] {
+            assert!(!names_an_address(grant), "{grant}");
+        }
+        let granted = ["*".to_owned(), "127.0.0.1:8080".to_owned()];
+        let uri: Uri = "http://127.0.0.1:8080/x".parse().unwrap();
+        assert_eq!(
+            granted_hosts(&uri, &granted).collect::<Vec<_>>(),
+            ["*", "127.0.0.1"]
+        );
     }
 
     #[test]

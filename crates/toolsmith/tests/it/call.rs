@@ -335,3 +335,50 @@ mcp.tool(sneak)
         "{stdout}"
     );
 }
+
+/// A host granted by name, or by `*`, is reached at public addresses only: the machine
+/// itself and its networks need a grant that names the address (or `localhost`).
+#[test]
+fn a_host_granted_by_name_does_not_reach_the_machine_itself() {
+    let port = echo_server();
+    let tools = format!(
+        r#"
+def anywhere(url: str) -> str:
+    """Fetches any URL."""
+    return http.get(url).text
+
+mcp.tool(anywhere, permissions = {{"net": ["*"]}})
+
+def local(url: str) -> str:
+    """Fetches from this machine."""
+    return http.get(url).json["request"]
+
+mcp.tool(local, permissions = {{"net": ["localhost:{port}"]}})
+"#
+    );
+    let dir = folder(&[("tools.star", &tools)]);
+    let url = format!("url=http://127.0.0.1:{port}/echo");
+    let (code, stdout) = call_in(dir.path(), "anywhere", &[&url]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("127.0.0.1 is a loopback, private or link-local address"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(r#"permissions = {{"net": ["127.0.0.1:{port}"]}}"#)),
+        "{stdout}"
+    );
+    // A name that resolves to a loopback address is refused too.
+    let url = format!("url=http://localhost:{port}/echo");
+    let (code, stdout) = call_in(dir.path(), "anywhere", &[&url]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("`localhost` resolves to") && stdout.contains("loopback"),
+        "{stdout}"
+    );
+    // `localhost`, named, reaches the machine.
+    let url = format!("url=http://localhost:{port}/echo");
+    let (code, stdout) = call_in(dir.path(), "local", &[&url]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("GET /echo HTTP/1.1"), "{stdout}");
+}
