@@ -112,6 +112,34 @@ impl ToolView<'_> {
         Some(start..end)
     }
 
+    /// The code the tool runs and where it starts in the tool's source: a Starlark tool's
+    /// `def` ([`ToolView::body`]), or a manifest's whole script (another file, so no offset).
+    pub(crate) fn running_code(&self) -> Option<(&str, Option<usize>)> {
+        match self.form {
+            Form::Starlark => {
+                let body = self.body()?;
+                Some((&self.source?[body.clone()], Some(body.start)))
+            }
+            Form::Manifest => Some((self.code?, None)),
+            Form::Other => None,
+        }
+    }
+
+    /// Where `call` (at `at` in [`ToolView::running_code`], which started at `offset`) is:
+    /// the call itself in a Starlark tool, else the manifest's `keyword`.
+    pub(crate) fn at_call(
+        &self,
+        offset: Option<usize>,
+        at: usize,
+        call: &str,
+        keyword: &str,
+    ) -> At {
+        match offset {
+            Some(start) => self.at_span(start + at..start + at + call.len()),
+            None => self.at_keyword(keyword),
+        }
+    }
+
     /// The tool's name: the `def` name, `name=` or the manifest file.
     pub(crate) fn at_name(&self) -> At {
         let Some(source) = self.source else {

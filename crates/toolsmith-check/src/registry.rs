@@ -42,6 +42,7 @@ pub static RULES: &[&Rule] = &[
     &rules::unused_permission::UNUSED_PERMISSION.0,
     &rules::overbroad_permission::OVERBROAD_PERMISSION.0,
     &rules::missing_requirement::MISSING_REQUIREMENT.0,
+    &rules::read_only_writes::READ_ONLY_WRITES.0,
     // The whole server.
     &rules::tool_list_too_large::TOOL_LIST_TOO_LARGE.0,
     &rules::missing_examples::MISSING_EXAMPLES.0,

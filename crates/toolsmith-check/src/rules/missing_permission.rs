@@ -1,4 +1,4 @@
-use crate::checker::{Form, Report, Server};
+use crate::checker::{Report, Server};
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -42,18 +42,8 @@ const NEEDS: &[(&str, &[&str])] = &[
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
-        // The code the tool runs, and where it starts in the tool's source (a Starlark
-        // tool's `def`; a manifest's script is another file, located by its keyword).
-        let (code, offset) = match tool.form {
-            Form::Starlark => match (tool.source, tool.body()) {
-                (Some(source), Some(body)) => (&source[body.clone()], Some(body.start)),
-                _ => continue,
-            },
-            Form::Manifest => match tool.code {
-                Some(code) => (code, None),
-                None => continue,
-            },
-            Form::Other => continue,
+        let Some((code, offset)) = tool.running_code() else {
+            continue;
         };
         let permissions = &tool.definition.permissions;
         for (family, calls) in NEEDS {
@@ -69,13 +59,9 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
                 continue;
             };
             let call = call.trim_end_matches('(');
-            let place = match offset {
-                Some(start) => tool.at_span(start + at..start + at + call.len()),
-                None => tool.at_keyword("permissions"),
-            };
             report
                 .add(
-                    place,
+                    tool.at_call(offset, at, call, "permissions"),
                     Some(tool.name()),
                     format!(
                         "`{}` calls `{call}` but is not granted `{family}`",
