@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 pub mod baselines;
+pub mod discovery;
 
 /// The median time per iteration of `batches` runs of `iterations` calls each.
 pub fn median_per_call(batches: usize, iterations: u32, mut call: impl FnMut()) -> Duration {
@@ -18,6 +19,22 @@ pub fn median_per_call(batches: usize, iterations: u32, mut call: impl FnMut()) 
         .collect();
     samples.sort_unstable();
     samples[samples.len() / 2]
+}
+
+/// The split of a query of `discovery/queries.jsonl`: train (40 %), dev (20 %) or test
+/// (40 %), by an FNV-1a hash of its text, so it never changes between runs or machines.
+#[must_use]
+pub fn split_of(text: &str) -> &'static str {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.trim().to_lowercase().bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    match hash % 10 {
+        0..=3 => "train",
+        4 | 5 => "dev",
+        _ => "test",
+    }
 }
 
 /// Formats a duration in microseconds with two decimals.

@@ -1,9 +1,11 @@
 //! The discovery benchmark's data stays usable: every query names a tool of the corpus,
-//! and the corpus is as big as issue 4 asks (≥ 1,000 tools, ≥ 300 queries).
+//! the corpus is as big as issue 4 asks (≥ 1,000 tools, ≥ 300 queries), and the tune
+//! queries are about other tools than the benchmark's.
 
 use std::collections::HashSet;
 
 use serde_json::Value;
+use toolsmith_bench::split_of;
 
 fn read(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,26 +37,38 @@ fn every_query_names_a_tool_of_the_corpus() {
         "every server records its package version"
     );
 
-    let mut queries = 0;
     let mut seen = HashSet::new();
-    for (number, line) in read("queries.jsonl").lines().enumerate() {
-        let record: Value = serde_json::from_str(line)
-            .unwrap_or_else(|e| panic!("queries.jsonl:{}: {e}", number + 1));
-        let query = record["query"].as_str().expect("a query");
-        assert!(
-            seen.insert(query.to_lowercase()),
-            "duplicate query `{query}`"
-        );
-        let also = record["also"].as_array().into_iter().flatten();
-        for key in std::iter::once(&record["tool"]).chain(also) {
-            let key = key.as_str().expect("tool keys are strings");
+    // The tools the test queries are about, and those the tune queries are about.
+    let mut about = [HashSet::new(), HashSet::new()];
+    for (file, tools) in ["queries.jsonl", "queries-tune.jsonl"]
+        .into_iter()
+        .zip(&mut about)
+    {
+        for (number, line) in read(file).lines().enumerate() {
+            let record: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{file}:{}: {e}", number + 1));
+            let query = record["query"].as_str().expect("a query");
             assert!(
-                keys.contains(key),
-                "queries.jsonl:{}: no tool `{key}`",
-                number + 1
+                seen.insert(query.to_lowercase()),
+                "duplicate query `{query}`"
             );
+            let also = record["also"].as_array().into_iter().flatten();
+            for key in std::iter::once(&record["tool"]).chain(also) {
+                let key = key.as_str().expect("tool keys are strings");
+                assert!(keys.contains(key), "{file}:{}: no tool `{key}`", number + 1);
+                if file == "queries-tune.jsonl" || split_of(query) == "test" {
+                    tools.insert(key.to_owned());
+                }
+            }
         }
-        queries += 1;
     }
+    // Tuning on the tune split cannot learn a test answer: no tune query is about a tool
+    // a test query is about.
+    let shared: Vec<&String> = about[0].intersection(&about[1]).collect();
+    assert!(
+        shared.is_empty(),
+        "tune queries about test tools: {shared:?}"
+    );
+    let queries = read("queries.jsonl").lines().count();
     assert!(queries >= 300, "{queries} queries");
 }
