@@ -124,6 +124,35 @@ pub(crate) enum Command {
     ///   toolsmith search tools "wether forecast" -n 3 --json
     #[command(verbatim_doc_comment)]
     Search(SearchArgs),
+
+    /// Add the tools folder to an AI client's MCP servers, so the client starts
+    /// `toolsmith serve DIR` itself.
+    ///
+    /// Writes one entry (this binary's absolute path, `serve` and the folder's absolute path)
+    /// into the client's configuration file, keeping everything else in it; the old file is
+    /// kept as FILE.bak. Installing again under the same name replaces the entry. A file
+    /// Toolsmith cannot read as JSON (or TOML, for Codex) is left alone, with the entry
+    /// printed to add by hand. Restart the client (or reload its MCP servers) afterwards.
+    ///
+    /// Files, user scope (`--project` writes the project's file in the current folder):
+    ///   claude-code     ~/.claude.json                      (.mcp.json)
+    ///   claude-desktop  Claude's claude_desktop_config.json (macOS: ~/Library/Application
+    ///                   Support/Claude, Windows: %APPDATA%\Claude, Linux: ~/.config/Claude)
+    ///   cursor          ~/.cursor/mcp.json                  (.cursor/mcp.json)
+    ///   vscode          Code's User/mcp.json                (.vscode/mcp.json)
+    ///   windsurf        ~/.codeium/windsurf/mcp_config.json
+    ///   gemini          ~/.gemini/settings.json             (.gemini/settings.json)
+    ///   codex           ~/.codex/config.toml ($CODEX_HOME)
+    ///
+    /// Examples:
+    ///   toolsmith install claude-code tools
+    ///   toolsmith install cursor examples/tools --name examples --dry-run
+    ///   toolsmith install claude-desktop tools --tool-options '{"forecast_get": {"units": "metric"}}'
+    ///   toolsmith install vscode tools --project
+    ///   toolsmith install claude-code tools --remove
+    #[command(verbatim_doc_comment)]
+    #[expect(clippy::doc_markdown, reason = "help text, printed as written")]
+    Install(InstallArgs),
 }
 
 /// Where the tools are.
@@ -455,6 +484,69 @@ pub(crate) struct NewFolderArgs {
     /// The folder to create (or an existing one without these files).
     #[arg(value_name = "DIR")]
     pub(crate) dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent command-line flags"
+)]
+pub(crate) struct InstallArgs {
+    /// The client to add the server to.
+    #[arg(value_enum, value_name = "CLIENT")]
+    pub(crate) client: Client,
+
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    /// The server's name in the client [default: `[server] name` of toolsmith.toml, else
+    /// the folder's name].
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+
+    /// Tool options for this installation, as JSON `{"tool": {"option": value}}`: written
+    /// to the entry's `MCP_TOOL_OPTIONS`, they override `[options]` of toolsmith.toml.
+    #[arg(long, value_name = "JSON")]
+    pub(crate) tool_options: Option<String>,
+
+    /// Write the project's configuration file in the current folder, not the user's.
+    #[arg(long)]
+    pub(crate) project: bool,
+
+    /// Write this configuration file instead of the client's usual one.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// Remove the entry of that name instead of adding it.
+    #[arg(long)]
+    pub(crate) remove: bool,
+
+    /// Print what would be written, and write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+
+    /// Print `{"client", "config", "name", "action", "entry"}` as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// The AI clients `toolsmith install` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Client {
+    /// Claude Code.
+    ClaudeCode,
+    /// Claude Desktop.
+    ClaudeDesktop,
+    /// Cursor.
+    Cursor,
+    /// Visual Studio Code (GitHub Copilot's agent mode).
+    Vscode,
+    /// Windsurf.
+    Windsurf,
+    /// Gemini CLI.
+    Gemini,
+    /// The Codex CLI.
+    Codex,
 }
 
 #[derive(Debug, Args)]

@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(&args, printer),
         Command::Serve(args) => commands::serve::run(&args, printer),
         Command::Search(args) => commands::search::run(&args, printer),
+        Command::Install(args) => commands::install::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

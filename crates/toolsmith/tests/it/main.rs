@@ -8,6 +8,7 @@
 mod call;
 mod check;
 mod help;
+mod install;
 mod list;
 mod new;
 mod search;
