@@ -345,15 +345,14 @@ impl SearchIndex {
                 _ => 0.0,
             })
             .collect();
+        // Once per tool, however many words of the query name its folder.
         let mut named = vec![false; self.names.len()];
         for word in whole_words(query) {
             for &document in self.folder_words.get(&word).into_iter().flatten() {
-                named[document as usize] = true;
-            }
-        }
-        for (context, named) in context.iter_mut().zip(named) {
-            if named {
-                *context += FOLDER_NAMED;
+                let document = document as usize;
+                if !std::mem::replace(&mut named[document], true) {
+                    context[document] += FOLDER_NAMED;
+                }
             }
         }
         context

@@ -102,69 +102,15 @@ const CHANGE_VERBS: &[&str] = &[
     "import",
 ];
 
-/// Any of these in a request asks for a change ("bump PROJ-123 to high priority").
-const CHANGE_WORDS: &[&str] = &[
-    "create",
-    "make",
-    "add",
-    "new",
-    "delete",
-    "remove",
-    "update",
-    "change",
-    "set",
-    "rename",
-    "move",
-    "mark",
-    "bump",
-    "push",
-    "send",
-    "post",
-    "put",
-    "upload",
-    "write",
-    "append",
-    "edit",
-    "kill",
-    "cancel",
-    "close",
-    "merge",
-    "approve",
-    "assign",
-    "archive",
-    "publish",
-    "drop",
-    "clear",
-    "reset",
-    "revert",
-    "tag",
-    "lock",
-    "mute",
-    "invite",
-    "link",
-    "protect",
-    "schedule",
-    "trigger",
-    "deploy",
-    "apply",
-    "insert",
-    "upsert",
-    "replace",
-    "modify",
-    "start",
-    "stop",
-    "restart",
-    "terminate",
-    "tear",
-    "import",
-];
+/// Words of requests for a change besides [`CHANGE_VERBS`] ("bump PROJ-123 to high
+/// priority", "tear down the pods").
+const CHANGE_WORDS: &[&str] = &["make", "new", "change", "bump", "tear"];
 
-/// A request without a change word that opens with one of these (or ends with `?`) asks
-/// to look ("which tags does this repo have").
+/// Besides [`READ_VERBS`], the words a request that asks to look opens with ("which tags
+/// does this repo have").
 const READ_OPENERS: &[&str] = &[
-    "what", "which", "who", "when", "where", "how", "is", "are", "does", "did", "do", "any",
-    "show", "list", "find", "get", "see", "view", "check", "look", "display", "fetch", "read",
-    "tell", "count", "pull",
+    "what", "which", "who", "when", "where", "how", "is", "are", "does", "did", "do", "any", "see",
+    "look", "display", "tell", "pull",
 ];
 
 /// What a tool called `name` does, by the first verb of its name (`asana_get_task` reads,
@@ -183,16 +129,16 @@ pub(crate) fn of_tool(name: &str) -> Option<Intent> {
     intent
 }
 
-/// What `query` asks for: a change when any of its words asks for one, else a look when it
-/// is a question or opens like one; `None` when it says neither ("slack channel history").
+/// What `query` asks for: a change when any of its words asks for one (a change verb of tool
+/// names, or one of [`CHANGE_WORDS`]), else a look when it is a question or opens like one; `None` when it says neither ("slack channel history").
 pub(crate) fn of_query(query: &str) -> Option<Intent> {
     let mut first = None;
     let mut change = false;
     for_each_word(query, |word| {
         if first.is_none() {
-            first = Some(READ_OPENERS.contains(&word));
+            first = Some(READ_OPENERS.contains(&word) || READ_VERBS.contains(&word));
         }
-        change |= CHANGE_WORDS.contains(&word);
+        change |= CHANGE_VERBS.contains(&word) || CHANGE_WORDS.contains(&word);
     });
     if change {
         Some(Intent::Change)
