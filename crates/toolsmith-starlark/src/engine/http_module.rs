@@ -182,7 +182,9 @@ fn send<'v>(
         permitted(&uri, granted, name).map_err(|error| anyhow::anyhow!("`{what}`: {error}"))?;
         let response = dispatch(&agent, &request, uri.clone()).map_err(|error| match error {
             // The resolver's refusal says all there is to say.
-            ureq::Error::Other(refusal) => anyhow::anyhow!("`{what}`: {refusal}"),
+            ureq::Error::Other(refusal) if refusal.is::<Refused>() => {
+                anyhow::anyhow!("`{what}`: {refusal}")
+            }
             error => anyhow::anyhow!("`{what}` {}: {error}", request.url),
         })?;
         let status = response.status();
@@ -309,13 +311,25 @@ impl Resolver for PublicUnlessNamed {
             public.push(*address);
         }
         match addresses.first() {
-            Some(refused) if public.is_empty() => Err(ureq::Error::Other(
-                private_address(uri, refused.ip()).into(),
-            )),
+            Some(refused) if public.is_empty() => Err(ureq::Error::Other(Box::new(Refused(
+                private_address(uri, refused.ip()),
+            )))),
             _ => Ok(public),
         }
     }
 }
+
+/// [`PublicUnlessNamed`]'s refusal, told apart from ureq's own errors.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
 
 /// Why a host granted by name was not reached at `address`, and what to grant instead.
 fn private_address(uri: &Uri, address: IpAddr) -> String {
