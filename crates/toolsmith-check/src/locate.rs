@@ -269,6 +269,15 @@ impl ToolView<'_> {
     }
 }
 
+/// The first of `calls` (each written with its `(`, as `http.get(`) in `code`: where it is,
+/// and its name without the `(`.
+pub(crate) fn first_call<'c>(code: &str, calls: &[&'c str]) -> Option<(usize, &'c str)> {
+    calls
+        .iter()
+        .filter_map(|call| code.find(call).map(|at| (at, call.trim_end_matches('('))))
+        .min()
+}
+
 /// `code` without its `mcp.tool(...)` registrations, whose keywords (`permissions=`, …)
 /// would otherwise count as uses of what they grant.
 pub(crate) fn without_registrations(code: &str) -> String {

@@ -1,4 +1,5 @@
 use crate::checker::{Report, Server};
+use crate::locate::first_call;
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -51,14 +52,9 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             if !granted.is_empty() {
                 continue;
             }
-            let Some((at, call)) = calls
-                .iter()
-                .filter_map(|call| code.find(call).map(|at| (at, *call)))
-                .min()
-            else {
+            let Some((at, call)) = first_call(code, calls) else {
                 continue;
             };
-            let call = call.trim_end_matches('(');
             report
                 .add(
                     tool.at_call(offset, at, call, "permissions"),

@@ -1,4 +1,5 @@
 use crate::checker::{Report, Server};
+use crate::locate::first_call;
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -44,15 +45,13 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         let Some((code, offset)) = tool.running_code() else {
             continue;
         };
-        let write = WRITES
-            .iter()
-            .filter_map(|call| code.find(call).map(|at| (at, *call)))
-            .chain(changing_requests(code).map(|at| (at, "http.request(")))
+        let write = first_call(code, WRITES)
+            .into_iter()
+            .chain(changing_requests(code).map(|at| (at, "http.request")))
             .min();
         let Some((at, call)) = write else {
             continue;
         };
-        let call = call.trim_end_matches('(');
         report
             .add(
                 tool.at_call(offset, at, call, "read_only"),
