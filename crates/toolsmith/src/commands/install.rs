@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
 use serde_json::{Map, Value, json};
 
 use crate::ExitStatus;
@@ -56,11 +57,7 @@ pub(crate) fn run(args: &InstallArgs, printer: Printer) -> anyhow::Result<ExitSt
     let existing = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => {
-            return Err(
-                anyhow::Error::new(error).context(format!("cannot read {}", path.display()))
-            );
-        }
+        Err(error) => Err(error).with_context(|| format!("cannot read {}", path.display()))?,
     };
     let format = Format::of(args.client);
     let wanted = (!args.remove).then_some(&server);
@@ -464,20 +461,23 @@ fn toml_edit(text: &str, name: &str, server: Option<&Server>) -> Result<(String,
 /// Writes `text` to `path` through a temporary file in the same folder, keeping the old
 /// file as `PATH.bak`.
 fn write(path: &Path, existed: bool, text: &str) -> anyhow::Result<()> {
-    let context = || format!("cannot write {}", path.display());
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| anyhow::Error::new(e).context(context()))?;
-    }
-    if existed {
-        let mut backup = path.as_os_str().to_owned();
-        backup.push(".bak");
-        std::fs::copy(path, &backup).map_err(|e| anyhow::Error::new(e).context(context()))?;
-    }
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".toolsmith-tmp");
-    std::fs::write(&temporary, text).map_err(|e| anyhow::Error::new(e).context(context()))?;
-    std::fs::rename(&temporary, path).map_err(|e| anyhow::Error::new(e).context(context()))?;
-    Ok(())
+    let with_suffix = |suffix: &str| {
+        let mut other = path.as_os_str().to_owned();
+        other.push(suffix);
+        PathBuf::from(other)
+    };
+    let steps = || -> std::io::Result<()> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        if existed {
+            std::fs::copy(path, with_suffix(".bak"))?;
+        }
+        let temporary = with_suffix(".toolsmith-tmp");
+        std::fs::write(&temporary, text)?;
+        std::fs::rename(&temporary, path)
+    };
+    steps().with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]
