@@ -1,8 +1,8 @@
 //! `tool_search` ranking on real tools: recall@1, recall@5 and MRR of Toolsmith's
 //! `SearchIndex` against plain BM25 and Scriptling's heuristic, on the corpus of real MCP
 //! tool definitions in `bench/discovery/` (gathered by `gather.py`) with the hand-written
-//! queries of `queries.jsonl` and `queries-tune.jsonl`; then query latency (p50/p99) at 1k and 10k tools and index
-//! build time.
+//! queries of `queries.jsonl` and `queries-tune.jsonl`; then query latency (p50/p99) at 1k
+//! and 10k tools and index build time.
 //!
 //! Run: `cargo bench -p toolsmith-bench --bench discovery [-- --misses train|dev|tune] [-- --quick]`
 //!
