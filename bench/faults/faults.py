@@ -1,0 +1,1431 @@
+#!/usr/bin/env python3
+"""Toolsmith's fault suite (issue 14): every crash, wedge, escape and protocol fault the
+issue lists, driven from outside against a `toolsmith` binary, one line per fault.
+
+  python3 bench/faults/faults.py --bin target/release/toolsmith
+  python3 bench/faults/faults.py --bin target/debug/toolsmith --quick     # CI: ~2 minutes
+  python3 bench/faults/faults.py --bin ... --only 1a,5,15 --json out.json
+  python3 bench/faults/faults.py --list
+
+Each fault builds its tools folder in a temporary directory, starts `toolsmith serve` (stdio,
+or `--http 127.0.0.1:0` for the HTTP faults) under an address-space limit (`--limit-as`,
+default 4 GiB, set with RLIMIT_AS in the child; no core dumps), performs the fault, then
+checks:
+
+  survived      the server process is still running after the fault
+  answers after a trivial call (`pong`) is still answered
+  lost answers  requests sent with an id minus answers received (must be 0)
+  stdout        over stdio, every line of stdout is a JSON-RPC message
+
+and the fault's own expectation (the fixed behaviour the issue asks for). A fault passes
+when all of these hold; the suite exits 0 only when every fault passes. Every wait has a
+deadline (a hung server is a failure, not a hung suite), and every process a fault started
+(the server, its descendants, processes that escaped by `setsid`) is killed by its id at the
+end. Network: loopback only; the one fault that must not reach a real address (12a) runs
+the server in a network namespace of its own (`unshare -n`) and is skipped without one.
+Stdlib only, Python 3.11.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import http.server
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+PROTOCOL = "2025-06-18"
+DEFAULT_LIMIT_AS = 4 << 30
+# The trivial tool every folder carries: "answers after" calls it.
+PONG_STAR = '''def pong() -> str:
+    """Answer pong."""
+    return "pong"
+
+mcp.tool(pong)
+'''
+
+
+# ---------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass
+class Result:
+    id: str
+    name: str
+    survived: bool | None = None  # None: not applicable (no server runs for long)
+    answers_after: bool | None = None
+    lost: int = 0
+    ok: bool = False  # the fault's own expectation
+    detail: str = ""
+    seconds: float = 0.0
+    skipped: bool = False
+
+    @property
+    def passed(self) -> bool:
+        if self.skipped:
+            return True
+        return (
+            self.ok
+            and self.survived is not False
+            and self.answers_after is not False
+            and self.lost == 0
+        )
+
+
+class Failed(Exception):
+    """A fault's expectation was not met; the message is the detail."""
+
+
+# ---------------------------------------------------------------------------------------
+# Processes
+
+
+@dataclass
+class Limits:
+    address_space: int = DEFAULT_LIMIT_AS
+    open_files: int | None = None
+
+    def apply(self) -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (self.address_space, self.address_space))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if self.open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
+
+
+def children_of(pid: int) -> list[int]:
+    """Every live descendant of `pid`, from /proc (deepest last)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(entry))
+    found, queue = [], [pid]
+    while queue:
+        for child in parents.get(queue.pop(), []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def kill_pids(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def rss_mib(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        return None
+    return None
+
+
+class Server:
+    """`toolsmith serve` as a child process; stderr is collected, stdout read by the subclass."""
+
+    def __init__(self, ctx: Context, folder: str, args: list[str], limits: Limits | None,
+                 env: dict[str, str] | None, netns: bool) -> None:
+        command = [ctx.bin, "serve", folder, *args]
+        if netns:
+            command = ["unshare", "-n", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$@"', "sh", *command]
+        environment = {k: v for k, v in os.environ.items() if not k.startswith(("TOOLSMITH_", "RUST_"))}
+        environment.update(env or {})
+        limits = limits or Limits(ctx.limit_as)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=environment, preexec_fn=limits.apply, start_new_session=True, cwd=folder,
+        )
+        self.stderr_chunks: list[bytes] = []
+        self.stderr_size = 0
+        self.stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self.stderr_thread.start()
+        ctx.servers.append(self)
+
+    def _drain_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for chunk in iter(lambda: self.process.stderr.read1(65536), b""):  # type: ignore[union-attr]
+            if self.stderr_size < 8 << 20:
+                self.stderr_chunks.append(chunk)
+                self.stderr_size += len(chunk)
+
+    @property
+    def stderr(self) -> str:
+        return b"".join(self.stderr_chunks).decode("utf-8", "replace")
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def exit_text(self) -> str:
+        code = self.process.poll()
+        if code is None:
+            return "running"
+        if code < 0:
+            return f"killed by signal {-code} ({signal.Signals(-code).name})"
+        return f"exited {code}"
+
+    def last_error(self) -> str:
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        telling = [line for line in lines if re.search(r"memory allocation|panicked|abort|fatal|error", line)]
+        return (telling or lines or [""])[-1][:160]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            kill_pids(children_of(self.process.pid))
+            kill_pids([self.process.pid])
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(10)
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError, ValueError):
+                if stream:
+                    stream.close()
+
+
+class Stdio(Server):
+    """A stdio server: JSON-RPC lines out, answers matched to ids in."""
+
+    def __init__(self, ctx: Context, folder: str, args: list[str] | None = None, *,
+                 limits: Limits | None = None, env: dict[str, str] | None = None,
+                 netns: bool = False, on_request: Callable[[dict], object] | None = None) -> None:
+        super().__init__(ctx, folder, list(args or []), limits, env, netns)
+        self.lock = threading.Condition()
+        self.answers: dict[str, list[dict]] = {}
+        self.anonymous: list[dict] = []  # answers without an id (or with a null one)
+        self.notifications: list[dict] = []
+        self.server_requests: list[dict] = []
+        self.bad_lines: list[str] = []
+        self.sent: list[str] = []
+        self.on_request = on_request
+        self.next_id = 1000
+        self.write_lock = threading.Lock()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                message = None
+            if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+                with self.lock:
+                    self.bad_lines.append(raw[:120].decode("utf-8", "replace"))
+                continue
+            if len(raw) > 1 << 20:  # keep the suite small: a huge result is summarised
+                result = message.get("result")
+                if isinstance(result, dict):
+                    message["result"] = {"isError": result.get("isError"), "_bytes": len(raw)}
+                message["_bytes"] = len(raw)
+            if "method" in message and "id" in message:
+                with self.lock:
+                    self.server_requests.append(message)
+                if self.on_request is not None:
+                    answer = self.on_request(message)
+                    if answer is not None:
+                        self.send({"jsonrpc": "2.0", "id": message["id"], "result": answer})
+                continue
+            with self.lock:
+                if "method" in message:
+                    self.notifications.append(message)
+                elif message.get("id") is None:
+                    self.anonymous.append(message)
+                else:
+                    self.answers.setdefault(json.dumps(message["id"]), []).append(message)
+                self.lock.notify_all()
+
+    def send(self, message: dict | str) -> None:
+        line = message if isinstance(message, str) else json.dumps(message)
+        with self.write_lock, contextlib.suppress(OSError, ValueError):
+            assert self.process.stdin is not None
+            self.process.stdin.write(line.encode() + b"\n")
+            self.process.stdin.flush()
+
+    def request(self, method: str, params: dict | None = None, id: object = None) -> object:
+        """Sends a request and returns its id (counted for lost answers)."""
+        if id is None:
+            self.next_id += 1
+            id = self.next_id
+        message: dict = {"jsonrpc": "2.0", "id": id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.sent.append(json.dumps(id))
+        self.send(message)
+        return id
+
+    def call_async(self, name: str, arguments: dict | None = None, meta: dict | None = None) -> object:
+        params: dict = {"name": name, "arguments": arguments or {}}
+        if meta:
+            params["_meta"] = meta
+        return self.request("tools/call", params)
+
+    def wait(self, id: object, timeout: float) -> dict | None:
+        key = json.dumps(id)
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while not self.answers.get(key):
+                left = deadline - time.monotonic()
+                if left <= 0 or (not self.running() and not self.reader.is_alive()):
+                    return None
+                self.lock.wait(min(left, 0.2))
+            return self.answers[key][0]
+
+    def wait_all(self, ids: list, timeout: float) -> int:
+        """Waits for every id until the deadline; returns how many were answered."""
+        deadline = time.monotonic() + timeout
+        return sum(self.wait(id, max(0.0, deadline - time.monotonic())) is not None for id in ids)
+
+    def call(self, name: str, arguments: dict | None = None, timeout: float = 20, meta: dict | None = None) -> dict | None:
+        return self.wait(self.call_async(name, arguments, meta), timeout)
+
+    def initialize(self, capabilities: dict | None = None, timeout: float = 20) -> dict | None:
+        answer = self.wait(self.request("initialize", {
+            "protocolVersion": PROTOCOL, "capabilities": capabilities or {},
+            "clientInfo": {"name": "faults", "version": "1"},
+        }), timeout)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def tool_names(self, timeout: float = 20) -> list[str] | None:
+        answer = self.wait(self.request("tools/list", {}), timeout)
+        if answer is None or "result" not in answer:
+            return None
+        return [tool["name"] for tool in answer["result"].get("tools", [])]
+
+    def lost(self) -> int:
+        with self.lock:
+            answered = sum(1 for key in self.sent if self.answers.get(key))
+        return len(self.sent) - answered
+
+    def count_notifications(self, method: str) -> int:
+        with self.lock:
+            return sum(1 for n in self.notifications if n.get("method") == method)
+
+
+class Http(Server):
+    """An HTTP server on a free loopback port."""
+
+    def __init__(self, ctx: Context, folder: str, args: list[str] | None = None, *,
+                 limits: Limits | None = None, env: dict[str, str] | None = None) -> None:
+        super().__init__(ctx, folder, ["--http", "127.0.0.1:0", *(args or [])], limits, env, False)
+        self.port = 0
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and self.running():
+            found = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", self.stderr)
+            if found:
+                self.port = int(found.group(1))
+                break
+            time.sleep(0.05)
+        if not self.port:
+            raise Failed(f"the HTTP server did not start ({self.exit_text()}): {self.last_error()}")
+        self.sent = 0
+        self.answered = 0
+
+    def post(self, body: bytes | str | dict, headers: dict | None = None, timeout: float = 10,
+             connection: http.client.HTTPConnection | None = None) -> tuple[int, dict, bytes]:
+        """POSTs to /mcp; raises OSError on a failed or timed-out exchange."""
+        payload = body if isinstance(body, bytes) else (body if isinstance(body, str) else json.dumps(body)).encode()
+        own = connection is None
+        connection = connection or http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request("POST", "/mcp", payload, {
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                **(headers or {}),
+            })
+            response = connection.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        finally:
+            if own:
+                connection.close()
+
+    def pong(self, timeout: float = 20) -> bool:
+        """A plain (sessionless) `tools/call pong`; True when it is answered with pong."""
+        self.sent += 1
+        try:
+            status, _, body = self.post({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                         "params": {"name": "pong", "arguments": {}}}, timeout=timeout)
+        except OSError:
+            return False
+        self.answered += 1
+        return status == 200 and b"pong" in body
+
+    def lost(self) -> int:
+        return self.sent - self.answered
+
+
+# ---------------------------------------------------------------------------------------
+# Context and helpers
+
+
+@dataclass
+class Context:
+    bin: str
+    quick: bool
+    limit_as: int
+    verbose: bool
+    servers: list[Server] = field(default_factory=list)
+    pids: list[int] = field(default_factory=list)  # escaped processes to kill at the end
+    cleanups: list[Callable[[], None]] = field(default_factory=list)
+    temp: str = ""
+
+    def folder(self, files: dict[str, str], pong: bool = True) -> str:
+        """A tools folder with these files (and `pong.star`) in a fresh temporary directory."""
+        root = tempfile.mkdtemp(prefix="fault-", dir=self.temp)
+        folder = os.path.join(root, "tools")
+        os.makedirs(folder)
+        if pong:
+            files = {"pong.star": PONG_STAR, **files}
+        for name, text in files.items():
+            path = os.path.join(folder, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        return folder
+
+    def finish(self) -> None:
+        for server in self.servers:
+            server.stop()
+        self.servers.clear()
+        kill_pids([pid for pid in self.pids if alive(pid)])
+        self.pids.clear()
+        for cleanup in reversed(self.cleanups):
+            with contextlib.suppress(Exception):
+                cleanup()
+        self.cleanups.clear()
+
+
+def text_of(answer: dict | None) -> str:
+    """The text a model reads from an answer: the result's text blocks or the error message."""
+    if answer is None:
+        return ""
+    if "error" in answer:
+        return str(answer["error"].get("message", ""))
+    result = answer.get("result") or {}
+    return " ".join(block.get("text", "") for block in result.get("content", []) if isinstance(block, dict))
+
+
+def is_error(answer: dict | None) -> bool:
+    return answer is not None and ("error" in answer or bool((answer.get("result") or {}).get("isError")))
+
+
+def short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    text = re.sub(r"/\S*/toolsmith-faults-[^/\s]+/fault-[^/\s]+/tools/", "", text)  # temp paths
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def finish_stdio(result: Result, server: Stdio, pong_timeout: float = 20) -> Result:
+    """Fills in survived, answers after, lost answers and the stdout check for a stdio fault."""
+    result.survived = server.running()
+    if result.survived:
+        result.answers_after = text_of(server.call("pong", timeout=pong_timeout)) == "pong"
+        result.survived = server.running()
+    else:
+        result.answers_after = False
+        result.detail = f"server {server.exit_text()}: {server.last_error()}; " + result.detail
+    result.lost = server.lost()
+    if server.bad_lines:
+        result.ok = False
+        result.detail = f"stdout carried a non-JSON-RPC line: {server.bad_lines[0]!r}; " + result.detail
+    return result
+
+
+def finish_http(result: Result, server: Http, pong_timeout: float = 20) -> Result:
+    result.survived = server.running()
+    result.answers_after = result.survived and server.pong(pong_timeout)
+    result.survived = server.running()
+    if not result.survived:
+        result.detail = f"server {server.exit_text()}: {server.last_error()}; " + result.detail
+    result.lost = server.lost()
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Item 1: native string operations that multiply memory
+
+
+def star_tool(name: str, body: str, *, timeout: str = "30s", permissions: str = "", params: str = "",
+              prelude: str = "") -> str:
+    """A Starlark file with one tool `name(params)` whose body is `body` (indented here)."""
+    indented = "\n".join("    " + line for line in body.strip("\n").splitlines())
+    extra = f", permissions = {permissions}" if permissions else ""
+    return (f'{prelude}def {name}({params}):\n    """Fault tool."""\n{indented}\n\n'
+            f'mcp.tool({name}, timeout = "{timeout}"{extra})\n')
+
+
+C = 'c = "z" * (1 << 20)\n'
+# The issue's sizes for 1c-1g (x 200) survive a 4 GiB limit on some builds; these abort
+# today's server on every build, and a fixed one must refuse them before allocating.
+STRING_CASES = [
+    # id, name, body
+    ("1a", "join 5000 x 1 MiB", C + 'return len("".join([c] * 5000))'),
+    ("1b", "replace on 60 MiB", 's = "a" * (60 << 20)\nreturn len(s.replace("a", "b" * 100))'),
+    ("1c", "str of 5000 x 1 MiB", C + "return len(str([c] * 5000))"),
+    ("1d", "% format 5000 x 1 MiB", C + 'return len(("%s" * 5000) % tuple([c] * 5000))'),
+    ("1e", "json.encode 5000 x 1 MiB", C + "return len(json.encode([c] * 5000))"),
+    ("1f", "return list 2000 x 1 MiB", C + "return [c] * 2000"),
+    ("1g", "return dict 2000 x 1 MiB", C + "return {str(i): c for i in range(2000)}"),
+]
+
+
+def string_fault(body: str) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Stdio(ctx, ctx.folder({"big.star": star_tool("big", body, timeout="60s")}))
+        server.initialize()
+        answer = server.call("big", timeout=90)
+        if answer is None:
+            result.detail = "no answer to the call"
+        else:
+            result.ok = True
+            kind = "isError" if is_error(answer) else "result"
+            size = answer.get("_bytes")
+            result.detail = f"{kind}: {short(text_of(answer), 60)}" + (f" ({size >> 20} MiB)" if size else "")
+        return finish_stdio(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Item 2: total memory and the per-call heap limit
+
+SUM_LOOP = "s = 0\nfor i in range(3000000):\n    s += i\nreturn s"
+
+
+def concurrent_sums(backtrace: bool) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        env = {"RUST_BACKTRACE": "1"} if backtrace else {}
+        server = Stdio(ctx, ctx.folder({"sum.star": star_tool("sum_loop", SUM_LOOP, timeout="120s")}), env=env)
+        server.initialize()
+        ids = [server.call_async("sum_loop") for _ in range(16)]
+        answered = server.wait_all(ids, 150)
+        errors = sum(is_error(server.wait(id, 0)) for id in ids)
+        result.ok = answered == 16
+        result.detail = f"{answered}/16 answered ({errors} isError)"
+        return finish_stdio(result, server)
+    return run
+
+
+def loop_expectation(body: str, timeout: str, wait: float, expect: str) -> Callable[[Context, Result], Result]:
+    """A call whose answer must (or, for `!heap`, must not) match: 'success', 'timed out'."""
+    def run(ctx: Context, result: Result) -> Result:
+        server = Stdio(ctx, ctx.folder({"loop.star": star_tool("loop", body, timeout=timeout)}))
+        server.initialize()
+        answer = server.call("loop", timeout=wait)
+        text = text_of(answer)
+        if answer is None:
+            result.detail = "no answer"
+        elif expect == "success":
+            result.ok = not is_error(answer)
+            result.detail = "succeeded" if result.ok else f"failed: {short(text, 70)}"
+        else:
+            result.ok = is_error(answer) and expect in text and "heap" not in text
+            result.detail = short(text, 80)
+        return finish_stdio(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Item 3: HTTP session flood
+
+
+def session_flood(ctx: Context, result: Result) -> Result:
+    count = 3000 if ctx.quick else 30000
+    server = Http(ctx, ctx.folder({}))
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}})
+    statuses: dict[int, int] = {}
+    failures = [0]
+    lock = threading.Lock()
+
+    def worker(share: int) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        for _ in range(share):
+            try:
+                status, _, _ = server.post(body, connection=connection)
+            except (OSError, http.client.HTTPException):
+                with lock:
+                    failures[0] += 1
+                connection.close()
+                if not server.running():
+                    return
+                connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+                continue
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+        connection.close()
+
+    threads = [threading.Thread(target=worker, args=(count // 8,), daemon=True) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    rss = rss_mib(server.process.pid)
+    sent = (count // 8) * 8
+    answered = sum(statuses.values())
+    result.ok = server.running()
+    result.detail = (f"{sent} initialize: statuses {dict(sorted(statuses.items()))}, {failures[0]} failed"
+                     + (f", RSS {rss} MiB" if rss is not None else ""))
+    finish_http(result, server)
+    # Refusing a session (503) is an answer; only a request with no answer at all is lost.
+    result.lost += sent - answered
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Item 4: abandoned calls keep their slots
+
+
+def abandoned_calls(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"fifo.star": star_tool(
+        "read_fifo", 'return mcp.read_file("data/fifo")', timeout="1s", permissions='{"fs.read": ["data/"]}')})
+    os.makedirs(os.path.join(folder, "data"))
+    os.mkfifo(os.path.join(folder, "data", "fifo"))
+    server = Stdio(ctx, folder)
+    server.initialize()
+    ids = [server.call_async("read_fifo") for _ in range(70)]
+    answered = server.wait_all(ids, 20)
+    result.ok = answered == 70
+    result.detail = f"{answered}/70 calls blocked on a FIFO answered"
+    return finish_stdio(result, server, pong_timeout=10)
+
+
+# ---------------------------------------------------------------------------------------
+# Item 5: error replies dropped under load
+
+
+def pipelined_errors(ctx: Context, result: Result) -> Result:
+    count = 2000 if ctx.quick else 20000
+    server = Stdio(ctx, ctx.folder({}))
+    server.initialize()
+    lines = "\n".join(json.dumps({"jsonrpc": "1.0", "id": i, "method": "ping"}) for i in range(1, count + 1))
+    writer = threading.Thread(target=server.send, args=(lines,), daemon=True)
+    writer.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.running():
+        with server.lock:
+            answered = len(server.anonymous) + sum(1 for i in range(1, count + 1) if json.dumps(i) in server.answers)
+        if answered >= count:
+            break
+        time.sleep(0.2)
+    writer.join(5)
+    with server.lock:
+        answered = len(server.anonymous) + sum(1 for i in range(1, count + 1) if json.dumps(i) in server.answers)
+    result.ok = answered == count
+    result.detail = f"{answered}/{count} pipelined `jsonrpc: 1.0` requests answered"
+    finish_stdio(result, server)
+    result.lost += count - answered
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Item 6: a slow top level blocks start-up and reloads
+
+SLOW_TOP = "for i in range(10000000):\n    for j in range(10000000):\n        pass\n"
+
+
+def slow_top_level(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"slow.star": SLOW_TOP})
+    server = Stdio(ctx, folder, ["--watch"])
+    started = time.monotonic()
+    init_id = server.request("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
+                                            "clientInfo": {"name": "faults", "version": "1"}})
+    answer = server.wait(init_id, 10)
+    waited = time.monotonic() - started
+    problems = []
+    if answer is None:
+        problems.append("initialize not answered within 10 s")
+        answer = server.wait(init_id, 45)
+        waited = time.monotonic() - started
+    server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    if answer is not None and not ctx.quick:
+        with open(os.path.join(folder, "fresh.star"), "w", encoding="utf-8") as out:
+            out.write(star_tool("fresh", 'return "fresh"'))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "fresh" not in (server.tool_names(5) or []):
+            time.sleep(0.3)
+        if "fresh" not in (server.tool_names(5) or []):
+            problems.append("a new file was not served within 10 s of the change")
+    result.ok = not problems
+    result.detail = "; ".join(problems) or "initialize answered at once; the reload was not held up"
+    result.detail += f" (initialize after {waited:.0f} s)"
+    return finish_stdio(result, server, pong_timeout=45)
+
+
+# ---------------------------------------------------------------------------------------
+# Item 7: concurrency starvation
+
+
+def starvation(kind: str) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        if kind == "command":
+            seconds = 4 if ctx.quick else 10
+            files = {"slow.toml": f'description = "Sleep."\ncommand = ["sleep", "{seconds}"]\ntimeout = "60s"\n'}
+            wait = seconds + 30
+        else:
+            files = {"spin.star": star_tool("slow", "for i in range(10000000):\n    for j in range(10000000):\n        pass",
+                                            timeout="10s")}
+            wait = 60
+        server = Stdio(ctx, ctx.folder(files))
+        server.initialize()
+        ids = [server.call_async("slow") for _ in range(64)]
+        time.sleep(1)
+        started = time.monotonic()
+        answer = server.call("pong", timeout=wait)
+        waited = time.monotonic() - started
+        answered = server.wait_all(ids, wait)
+        result.ok = answer is not None and waited < 3
+        result.detail = f"a trivial call beside 64 busy ones took {waited:.1f} s; {answered}/64 busy calls answered"
+        return finish_stdio(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Item 8: fs.write through a dangling symlink
+
+
+def dangling_symlink(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"write.star": star_tool(
+        "write_d", 'mcp.write_file("data/d", "x")\nreturn "written"', permissions='{"fs.write": ["data/"]}')})
+    os.makedirs(os.path.join(folder, "data"))
+    os.symlink("../outside.txt", os.path.join(folder, "data", "d"))
+    server = Stdio(ctx, folder)
+    server.initialize()
+    answer = server.call("write_d")
+    escaped = os.path.exists(os.path.join(folder, "outside.txt"))
+    result.ok = answer is not None and not escaped
+    result.detail = ("outside.txt was created outside the `fs.write` grant" if escaped
+                     else f"refused: {short(text_of(answer), 70)}")
+    return finish_stdio(result, server)
+
+
+# ---------------------------------------------------------------------------------------
+# Item 9: idle HTTP connections
+
+
+def idle_connections(ctx: Context, result: Result) -> Result:
+    count, deadline_s = 600, 40
+    server = Http(ctx, ctx.folder({}), limits=Limits(ctx.limit_as, open_files=512))
+    sockets = []
+    for _ in range(count):
+        try:
+            sockets.append(socket.create_connection(("127.0.0.1", server.port), timeout=2))
+        except OSError:
+            break
+    ctx.cleanups.append(lambda: [s.close() for s in sockets])
+    started = time.monotonic()
+    deadline = started + deadline_s
+    answered_at = None
+    while time.monotonic() < deadline and server.running():
+        try:
+            status, _, body = server.post({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                           "params": {"name": "pong", "arguments": {}}}, timeout=3)
+            if status == 200 and b"pong" in body:
+                answered_at = time.monotonic() - started
+                break
+        except OSError:
+            pass
+        time.sleep(0.5)
+    # Has the server closed the idle connections by the deadline?
+    def open_count() -> int:
+        count = 0
+        for sock in sockets:
+            sock.setblocking(False)
+            try:
+                count += sock.recv(1) != b""
+            except BlockingIOError:
+                count += 1
+            except OSError:
+                pass
+        return count
+
+    still_open = open_count()
+    while still_open and time.monotonic() < deadline:
+        time.sleep(1)
+        still_open = open_count()
+    result.ok = answered_at is not None and still_open == 0
+    result.detail = (f"{len(sockets)} idle connections (server fd limit 512): a request "
+                     + (f"answered after {answered_at:.0f} s" if answered_at is not None else f"not answered in {deadline_s} s")
+                     + f"; {still_open} idle still open after {deadline_s} s")
+    for sock in sockets:
+        sock.close()
+    return finish_http(result, server)
+
+
+# ---------------------------------------------------------------------------------------
+# Item 10: an empty auth token
+
+
+def empty_auth_token(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({})
+    process = subprocess.Popen([ctx.bin, "serve", folder, "--http", "127.0.0.1:0", "--auth-token", ""],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=Limits(ctx.limit_as).apply, start_new_session=True)
+    try:
+        _, stderr = process.communicate(timeout=10)
+        code = process.returncode
+    except subprocess.TimeoutExpired:
+        kill_pids([process.pid])
+        _, stderr = process.communicate(timeout=10)
+        code = None
+    message = stderr.decode("utf-8", "replace")
+    result.ok = code == 2 and "hint" in message
+    result.detail = (f"exit {code}: {short(message, 70)}" if code is not None
+                     else f"served without auth: {short(message, 60)}")
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Item 11: Host validation
+
+
+def raw_http(port: int, request: bytes, timeout: float = 10) -> int | None:
+    """Sends a raw HTTP/1.1 request; the response's status code, or None."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(request)
+        data = b""
+        with contextlib.suppress(OSError):
+            while b"\r\n" not in data:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+    found = re.match(rb"HTTP/1\.[01] (\d{3})", data)
+    return int(found.group(1)) if found else None
+
+
+PING_BODY = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pong","arguments":{}}}'
+HOST_CASES = [
+    ("11a", "two Host headers", b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n"),
+    ("11b", "absolute-form request line", b"POST http://evil.example/mcp HTTP/1.1\r\nHost: localhost\r\n"),
+]
+
+
+def host_fault(head: bytes) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Http(ctx, ctx.folder({}))
+        request = (head + b"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                   + f"Content-Length: {len(PING_BODY)}\r\nConnection: close\r\n\r\n".encode() + PING_BODY)
+        server.sent += 1
+        status = raw_http(server.port, request)
+        server.answered += status is not None
+        result.ok = status is not None and 400 <= status < 500
+        result.detail = f"answered {status}" + ("" if result.ok else " (accepted)")
+        return finish_http(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Item 12: net guard gaps
+
+
+def ipv4_compatible(ctx: Context, result: Result) -> Result:
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+        result.skipped = True
+        result.detail = "skipped: needs `unshare -n` (a network namespace keeps the request off the network)"
+        return result
+    folder = ctx.folder({"fetch.star": star_tool(
+        "fetch", 'return http.get("http://[::127.0.0.1]:9/").text', permissions='{"net": ["*"]}', timeout="10s")})
+    server = Stdio(ctx, folder, netns=True)
+    server.initialize()
+    answer = server.call("fetch")
+    text = text_of(answer)
+    result.ok = is_error(answer) and "loopback" in text
+    result.detail = ("refused by the guard" if result.ok else "passed the public-address check: ") + short(text, 60)
+    return finish_stdio(result, server)
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """A loopback web server that records paths and redirects `/start` where it is told."""
+
+    redirect = ""
+    paths: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self.paths.append(self.path)
+        if self.path == "/start" and self.redirect:
+            self.send_response(302)
+            self.send_header("Location", self.redirect)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = b"reached"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def web_server(ctx: Context, redirect: str = "") -> tuple[int, list[str]]:
+    handler = type("Handler", (Recorder,), {"redirect": redirect, "paths": []})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    ctx.cleanups.append(httpd.shutdown)
+    ctx.cleanups.append(httpd.server_close)
+    return httpd.server_address[1], handler.paths
+
+
+def scheme_relative_redirect(ctx: Context, result: Result) -> Result:
+    target_port, target_paths = web_server(ctx)
+    start_port, start_paths = web_server(ctx, redirect=f"//127.0.0.1:{target_port}/x")
+    folder = ctx.folder({"fetch.star": star_tool(
+        "fetch", f'return http.get("http://127.0.0.1:{start_port}/start").url',
+        permissions=f'{{"net": ["127.0.0.1:{start_port}", "127.0.0.1:{target_port}"]}}', timeout="10s")})
+    server = Stdio(ctx, folder)
+    server.initialize()
+    answer = server.call("fetch")
+    result.ok = answer is not None and target_paths == ["/x"] and start_paths == ["/start"]
+    result.detail = (f"`Location: //127.0.0.1:{target_port}/x` went to the first host as {start_paths[1:]}"
+                     if len(start_paths) > 1 else f"target host got {target_paths}: {short(text_of(answer), 40)}")
+    return finish_stdio(result, server)
+
+
+# ---------------------------------------------------------------------------------------
+# Item 13: orphans
+
+ORPHAN_PY = '''import os, sys, time
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    with open(os.path.join(os.environ["TOOLSMITH_TOOL_DIR"], sys.argv[1] + ".pid"), "w") as out:
+        out.write(str(os.getpid()))
+    time.sleep(60)
+    os._exit(0)
+time.sleep(0.5)
+if sys.argv[1] == "hang":
+    time.sleep(60)
+print("parent done")
+'''
+ORPHAN_CASES = [
+    ("13a", "setsid child after a timeout", "hang"),
+    ("13b", "setsid child after a normal exit", "exit"),
+]
+
+
+def orphan_fault(mode: str) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        folder = ctx.folder({"orphan.py": ORPHAN_PY, "orphan.toml":
+                             f'description = "Leave a child."\ncommand = ["python3", "orphan.py", "{mode}"]\ntimeout = "2s"\n'})
+        server = Stdio(ctx, folder)
+        server.initialize()
+        answer = server.call("orphan", timeout=20)
+        pid_file = os.path.join(folder, f"{mode}.pid")
+        deadline = time.monotonic() + 5
+        while not os.path.exists(pid_file) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        try:
+            with open(pid_file, encoding="utf-8") as handle:
+                pid = int(handle.read().strip() or 0)
+        except (OSError, ValueError):
+            pid = 0
+        if pid:
+            ctx.pids.append(pid)
+        time.sleep(2)
+        survivor = bool(pid) and alive(pid)
+        result.ok = answer is not None and bool(pid) and not survivor
+        result.detail = (f"the `setsid` child (pid {pid}) outlived the call" if survivor
+                         else "the `setsid` child was stopped" if pid else "the child never started")
+        return finish_stdio(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Item 14: unbounded output
+
+
+def huge_result(ctx: Context, result: Result) -> Result:
+    server = Stdio(ctx, ctx.folder({"huge.star": star_tool("huge", 'c = "x" * (50 << 20)\nreturn [c, c, c, c]', timeout="60s")}))
+    server.initialize()
+    answer = server.call("huge", timeout=120)
+    size = (answer or {}).get("_bytes", 0)
+    rss = rss_mib(server.process.pid)
+    result.ok = answer is not None and is_error(answer) and size < 64 << 20
+    result.detail = ("no answer" if answer is None else
+                     f"{'isError' if is_error(answer) else 'result'} of {size >> 20} MiB: {short(text_of(answer), 40)}")
+    result.detail += f", RSS after {rss} MiB" if rss is not None else ""
+    return finish_stdio(result, server)
+
+
+FLOOD_SH = '''i=0
+while [ $i -lt 100 ]; do
+  yes 'mcp:{"log": "info", "message": "flood"}' | head -n 1000 >&2
+  i=$((i + 1))
+done
+echo done
+'''
+
+
+def log_flood(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"flood.sh": FLOOD_SH, "flood.toml":
+                         'description = "Flood the log."\ncommand = ["sh", "flood.sh"]\ntimeout = "60s"\n'})
+    server = Stdio(ctx, folder)
+    server.initialize()
+    answer = server.call("flood", timeout=90)
+    time.sleep(1)
+    logs = server.count_notifications("notifications/message")
+    result.ok = answer is not None and logs < 10000
+    result.detail = f"{logs} of 100000 `mcp:` log lines forwarded as notifications (expect < 10000)"
+    return finish_stdio(result, server)
+
+
+# ---------------------------------------------------------------------------------------
+# Items 15 and 16: JSON-RPC errors over stdio
+
+ODD_ID_CASES = [
+    ("15a", "object id", '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600),
+    ("15b", "array id", '{"jsonrpc":"2.0","id":[1],"method":"ping"}', -32600),
+    ("15c", "float id", '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', -32600),
+    ("15d", "bool id", '{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600),
+    ("15e", "null id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', -32600),
+    ("15f", "out-of-range id", '{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}', -32600),
+    ("15g", "parse error", '{"jsonrpc":"2.0","id":', -32700),
+]
+
+
+def odd_id(line: str, code: int) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Stdio(ctx, ctx.folder({}))
+        server.initialize()
+        server.send(line)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not server.anonymous and not any(
+                key not in server.sent for key in server.answers):
+            time.sleep(0.05)
+        with server.lock:
+            answers = server.anonymous + [a for key, a in server.answers.items() for a in a if key not in server.sent]
+        answer = answers[0] if answers else None
+        if answer is None:
+            result.detail = "no answer"
+        else:
+            got = answer.get("error", {}).get("code")
+            result.ok = got == code and "id" in answer and answer["id"] is None
+            result.detail = f"answered {got} with " + (f"id {json.dumps(answer['id'])}" if "id" in answer else "no id")
+        finish_stdio(result, server)
+        result.lost += answer is None  # the odd request had an id, so it is owed an answer
+        return result
+    return run
+
+
+BAD_PARAMS_CASES = [
+    ("16a", "tools/call arguments [1, 2]", {"name": "pong", "arguments": [1, 2]}),
+    ("16b", "tools/call name 5", {"name": 5, "arguments": {}}),
+]
+
+
+def bad_params(params: dict) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Stdio(ctx, ctx.folder({}))
+        server.initialize()
+        answer = server.wait(server.request("tools/call", params), 10)
+        got = (answer or {}).get("error", {}).get("code")
+        result.ok = got == -32602
+        result.detail = f"answered {got}" if answer else "no answer"
+        return finish_stdio(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Item 17: JSON-RPC errors over HTTP
+
+HTTP_ERROR_CASES = [
+    ("17a", "HTTP malformed JSON", '{"jsonrpc":', -32700),
+    ("17b", "HTTP batch", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', -32600),
+    ("17c", "HTTP wrong jsonrpc", '{"jsonrpc":"1.0","id":1,"method":"ping"}', -32600),
+    ("17d", "HTTP object id", '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600),
+]
+
+
+def http_error(body: str, code: int) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Http(ctx, ctx.folder({}))
+        server.sent += 1
+        try:
+            status, _, payload = server.post(body)
+            server.answered += 1
+        except OSError as error:
+            result.detail = f"no answer: {error}"
+            return finish_http(result, server)
+        try:
+            got = json.loads(payload).get("error", {}).get("code")
+        except (ValueError, AttributeError):
+            got = None
+        result.ok = status == 400 and got == code
+        result.detail = f"HTTP {status}, body " + (f"error {got}" if got else repr(short(payload.decode("utf-8", "replace"), 40)))
+        return finish_http(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Item 18: a duplicate id while the first request runs
+
+
+def duplicate_id(ctx: Context, result: Result) -> Result:
+    server = Stdio(ctx, ctx.folder({"slow.toml": 'description = "Sleep."\ncommand = ["sh", "-c", "sleep 2; echo slept"]\n'}))
+    server.initialize()
+    server.request("tools/call", {"name": "slow", "arguments": {}}, id=7)
+    time.sleep(0.3)
+    server.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "pong", "arguments": {}}})
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and len(server.answers.get("7", [])) < 2:
+        time.sleep(0.1)
+    answers = server.answers.get("7", [])
+    first_kept = any(text_of(a) == "slept" for a in answers)
+    duplicate_refused = any("error" in a for a in answers)
+    result.ok = first_kept and duplicate_refused
+    result.detail = f"{len(answers)} answers to the two requests with id 7: " + ", ".join(
+        "error" if "error" in a else repr(text_of(a)) for a in answers)
+    finish_stdio(result, server)
+    result.lost = (server.lost() - (0 if answers else 1)) + max(0, 2 - len(answers))
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Item 19: server-to-client requests carry no progress token
+
+ASK_STAR = '''def ask_roots() -> str:
+    """List roots."""
+    return str(len(mcp.roots()))
+
+def ask_sample() -> str:
+    """Sample."""
+    return mcp.sample("say hi", max_tokens = 10)
+
+def ask_elicit() -> str:
+    """Elicit."""
+    return str(mcp.elicit("Which?", {"type": "object", "properties": {"x": {"type": "string"}}}))
+
+mcp.tool(ask_roots)
+mcp.tool(ask_sample)
+mcp.tool(ask_elicit)
+'''
+
+
+def client_answer(message: dict) -> dict:
+    method = message.get("method")
+    if method == "roots/list":
+        return {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}
+    if method == "sampling/createMessage":
+        return {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "faults"}
+    if method == "elicitation/create":
+        return {"action": "accept", "content": {"x": "a"}}
+    return {}
+
+
+def progress_token_leak(ctx: Context, result: Result) -> Result:
+    server = Stdio(ctx, ctx.folder({"ask.star": ASK_STAR}), on_request=client_answer)
+    server.initialize({"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}})
+    answers = [server.call(name, meta={"progressToken": f"p-{name}"}) for name in ("ask_roots", "ask_sample", "ask_elicit")]
+    with server.lock:
+        leaking = sorted({r["method"] for r in server.server_requests
+                          if "progressToken" in ((r.get("params") or {}).get("_meta") or {})})
+        asked = sorted({r["method"] for r in server.server_requests})
+    result.ok = not leaking and all(a is not None for a in answers) and len(asked) == 3
+    result.detail = (f"`_meta.progressToken` in {', '.join(leaking)}" if leaking
+                     else f"asked {', '.join(asked) or 'nothing'} without one")
+    return finish_stdio(result, server)
+
+
+# ---------------------------------------------------------------------------------------
+# Item 20: list_changed only for what changed
+
+
+def spurious_list_changed(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"extra.star": star_tool("extra", 'return "extra"'), "resources/info.txt": "one\n"})
+    server = Stdio(ctx, folder, ["--watch"])
+    server.initialize()
+    time.sleep(1)
+    spurious = []
+    for what, path, text in [("a file that broke (old version kept)", "extra.star", "def extra(:\n"),
+                             ("a resource", "resources/info.txt", "two\n")]:
+        before = server.count_notifications("notifications/tools/list_changed")
+        with open(os.path.join(folder, path), "w", encoding="utf-8") as out:
+            out.write(text)
+        time.sleep(2)
+        if server.count_notifications("notifications/tools/list_changed") > before:
+            spurious.append(what)
+    before = server.count_notifications("notifications/tools/list_changed")
+    with open(os.path.join(folder, "fresh.star"), "w", encoding="utf-8") as out:
+        out.write(star_tool("fresh", 'return "fresh"'))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and server.count_notifications("notifications/tools/list_changed") == before:
+        time.sleep(0.1)
+    control = server.count_notifications("notifications/tools/list_changed") > before
+    result.ok = not spurious and control
+    result.detail = (f"tools/list_changed after {' and after '.join(spurious)}" if spurious else "no spurious tools/list_changed")
+    if not control:
+        result.detail += "; none after a new tool either"
+    return finish_stdio(result, server)
+
+
+# ---------------------------------------------------------------------------------------
+# Items 21 and 22: load-time isolation and messages
+
+MIXED_STAR = '''def good() -> str:
+    """A tool that loads."""
+    return "good"
+
+def bad(w: Widget) -> str:
+    """A tool with an unknown annotation."""
+    return "bad"
+
+mcp.tool(good)
+mcp.tool(bad)
+'''
+
+
+def unknown_annotation(ctx: Context, result: Result) -> Result:
+    server = Stdio(ctx, ctx.folder({"mixed.star": MIXED_STAR}))
+    server.initialize()
+    names = server.tool_names() or []
+    result.ok = "good" in names and "bad" not in names
+    result.detail = f"listed: {', '.join(sorted(names))}"
+    return finish_stdio(result, server)
+
+
+WHY_CASES = [
+    ("22a", "call a tool hidden by `requires`", "needs_key",
+     {"needs_key.star": 'def needs_key() -> str:\n    """Needs a key."""\n    return "k"\n\n'
+                        'mcp.tool(needs_key, requires = {"env": ["API_KEY"]})\n'},
+     ["hidden", "API_KEY"]),
+    ("22b", "call a tool that failed to load", "js",
+     {"js.toml": 'description = "Broken."\ncommand = ["echo"]\n\n[[parameters]]\nname = "x"\ntype = "strng"\n'},
+     ["failed to load", "js.toml"]),
+]
+
+
+def why_unavailable(name: str, files: dict, words: list[str]) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Stdio(ctx, ctx.folder(files))
+        server.initialize()
+        answer = server.call(name)
+        text = text_of(answer)
+        result.ok = answer is not None and all(word in text for word in words)
+        result.detail = f"said {short(text, 70)!r}"
+        return finish_stdio(result, server)
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# Items 23 and 24: messages at the CLI
+
+CONFIG_CASES = [
+    ("23a", "`[profiles]` in toolsmith.toml", "[profiles.dev]\ntimeout = 1\n", "profiles"),
+    ("23b", "`[packages]` in toolsmith.toml", "[packages]\nname = \"x\"\n", "packages"),
+    ("23c", "`[profilez]` typo in toolsmith.toml", "[profilez]\n", "profilez"),
+]
+
+
+def unsupported_section(toml: str, section: str) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Stdio(ctx, ctx.folder({"toolsmith.toml": toml}))
+        server.initialize()
+        finish_stdio(result, server)
+        server.stop()
+        lines = [line for line in server.stderr.splitlines() if section in line or "profiles" in line]
+        result.ok = any("not supported" in line for line in lines)
+        result.detail = f"stderr: {short(' | '.join(lines), 70)!r}" if lines else "nothing said about it"
+        return result
+    return run
+
+
+def many_tools_files(count: int = 60) -> dict[str, str]:
+    words = " ".join(f"word{n}" for n in range(120))
+    return {f"tool{i}.toml": f'description = "Tool {i}: {words}."\ncommand = ["echo", "{i}"]\n' for i in range(count)}
+
+
+def auto_search_logged(ctx: Context, result: Result) -> Result:
+    server = Stdio(ctx, ctx.folder(many_tools_files()))
+    server.initialize()
+    names = server.tool_names() or []
+    finish_stdio(result, server)
+    server.stop()
+    said = "budget" in server.stderr and "tool_search" in server.stderr
+    result.ok = "tool_search" in names and said
+    result.detail = ("logged why the tools went behind search" if said
+                     else "tools went behind search" + (" and nothing was logged" if "tool_search" in names else "?"))
+    return result
+
+
+def run_cli(ctx: Context, args: list[str], timeout: float = 60) -> tuple[int | None, str]:
+    try:
+        done = subprocess.run([ctx.bin, *args], capture_output=True, timeout=timeout,
+                              preexec_fn=Limits(ctx.limit_as).apply, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None, "timed out"
+    return done.returncode, (done.stdout + done.stderr).decode("utf-8", "replace")
+
+
+def posix_class_fix(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"user.toml": 'description = "Find a user."\ncommand = ["echo", "{login}"]\n\n'
+                         '[[parameters]]\nname = "login"\npattern = "^[A-Za-z[:alpha:]_]+$"\n'}, pong=False)
+    code, output = run_cli(ctx, ["check", folder, "--fix"])
+    with open(os.path.join(folder, "user.toml"), encoding="utf-8") as handle:
+        fixed = re.search(r'pattern = "(.*)"', handle.read())
+    pattern = fixed.group(1) if fixed else ""
+    ranges = re.findall(r"\w-\w", pattern)
+    result.ok = code is not None and "[:alpha:]" not in pattern and len(ranges) == len(set(ranges))
+    result.detail = f"`check --fix` wrote `{pattern}`"
+    return result
+
+
+def token_plural(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"one.toml": 'description = "a"\ncommand = ["true"]\n'}, pong=False)
+    code, output = run_cli(ctx, ["check", folder])
+    found = re.search(r"[^\n]*\b1 tokens\b[^\n]*", output)
+    result.ok = code is not None and not found
+    result.detail = f"said {short(found.group(0), 70)!r}" if found else "no \"1 tokens\""
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# The table
+
+
+@dataclass
+class Fault:
+    id: str
+    name: str
+    run: Callable[[Context, Result], Result]
+    quick: bool = True  # part of --quick
+
+
+FAULTS: list[Fault] = [
+    *[Fault(id, name, string_fault(body), quick=id not in ("1f", "1g")) for id, name, body in STRING_CASES],
+    Fault("2a", "16 concurrent 110 MB summing loops", concurrent_sums(False), quick=False),
+    Fault("2b", "16 summing loops with RUST_BACKTRACE=1", concurrent_sums(True), quick=False),
+    Fault("2c", "constant-memory loop over 10M", loop_expectation(
+        "x = 0\nfor i in range(10000000):\n    x = x + i\nreturn x", "600s", 620, "success"), quick=False),
+    Fault("2d", "CPU loop with a 1 s timeout", loop_expectation(
+        "x = 0\nfor i in range(10000000):\n    for j in range(10000000):\n        x = x + j\nreturn x", "1s", 30, "timed out")),
+    Fault("3", "HTTP session flood", session_flood, quick=False),
+    Fault("4", "70 calls blocked reading a FIFO", abandoned_calls),
+    Fault("5", "pipelined `jsonrpc: 1.0` errors", pipelined_errors),
+    Fault("6", "slow top level at start-up and reload", slow_top_level),
+    Fault("7a", "64 running commands starve a call", starvation("command")),
+    Fault("7b", "64 CPU-bound scripts starve a call", starvation("script"), quick=False),
+    Fault("8", "fs.write through a dangling symlink", dangling_symlink),
+    Fault("9", "600 idle HTTP connections", idle_connections, quick=False),
+    Fault("10", "`--auth-token \"\"`", empty_auth_token),
+    *[Fault(id, name, host_fault(head)) for id, name, head in HOST_CASES],
+    Fault("12a", "`http://[::127.0.0.1]/`", ipv4_compatible),
+    Fault("12b", "redirect to `//host:port/x`", scheme_relative_redirect),
+    *[Fault(id, name, orphan_fault(mode)) for id, name, mode in ORPHAN_CASES],
+    Fault("14a", "a 200 MB Starlark result", huge_result),
+    Fault("14b", "100k `mcp:` log lines", log_flood),
+    *[Fault(id, name, odd_id(line, code)) for id, name, line, code in ODD_ID_CASES],
+    *[Fault(id, name, bad_params(params)) for id, name, params in BAD_PARAMS_CASES],
+    *[Fault(id, name, http_error(body, code)) for id, name, body, code in HTTP_ERROR_CASES],
+    Fault("18", "duplicate id while the first runs", duplicate_id),
+    Fault("19", "progressToken on server requests", progress_token_leak),
+    Fault("20", "tools/list_changed when no tool changed", spurious_list_changed),
+    Fault("21", "unknown annotation drops the file", unknown_annotation),
+    *[Fault(id, name, why_unavailable(tool, files, words)) for id, name, tool, files, words in WHY_CASES],
+    *[Fault(id, name, unsupported_section(toml, section)) for id, name, toml, section in CONFIG_CASES],
+    Fault("24a", "auto search mode is logged", auto_search_logged),
+    Fault("24b", "`check --fix` on `[A-Za-z[:alpha:]_]`", posix_class_fix),
+    Fault("24c", "\"1 tokens\"", token_plural),
+]
+
+
+def yes_no(value: bool | None) -> str:
+    return "-" if value is None else "yes" if value else "no"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", help="the toolsmith binary to test")
+    parser.add_argument("--quick", action="store_true", help="the faults fit for CI on a debug binary, smaller")
+    parser.add_argument("--only", help="comma-separated fault ids (an item number selects all its cases: 1 = 1a..1g)")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--limit-as", type=lambda s: int(s) << 20, default=DEFAULT_LIMIT_AS,
+                        metavar="MIB", help="the server's address-space limit in MiB (default 4096)")
+    parser.add_argument("--list", action="store_true", help="list the faults and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each server's stderr tail on failure")
+    args = parser.parse_args()
+
+    faults = FAULTS
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+        faults = [f for f in FAULTS if any(f.id == w or re.fullmatch(re.escape(w) + r"[a-z]", f.id) for w in wanted)]
+        if not faults:
+            parser.error(f"no fault matches `{args.only}`; ids: {', '.join(f.id for f in FAULTS)}")
+    elif args.quick:
+        faults = [f for f in FAULTS if f.quick]
+    if args.list:
+        for fault in FAULTS:
+            print(f"{fault.id:<4} {fault.name}{'' if fault.quick else '  (full only)'}")
+        return 0
+    if not args.bin or not os.access(args.bin, os.X_OK):
+        parser.error("`--bin PATH` must name the toolsmith binary (e.g. target/release/toolsmith)")
+
+    ctx = Context(bin=os.path.abspath(args.bin), quick=args.quick, limit_as=args.limit_as, verbose=args.verbose)
+    results: list[Result] = []
+    print(f"{'id':<4} {'fault':<42} {'survived':<8} {'after':<5} {'lost':>5}  {'':<4} detail", flush=True)
+    with tempfile.TemporaryDirectory(prefix="toolsmith-faults-") as temp:
+        ctx.temp = temp
+        for fault in faults:
+            result = Result(fault.id, fault.name)
+            started = time.monotonic()
+            try:
+                result = fault.run(ctx, result)
+            except Failed as failure:
+                result.detail = str(failure)
+            except Exception as error:  # a broken fault is a failed fault, never a dead suite
+                result.detail = f"suite error: {type(error).__name__}: {error}"
+            finally:
+                stderr_tails = [s.last_error() for s in ctx.servers]
+                ctx.finish()
+            result.seconds = round(time.monotonic() - started, 1)
+            results.append(result)
+            verdict = "skip" if result.skipped else "PASS" if result.passed else "FAIL"
+            print(f"{result.id:<4} {short(result.name, 42):<42} {yes_no(result.survived):<8} "
+                  f"{yes_no(result.answers_after):<5} {result.lost:>5}  {verdict:<4} {result.detail}", flush=True)
+            if args.verbose and not result.passed:
+                for tail in filter(None, stderr_tails):
+                    print(f"       stderr: {tail}", flush=True)
+    failed = [r for r in results if not r.passed]
+    print(f"{len(results) - len(failed)}/{len(results)} faults passed"
+          + (f"; failed: {', '.join(r.id for r in failed)}" if failed else ""), flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump({"bin": ctx.bin, "quick": args.quick, "limit_as": ctx.limit_as,
+                       "results": [{**asdict(r), "passed": r.passed} for r in results]}, out, indent=2)
+    return 0 if not failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
