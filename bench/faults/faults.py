@@ -21,8 +21,9 @@ and the fault's own expectation (the fixed behaviour the issue asks for). A faul
 when all of these hold; the suite exits 0 only when every fault passes. Every wait has a
 deadline (a hung server is a failure, not a hung suite), and every process a fault started
 (the server, its descendants, processes that escaped by `setsid`) is killed by its id at the
-end. Network: loopback only; the one fault that must not reach a real address (12a) runs
-the server in a network namespace of its own (`unshare -n`) and is skipped without one.
+end. Network: loopback only; the faults that bind every interface (10b) or must not reach a
+real address (12a) run the server in a network namespace of its own (`unshare -n`), and are
+skipped without one.
 Stdlib only, Python 3.11.
 """
 
@@ -35,7 +36,6 @@ import http.server
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -53,10 +53,12 @@ from harness import (
     Http,
     Limits,
     Result,
+    Server,
     Stdio,
     alive,
     finish_http,
     finish_stdio,
+    has_netns,
     is_error,
     kill_pids,
     rss_mib,
@@ -69,12 +71,11 @@ from harness import (
 # Item 1: native string operations that multiply memory
 
 
-def star_tool(name: str, body: str, *, timeout: str = "30s", permissions: str = "", params: str = "",
-              prelude: str = "") -> str:
-    """A Starlark file with one tool `name(params)` whose body is `body` (indented here)."""
+def star_tool(name: str, body: str, *, timeout: str = "30s", permissions: str = "") -> str:
+    """A Starlark file with one tool `name()` whose body is `body` (indented here)."""
     indented = "\n".join("    " + line for line in body.strip("\n").splitlines())
     extra = f", permissions = {permissions}" if permissions else ""
-    return (f'{prelude}def {name}({params}):\n    """Fault tool."""\n{indented}\n\n'
+    return (f'def {name}():\n    """Fault tool."""\n{indented}\n\n'
             f'mcp.tool({name}, timeout = "{timeout}"{extra})\n')
 
 
@@ -131,7 +132,8 @@ def concurrent_sums(backtrace: bool) -> Callable[[Context, Result], Result]:
 
 
 def loop_expectation(body: str, timeout: str, wait: float, expect: str) -> Callable[[Context, Result], Result]:
-    """A call whose answer must (or, for `!heap`, must not) match: 'success', 'timed out'."""
+    """A call that must succeed (`expect = "success"`) or fail with `expect` in its message
+    and not the heap limit."""
     def run(ctx: Context, result: Result) -> Result:
         server = Stdio(ctx, ctx.folder({"loop.star": star_tool("loop", body, timeout=timeout)}))
         server.initialize()
@@ -391,22 +393,38 @@ def idle_connections(ctx: Context, result: Result) -> Result:
 # Item 10: an empty auth token
 
 
+def start_up(ctx: Context, args: list[str], netns: bool = False) -> tuple[int | None, str]:
+    """Starts `serve` with these arguments until it exits or says it serves (10 s at most):
+    its exit code (None: it serves) and its stderr."""
+    server = Server(ctx, ctx.folder({}), args, None, None, netns)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and server.running() and "Serving" not in server.stderr:
+        time.sleep(0.05)
+    time.sleep(0.3)  # a warning may follow the address
+    code = server.process.poll()
+    server.stop()
+    return code, server.stderr
+
+
 def empty_auth_token(ctx: Context, result: Result) -> Result:
-    folder = ctx.folder({})
-    process = subprocess.Popen([ctx.bin, "serve", folder, "--http", "127.0.0.1:0", "--auth-token", ""],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               preexec_fn=Limits(ctx.limit_as).apply, start_new_session=True)
-    try:
-        _, stderr = process.communicate(timeout=10)
-        code = process.returncode
-    except subprocess.TimeoutExpired:
-        kill_pids([process.pid])
-        _, stderr = process.communicate(timeout=10)
-        code = None
-    message = stderr.decode("utf-8", "replace")
-    result.ok = code == 2 and "hint" in message
-    result.detail = (f"exit {code}: {short(message, 70)}" if code is not None
-                     else f"served without auth: {short(message, 60)}")
+    code, stderr = start_up(ctx, ["--http", "127.0.0.1:0", "--auth-token", ""])
+    result.ok = code == 2 and "hint" in stderr
+    result.detail = (f"exit {code}: {short(stderr, 70)}" if code is not None
+                     else f"served without auth: {short(stderr, 60)}")
+    return result
+
+
+def unauthenticated_public_bind(ctx: Context, result: Result) -> Result:
+    if not has_netns():
+        result.skipped = True
+        result.detail = "skipped: needs `unshare -n` (binding every interface only where there is none)"
+        return result
+    # In a network namespace of its own, `0.0.0.0` reaches nothing but its loopback.
+    code, stderr = start_up(ctx, ["--http", "0.0.0.0:0"], netns=True)
+    warnings = [line for line in stderr.splitlines() if re.search(r"warn", line, re.I) and re.search(r"auth|token", line, re.I)]
+    result.ok = code is None and bool(warnings)
+    result.detail = (f"warned: {short(warnings[0], 70)}" if warnings
+                     else f"no warning (exit {code}): {short(stderr, 60)}" if code is not None else "served with no warning")
     return result
 
 
@@ -455,7 +473,7 @@ def host_fault(head: bytes) -> Callable[[Context, Result], Result]:
 
 
 def ipv4_compatible(ctx: Context, result: Result) -> Result:
-    if shutil.which("unshare") is None or subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+    if not has_netns():
         result.skipped = True
         result.detail = "skipped: needs `unshare -n` (a network namespace keeps the request off the network)"
         return result
@@ -861,7 +879,7 @@ def unsupported_section(toml: str, section: str) -> Callable[[Context, Result], 
         finish_stdio(result, server)
         server.stop()
         lines = [line for line in server.stderr.splitlines() if section in line or "profiles" in line]
-        result.ok = any("not supported" in line for line in lines)
+        result.ok = any("not supported" in line for line in lines) and not server.bad_lines
         result.detail = f"stderr: {short(' | '.join(lines), 70)!r}" if lines else "nothing said about it"
         return result
     return run
@@ -879,7 +897,7 @@ def auto_search_logged(ctx: Context, result: Result) -> Result:
     finish_stdio(result, server)
     server.stop()
     said = "budget" in server.stderr and "tool_search" in server.stderr
-    result.ok = "tool_search" in names and said
+    result.ok = "tool_search" in names and said and not server.bad_lines
     result.detail = ("logged why the tools went behind search" if said
                      else "tools went behind search" + (" and nothing was logged" if "tool_search" in names else "?"))
     return result
@@ -944,7 +962,8 @@ FAULTS: list[Fault] = [
     Fault("7b", "64 CPU-bound scripts starve a call", starvation("script"), quick=False),
     Fault("8", "fs.write through a dangling symlink", dangling_symlink),
     Fault("9", "600 idle HTTP connections", idle_connections, quick=False),
-    Fault("10", "`--auth-token \"\"`", empty_auth_token),
+    Fault("10a", "`--auth-token \"\"`", empty_auth_token),
+    Fault("10b", "`--http 0.0.0.0` without auth warns", unauthenticated_public_bind),
     *[Fault(id, name, host_fault(head)) for id, name, head in HOST_CASES],
     Fault("12a", "`http://[::127.0.0.1]/`", ipv4_compatible),
     Fault("12b", "redirect to `//host:port/x`", scheme_relative_redirect),

@@ -114,6 +114,14 @@ def kill_pids(pids: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+def has_netns() -> bool:
+    """Whether `unshare -n` can give a process a network namespace of its own."""
+    try:
+        return subprocess.run(["unshare", "-n", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def rss_mib(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/status", encoding="utf-8") as status:
