@@ -108,7 +108,8 @@ def string_fault(body: str) -> Callable[[Context, Result], Result]:
         if answer is None:
             result.detail = "no answer to the call"
         else:
-            result.ok = True
+            # Abandoned by the watchdog, the operation still runs and may yet abort the server.
+            result.ok = "did not stop" not in text_of(answer)
             kind = "isError" if is_error(answer) else "result"
             size = answer.get("_bytes")
             result.detail = f"{kind}: {short(text_of(answer), 60)}" + (f" ({size >> 20} MiB)" if size else "")
