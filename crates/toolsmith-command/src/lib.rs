@@ -18,7 +18,7 @@
 //! | stdin | the arguments, schema defaults filled in, as one compact JSON object; then closed |
 //! | argv | the command with `{name}` placeholders substituted |
 //! | working directory | the client's root when known, else the tools folder |
-//! | environment | `PATH`, `HOME`, `LANG`, what `permissions.env` names, `TOOLSMITH_TOOL`, `TOOLSMITH_TOOL_DIR`, `TOOLSMITH_OPTIONS` |
+//! | environment | `PATH`, `HOME`, `LANG`, what `permissions.env` names, `TOOLSMITH_TOOL`, `TOOLSMITH_TOOL_DIR`, `TOOLSMITH_OPTIONS`, `TOOLSMITH_CALL_ID` |
 //! | stdout | an MCP `CallToolResult` object (passed through), other JSON (structured content) or text |
 //! | exit status | non-zero fails the call with the tail of stderr |
 //!
@@ -43,6 +43,7 @@
 //! assert!(error.to_string().contains("valid names: `name`"));
 //! ```
 
+mod leftovers;
 mod output;
 mod process;
 mod template;

@@ -4,7 +4,8 @@
 //!
 //! The leader's exit is observed with `waitid(WNOWAIT)`, which leaves it a zombie: its pid,
 //! and so the group id, cannot be reused until it is reaped, so killing the group after the
-//! leader exited can never hit an unrelated process group.
+//! leader exited can never hit an unrelated process group. Whenever the group is killed, so
+//! are the processes of the run that left it (`setsid`; see `leftovers.rs`).
 
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
@@ -21,13 +22,15 @@ use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 use toolsmith_model::{Interrupt, StopReason};
 
+use crate::leftovers::{CALL_ID_ENV, Leftovers};
+
 /// The first wait between checks for the leader's exit; a fast command pays about this much.
 const FIRST_BACKOFF: Duration = Duration::from_micros(50);
 /// The longest wait between checks, which bounds how late an interrupt is noticed.
 const LAST_BACKOFF: Duration = Duration::from_millis(5);
 /// How long to keep reading after the leader exited and the group was killed. Killed
 /// processes close their pipes within microseconds; only a process that left the group
-/// (`setsid`) can hold a pipe longer, and it is not waited for.
+/// and escaped `leftovers.rs` can hold a pipe longer, and it is not waited for.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
 /// How much of stderr is kept (the tail) for the failure message.
 const STDERR_KEEP: usize = 64 * 1024;
@@ -90,7 +93,9 @@ pub(crate) fn run(
     if let Some(reason) = stop_reason(limits.deadline, interrupt, Instant::now()) {
         return Err(RunError::Stopped(reason));
     }
+    let leftovers = Leftovers::new();
     let mut child = command
+        .env(CALL_ID_ENV, leftovers.id())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -100,7 +105,7 @@ pub(crate) fn run(
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
-    let mut group = Group::new(child);
+    let mut group = Group::new(child, leftovers);
     let mut input = Input {
         pipe: stdin,
         data: input,
@@ -383,24 +388,28 @@ impl EventLines {
 struct Group {
     child: Child,
     id: Pid,
+    /// The run's processes that may have left the group.
+    leftovers: Leftovers,
     reaped: bool,
 }
 
 impl Group {
-    fn new(child: Child) -> Self {
+    fn new(child: Child, leftovers: Leftovers) -> Self {
         let id =
             Pid::from_raw(i32::try_from(child.id()).expect("a process id always fits in `pid_t`"));
         Self {
             child,
             id,
+            leftovers,
             reaped: false,
         }
     }
 
-    /// Sends SIGKILL to every process in the group.
+    /// Sends SIGKILL to every process in the group, and to the run's processes that left it.
     fn kill(&self) {
         // ESRCH (the group is already empty) is the outcome we want anyway.
         let _ = killpg(self.id, Signal::SIGKILL);
+        self.leftovers.kill();
     }
 
     /// Whether the leader has exited, without reaping it (so the group id stays reserved).

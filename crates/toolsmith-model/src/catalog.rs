@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use crate::definition::{JsonObject, ToolDefinition};
 use crate::diagnostic::Diagnostic;
 use crate::names::did_you_mean;
+use crate::notifications::Throttled;
 use crate::outcome::CallOutcome;
-use crate::tool::{CallContext, Tool, ToolFailure};
+use crate::tool::{CallContext, ClientBridge, Tool, ToolFailure};
 use crate::validate::{ArgumentValidator, SchemaValidator};
 
 /// A tool ready to be called: the tool plus its input and output schema validators (shared,
@@ -40,7 +41,12 @@ impl CatalogEntry {
 
     /// Validates, runs and checks one call (DESIGN.md §3).
     ///
-    /// Every failure is an `isError` outcome; nothing here is a protocol error.
+    /// Every failure is an `isError` outcome; nothing here is a protocol error. The call's
+    /// progress and log notifications share one budget ([`NOTIFICATION_BURST`] at once,
+    /// then [`NOTIFICATIONS_PER_SECOND`]); the rest are dropped, and the client told how many.
+    ///
+    /// [`NOTIFICATION_BURST`]: crate::NOTIFICATION_BURST
+    /// [`NOTIFICATIONS_PER_SECOND`]: crate::NOTIFICATIONS_PER_SECOND
     pub fn call(&self, arguments: JsonObject, context: &CallContext) -> CallOutcome {
         let definition = &self.definition;
         let arguments = match self.arguments.validate(arguments) {
@@ -49,7 +55,18 @@ impl CatalogEntry {
                 return CallOutcome::error(format!("tool `{}`: {errors}", definition.name));
             }
         };
-        let outcome = match self.tool.call(&arguments, context) {
+        // Every notification of the call passes through one budget.
+        let throttled = Arc::new(Throttled::new(
+            Arc::clone(&context.client),
+            &definition.name,
+        ));
+        let throttled_context = CallContext {
+            client: Arc::clone(&throttled) as Arc<dyn ClientBridge>,
+            ..context.clone()
+        };
+        let returned = self.tool.call(&arguments, &throttled_context);
+        throttled.finish();
+        let outcome = match returned {
             Ok(returned) => returned.into_outcome(definition.text_format),
             Err(ToolFailure::TimedOut { .. }) => {
                 // Report the timeout the catalog applied (a folder default may differ from

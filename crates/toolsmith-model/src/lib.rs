@@ -47,6 +47,7 @@ mod diagnostic;
 mod discovery;
 pub mod duration;
 pub mod names;
+mod notifications;
 mod outcome;
 mod prompt;
 mod properties;
@@ -65,6 +66,7 @@ pub use definition::{
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
+pub use notifications::{NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};
 pub use prompt::{
     ContentTemplate, MessageTemplate, Prompt, PromptArgument, PromptError, PromptMessage, Prompts,

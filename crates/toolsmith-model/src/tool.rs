@@ -181,6 +181,19 @@ pub trait ClientBridge: Send + Sync {
     fn next_request(&self, key: Option<&str>, defer: bool) {
         let _ = (key, defer);
     }
+
+    /// Whether [`progress`](Self::progress) reaches the client (it asked for progress);
+    /// unwanted progress is not counted against the call's notification budget.
+    fn wants_progress(&self) -> bool {
+        true
+    }
+
+    /// Whether a [`log`](Self::log) message at `level` reaches the client (its level is
+    /// at least the client's); unwanted logs are not counted against the call's budget.
+    fn wants_log(&self, level: LogLevel) -> bool {
+        let _ = level;
+        true
+    }
 }
 
 /// A client that supports nothing: progress and logs go nowhere, requests fail.

@@ -178,7 +178,7 @@ const CALL_ENDED: &str = "the call has ended (timed out or cancelled)";
 
 impl ClientBridge for McpBridge {
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        if self.wants_progress {
+        if self.wants_progress() {
             let message = message.map(str::to_owned);
             self.send(ClientRequest::Progress {
                 progress,
@@ -189,11 +189,7 @@ impl ClientBridge for McpBridge {
     }
 
     fn log(&self, level: LogLevel, logger: &str, message: &str) {
-        let wanted = self
-            .replay
-            .as_ref()
-            .is_none_or(|replay| replay.wants_logs());
-        if wanted && level >= self.min_level {
+        if self.wants_log(level) {
             let (logger, message) = (logger.to_owned(), message.to_owned());
             self.send(ClientRequest::Log {
                 level,
@@ -201,6 +197,18 @@ impl ClientBridge for McpBridge {
                 message,
             });
         }
+    }
+
+    fn wants_progress(&self) -> bool {
+        self.wants_progress
+    }
+
+    fn wants_log(&self, level: LogLevel) -> bool {
+        let wanted = self
+            .replay
+            .as_ref()
+            .is_none_or(|replay| replay.wants_logs());
+        wanted && level >= self.min_level
     }
 
     fn sample(&self, request: Value) -> Result<Value, String> {

@@ -89,3 +89,51 @@ fn malformed_event_lines_are_ignored() {
     assert_eq!(text(returned), "ok");
     assert!(sent.is_empty(), "{sent:?}");
 }
+
+/// The numbers of dropped notifications the warnings in `sent` report.
+fn reported_drops(sent: &[String]) -> usize {
+    sent.iter()
+        .filter_map(|entry| {
+            let (_, rest) = entry.split_once("sent too many notifications: ")?;
+            rest.split(' ').next()?.parse::<usize>().ok()
+        })
+        .sum()
+}
+
+// Regression test for issue 14, item 14: a command's `mcp:` stderr lines were forwarded
+// without a limit (100k lines, 100k log notifications).
+#[test]
+fn a_flood_of_event_lines_is_throttled_and_the_drops_are_told() {
+    let dir = tempfile::tempdir().expect("a temp dir can be created");
+    script(
+        dir.path(),
+        "flood.sh",
+        concat!(
+            "#!/bin/sh\n",
+            "yes 'mcp:{\"log\": \"info\", \"message\": \"tick\"}' | head -n 100000 >&2\n",
+            "echo done\n",
+        ),
+    );
+    let tool = tool(dir.path(), &json!({}), &["./flood.sh"]);
+    let catalog = toolsmith_model::Catalog::new(vec![Arc::new(tool)], Vec::new());
+    let recorder = Arc::new(Recorder::default());
+    let mut context = CallContext::detached(std::time::Duration::from_secs(30));
+    context.client = recorder.clone();
+    let outcome = catalog
+        .call("probe", object(&json!({})), &context)
+        .expect("the tool exists");
+    assert_eq!(outcome.joined_text(), "done");
+    let sent = recorder.0.lock().expect("not poisoned").clone();
+    let ticks = sent.iter().filter(|entry| entry.ends_with(" tick")).count();
+    assert!(
+        ticks < 10_000,
+        "{ticks} of 100000 log lines reached the client"
+    );
+    assert!(
+        sent.last()
+            .is_some_and(|entry| entry.starts_with("log Warning toolsmith tool `probe`")),
+        "{:?}",
+        sent.last()
+    );
+    assert_eq!(ticks + reported_drops(&sent), 100_000);
+}

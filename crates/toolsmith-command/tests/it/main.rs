@@ -7,6 +7,7 @@ mod environment;
 mod events;
 mod failures;
 mod limits;
+mod orphans;
 mod results;
 mod stdin;
 mod support;

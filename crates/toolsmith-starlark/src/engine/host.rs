@@ -4,11 +4,17 @@
 //!
 //! Relative paths, in a call and in a grant alike, are taken from the call's working
 //! directory: the client's root, or the tools folder. A path is checked after symbolic
-//! links and `..` are resolved, so neither leads out of a granted folder.
+//! links and `..` are resolved, so neither leads out of a granted folder, and the file is
+//! then opened along that checked path without following any link (see [`open`]).
 
 use std::fmt::Write as _;
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
 
+use nix::errno::Errno;
+use nix::fcntl::{OFlag, openat};
+use nix::sys::stat::Mode;
 use toolsmith_model::ToolDefinition;
 
 /// The most a tool reads at once, from a file (`mcp.read_file`) or a response body
@@ -101,6 +107,74 @@ fn resolved(path: &Path, access: Access) -> std::io::Result<PathBuf> {
         }
         (Err(error), _) => Err(error),
     }
+}
+
+/// Opens `path`, as [`permitted`] returned it (absolute, links resolved), for `access`:
+/// for reading, or for writing (created if missing, else emptied).
+///
+/// Each folder on the way and the file itself are opened without following symbolic links,
+/// so what is opened is the file that was checked: a link made at the checked path (before
+/// or after the check) fails the call instead of leading out of the grant (issue 14, item
+/// 8). Only regular files are opened: a FIFO, device or socket could block the call's
+/// thread forever (issue 14, item 4), so the file is opened non-blocking and refused when it
+/// is none. `shown` is the path as the tool gave it, for messages.
+pub(crate) fn open(path: &Path, access: Access, shown: &str) -> Result<File, String> {
+    let failed = |errno: Errno| match errno {
+        // The file itself is a link: only a dangling one passes the check (a write to a new
+        // name), or one made since.
+        Errno::ELOOP => format!(
+            "`{shown}` is a symbolic link to a missing file (or was replaced by one); a tool \
+             writes through no such link: remove it, or write to another name"
+        ),
+        // A FIFO without a reader (opened to write) or a socket.
+        Errno::ENXIO => not_regular(shown, "a FIFO, device or socket"),
+        // A folder on the way is a link: it was replaced since the check.
+        Errno::ENOTDIR => format!("`{shown}`: a folder on its path changed while it was opened"),
+        errno => format!("`{shown}`: {}", std::io::Error::from(errno)),
+    };
+    let mut folder: OwnedFd = File::open("/")
+        .map_err(|error| format!("`{shown}`: {error}"))?
+        .into();
+    let mut names = path.components().filter_map(|component| match component {
+        Component::Normal(name) => Some(name),
+        _ => None,
+    });
+    let Some(file_name) = names.next_back() else {
+        return Err(format!("`{shown}` is a folder, not a file"));
+    };
+    let walk = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    for name in names {
+        folder = openat(&folder, name, walk, Mode::empty()).map_err(failed)?;
+    }
+    let flags = OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_NOCTTY | OFlag::O_CLOEXEC;
+    let (flags, mode) = match access {
+        Access::Read => (flags | OFlag::O_RDONLY, Mode::empty()),
+        Access::Write => (
+            flags | OFlag::O_WRONLY | OFlag::O_CREAT,
+            Mode::from_bits_truncate(0o666),
+        ),
+    };
+    let file = File::from(openat(&folder, file_name, flags, mode).map_err(failed)?);
+    let metadata = file
+        .metadata()
+        .map_err(|error| format!("`{shown}`: {error}"))?;
+    if !metadata.is_file() {
+        let kind = if metadata.is_dir() {
+            "a folder"
+        } else {
+            "a FIFO, device or socket"
+        };
+        return Err(not_regular(shown, kind));
+    }
+    if access == Access::Write {
+        file.set_len(0)
+            .map_err(|error| format!("`{shown}`: {error}"))?;
+    }
+    Ok(file)
+}
+
+fn not_regular(shown: &str, kind: &str) -> String {
+    format!("`{shown}` is {kind}, not a regular file; a tool reads and writes regular files only")
 }
 
 /// `path` with `.` and `..` taken away by their names alone (for a path that does not

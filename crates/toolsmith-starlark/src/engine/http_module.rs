@@ -13,7 +13,7 @@
 //! (`127.0.0.1:8080`, `[::1]`, `10.0.0.5`) or names `localhost`. The check runs on the
 //! addresses the connection is made to, so a name cannot pass it and then resolve elsewhere.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Instant;
 
 use starlark::collections::SmallMap;
@@ -196,7 +196,7 @@ fn send<'v>(
         if status.is_redirection()
             && matches!(request.method.as_str(), "GET" | "HEAD")
             && redirects < MAX_REDIRECTS
-            && let Some(next) = location.and_then(|location| redirected(&uri, &location))
+            && let Some(next) = location.and_then(|location| redirected(&request.url, &location))
         {
             redirects += 1;
             request.url = next;
@@ -234,15 +234,13 @@ fn dispatch(
     }
 }
 
-/// Where a redirect leads: an absolute URL, or a path on the same origin.
-fn redirected(from: &Uri, location: &str) -> Option<String> {
-    if location.starts_with("http://") || location.starts_with("https://") {
-        return Some(location.to_owned());
-    }
-    let (scheme, authority) = (from.scheme_str()?, from.authority()?);
-    location
-        .starts_with('/')
-        .then(|| format!("{scheme}://{authority}{location}"))
+/// Where a redirect leads: `location` resolved against the URL that answered, as RFC 3986
+/// §5 and browsers resolve it: `//host/path` is another host (whose grant is then checked
+/// like any other), `next` a path beside the current one.
+fn redirected(from: &str, location: &str) -> Option<String> {
+    let mut next = url::Url::parse(from).ok()?.join(location).ok()?;
+    next.set_fragment(None);
+    Some(next.into())
 }
 
 fn response_value<'v>(
@@ -359,30 +357,54 @@ fn names_an_address(grant_host: &str) -> bool {
 }
 
 /// Whether `address` is on the public internet: not loopback, private, link-local,
-/// unspecified, broadcast or shared (carrier-grade NAT); an IPv4 address mapped into IPv6
-/// counts as itself.
+/// unspecified, broadcast, multicast, reserved or shared (carrier-grade NAT). An IPv6
+/// address that carries an IPv4 one (mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`,
+/// NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::`) counts as that IPv4 address.
 fn is_public(address: IpAddr) -> bool {
     let v4_is_public = |v4: Ipv4Addr| {
-        let shared = v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64;
+        let [first, second, ..] = v4.octets();
+        let shared = first == 100 && (second & 0xc0) == 64;
         !(v4.is_loopback()
             || v4.is_private()
             || v4.is_link_local()
             || v4.is_unspecified()
             || v4.is_broadcast()
-            || v4.octets()[0] == 0
+            || v4.is_multicast()
+            || first == 0
+            || first >= 240
             || shared)
     };
     match address {
         IpAddr::V4(v4) => v4_is_public(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4_is_public(v4),
-            None => {
-                !(v6.is_loopback()
-                    || v6.is_unspecified()
-                    || v6.is_unique_local()
-                    || v6.is_unicast_link_local())
+        IpAddr::V6(v6) => {
+            if let Some(v4) = embedded_v4(v6) {
+                return v4_is_public(v4);
             }
-        },
+            let [first, second, ..] = v6.segments();
+            let site_local = (first & 0xffc0) == 0xfec0;
+            // The rest of 64:ff9b::/32 than the well-known NAT64 prefix is for local use.
+            let local_nat64 = first == 0x64 && second == 0xff9b;
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_unique_local()
+                || v6.is_unicast_link_local()
+                || v6.is_multicast()
+                || site_local
+                || local_nat64)
+        }
+    }
+}
+
+/// The IPv4 address an IPv6 address stands for, if it embeds one: a mapped, compatible
+/// (`::1` and `::` included, as `0.0.0.1` and `0.0.0.0`), NAT64 or 6to4 address.
+fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
+    let segments = v6.segments();
+    let [.., high, low] = segments;
+    let last = Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    match segments {
+        [0, 0, 0, 0, 0, 0 | 0xffff, _, _] | [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(last),
+        [0x2002, high, low, ..] => Some(Ipv4Addr::from((u32::from(high) << 16) | u32::from(low))),
+        _ => None,
     }
 }
 
@@ -472,11 +494,53 @@ mod tests {
             "fe80::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            // Regression test for issue 14, item 12: IPv4-compatible, NAT64 and 6to4
+            // addresses carry the IPv4 address they stand for.
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "64:ff9b::127.0.0.1",
+            "64:ff9b:1::1",
+            "2002:7f00:1::1",
+            "2002:a9fe:a9fe::",
+            "fec0::1",
+            "ff02::1",
+            "224.0.0.1",
+            "240.0.0.1",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
-        for public in ["8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111"] {
+        for public in [
+            "8.8.8.8",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2606:4700::1111",
+            "::8.8.8.8",
+            "64:ff9b::8.8.8.8",
+            "2002:808:808::1",
+        ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    // Regression test for issue 14, item 12: a network-path reference (`//host/path`) is
+    // another host, not a path on this one.
+    #[test]
+    fn redirects_resolve_as_references() {
+        let from = "http://127.0.0.1:8080/a/b?q=1";
+        for (location, expected) in [
+            ("//127.0.0.1:18082/x", "http://127.0.0.1:18082/x"),
+            ("/c", "http://127.0.0.1:8080/c"),
+            ("c", "http://127.0.0.1:8080/a/c"),
+            ("../c#part", "http://127.0.0.1:8080/c"),
+            ("?q=2", "http://127.0.0.1:8080/a/b?q=2"),
+            ("https://example.com/", "https://example.com/"),
+            ("ftp://example.com/x", "ftp://example.com/x"),
+        ] {
+            assert_eq!(
+                redirected(from, location).as_deref(),
+                Some(expected),
+                "{location}"
+            );
         }
     }
 

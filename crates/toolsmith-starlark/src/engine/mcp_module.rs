@@ -6,6 +6,7 @@
 //! `mcp.write_file`, `mcp.list_dir`, `mcp.getenv`; see `host.rs`).
 
 use std::collections::HashMap;
+use std::io::{Read as _, Write as _};
 
 use serde_json::json;
 use starlark::collections::SmallMap;
@@ -447,16 +448,22 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         let heap = eval.heap();
         let call = session::call(eval, "mcp.read_file")?;
         let file = checked(call, "mcp.read_file", path, Access::Read)?;
-        let size = std::fs::metadata(&file)
-            .map_err(|error| anyhow::anyhow!("`mcp.read_file`: `{path}`: {error}"))?
+        let failed = |error: String| anyhow::anyhow!("`mcp.read_file`: {error}");
+        let file = host::open(&file, Access::Read, path).map_err(failed)?;
+        let size = file
+            .metadata()
+            .map_err(|error| failed(format!("`{path}`: {error}")))?
             .len();
         if size > host::READ_LIMIT {
             anyhow::bail!(
                 "`mcp.read_file`: `{path}` is {size} bytes; a tool reads at most 16 MiB at once"
             );
         }
-        let text = std::fs::read_to_string(&file)
-            .map_err(|error| anyhow::anyhow!("`mcp.read_file`: `{path}`: {error}"))?;
+        // A file growing while it is read stops at the limit all the same.
+        let mut text = String::new();
+        file.take(host::READ_LIMIT)
+            .read_to_string(&mut text)
+            .map_err(|error| failed(format!("`{path}`: {error}")))?;
         Ok(heap.alloc(text))
     }
 
@@ -469,8 +476,11 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
     ) -> anyhow::Result<NoneType> {
         let call = session::call(eval, "mcp.write_file")?;
         let file = checked(call, "mcp.write_file", path, Access::Write)?;
-        std::fs::write(&file, text)
-            .map_err(|error| anyhow::anyhow!("`mcp.write_file`: `{path}`: {error}"))?;
+        let failed = |error: String| anyhow::anyhow!("`mcp.write_file`: {error}");
+        host::open(&file, Access::Write, path)
+            .map_err(failed)?
+            .write_all(text.as_bytes())
+            .map_err(|error| failed(format!("`{path}`: {error}")))?;
         Ok(NoneType)
     }
 

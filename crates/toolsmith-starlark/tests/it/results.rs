@@ -342,3 +342,45 @@ mcp.tool(stats)
         json!({"total": 3.5, "offset": 13})
     );
 }
+
+// Regression test for issue 14, item 14: `mcp.log` and `mcp.progress` in a loop reached the
+// client one for one.
+#[test]
+fn a_flood_of_logs_and_progress_is_throttled() {
+    let catalog = catalog(
+        r#"
+def chatty() -> str:
+    """Logs and reports progress far too often."""
+    for i in range(20000):
+        mcp.log("info", "tick")
+        mcp.progress(i, total=20000)
+    return "done"
+
+mcp.tool(chatty, timeout=30)
+"#,
+    );
+    let client = Arc::new(RecordingClient::default());
+    let mut context = CallContext::detached(Duration::from_secs(30));
+    context.client = client.clone();
+    let outcome = call_with(&catalog, "chatty", json!({}), &context);
+    assert_eq!(text(&outcome), "done");
+    let events = client.events.lock().unwrap();
+    let passed = events
+        .iter()
+        .filter(|event| !event.starts_with("log warning toolsmith"))
+        .count();
+    assert!(passed < 4_000, "{passed} of 40000 notifications passed");
+    let dropped: usize = events
+        .iter()
+        .filter_map(|event| {
+            let (_, rest) = event.split_once("sent too many notifications: ")?;
+            rest.split(' ').next()?.parse::<usize>().ok()
+        })
+        .sum();
+    assert_eq!(passed + dropped, 40_000);
+    // The progress the client saw last is the tool's last.
+    assert_eq!(
+        events.last().map(String::as_str),
+        Some("progress 19999 Some(20000.0) None")
+    );
+}

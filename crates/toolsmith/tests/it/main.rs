@@ -11,6 +11,7 @@ mod help;
 mod install;
 mod list;
 mod new;
+mod sandbox;
 mod search;
 mod serve;
 mod test_command;
