@@ -173,6 +173,12 @@ struct Endpoint {
 }
 
 async fn mcp(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    if let Some(refusal) = endpoint
+        .hosts
+        .refuse_target(request.uri(), request.headers())
+    {
+        return refusal;
+    }
     if content_length(request.headers()).is_some_and(|length| length > endpoint.max_body_bytes) {
         return too_large(endpoint.max_body_bytes);
     }
