@@ -436,7 +436,7 @@ fn plain_request(headers: &HeaderMap, hosts: &HostRule) -> bool {
         && hosts.accepts(headers)
 }
 
-fn json_response(message: &ServerJsonRpcMessage) -> Response {
+pub(crate) fn json_response(message: &ServerJsonRpcMessage) -> Response {
     let mut bytes = Vec::with_capacity(256);
     if let Err(error) = serde_json::to_writer(&mut bytes, message) {
         // rmcp's message types only hold JSON values and strings.

@@ -18,6 +18,9 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         allow_origins,
         auth_token,
         max_body_size,
+        header_timeout,
+        body_timeout,
+        max_connections,
         max_concurrent_calls,
         shutdown_grace,
         watch,
@@ -62,6 +65,9 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         auth_token: auth_token.clone(),
         max_body_bytes: *max_body_size,
         shutdown_grace: *shutdown_grace,
+        header_timeout: *header_timeout,
+        body_timeout: *body_timeout,
+        max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
     };
     let tools = loaded.catalog().entries().len();
     let public = beyond_loopback(address);
