@@ -49,6 +49,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ServeError;
 use crate::handler::McpHandler;
 use crate::session_calls::{HostRule, SESSION_HEADER, SessionCalls};
+use crate::sessions::{SessionBook, until_sent};
 use crate::state::ServerState;
 
 /// The path MCP is served on.
@@ -65,6 +66,9 @@ const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The connection cap unless configured otherwise.
 const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// The session cap unless configured otherwise.
+const DEFAULT_MAX_SESSIONS: usize = 10_000;
 
 /// Host names always accepted in the `Host` header.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -105,6 +109,9 @@ pub struct HttpOptions {
     /// Connections open at once; one more is answered 503 and closed. ([`serve_http`]
     /// only.)
     pub max_connections: usize,
+    /// Sessions open at once. At the cap, a new `initialize` closes the session idle
+    /// longest; when every session is busy it gets 503.
+    pub max_sessions: usize,
 }
 
 impl Default for HttpOptions {
@@ -118,6 +125,7 @@ impl Default for HttpOptions {
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 }
@@ -129,6 +137,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let config = service_config(&state, options);
     let session_manager = Arc::new(LocalSessionManager::default());
     let calls = SessionCalls::new(Arc::clone(&session_manager));
+    let book = SessionBook::new(options.max_sessions, Arc::clone(&session_manager));
     let session_factory = {
         let state = state.clone();
         let joiner = calls.joiner();
@@ -156,6 +165,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         sessions,
         stateless,
         calls,
+        book,
         hosts,
         max_body_bytes: options.max_body_bytes,
         body_timeout: options.body_timeout,
@@ -200,6 +210,8 @@ struct Endpoint {
     stateless: StreamableHttpService<McpHandler, NeverSessionManager>,
     /// Plain `tools/call` POSTs in a live session, answered without rmcp's session worker.
     calls: SessionCalls,
+    /// Every session, to cap them and to refuse a reused request id.
+    book: SessionBook,
     hosts: HostRule,
     max_body_bytes: usize,
     body_timeout: Duration,
@@ -222,11 +234,22 @@ async fn mcp(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
             && let Some(session) = session.as_ref().and_then(|id| id.to_str().ok())
         {
             endpoint.calls.forget(session);
+            endpoint.book.forget(session);
         }
         return response;
     }
+    let session = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
     if request.method() != Method::POST {
-        return endpoint.sessions.handle(request).await.map(Body::new);
+        // A `GET` stream keeps its session busy while it is open.
+        let in_flight = session
+            .and_then(|session| endpoint.book.enter(&session, None).ok())
+            .flatten();
+        let response = endpoint.sessions.handle(request).await.map(Body::new);
+        return until_sent(response, in_flight);
     }
     if request.headers().contains_key(SESSION_HEADER) {
         let (parts, body) = request.into_parts();
@@ -234,10 +257,17 @@ async fn mcp(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
             Ok(bytes) => bytes,
             Err(refusal) => return refusal,
         };
-        return match endpoint.calls.serve(&endpoint.hosts, parts, &bytes).await {
+        let in_flight =
+            match session.map(|session| endpoint.book.enter(&session, request_id(&bytes))) {
+                Some(Err(id)) => return id_in_use(&id),
+                Some(Ok(in_flight)) => in_flight,
+                None => None,
+            };
+        let response = match endpoint.calls.serve(&endpoint.hosts, parts, &bytes).await {
             Ok(response) => response,
             Err(parts) => post_to(&endpoint.sessions, parts, bytes).await,
         };
+        return until_sent(response, in_flight);
     }
     let (mut parts, body) = request.into_parts();
     let bytes = match endpoint.read_body(body).await {
@@ -247,7 +277,21 @@ async fn mcp(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
     let accepts_both =
         accepts(&parts.headers, "application/json") && accepts(&parts.headers, "text/event-stream");
     if accepts_both && has_method(&bytes, "initialize") {
-        return post_to(&endpoint.sessions, parts, bytes).await;
+        let Some((opening, closed)) = endpoint.book.open().await else {
+            return sessions_busy();
+        };
+        if let Some(closed) = closed {
+            endpoint.calls.forget(&closed);
+        }
+        let response = post_to(&endpoint.sessions, parts, bytes).await;
+        if let Some(session) = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|id| id.to_str().ok())
+        {
+            opening.opened(session);
+        }
+        return response;
     }
     if !accepts_both {
         parts.headers.insert(
@@ -342,9 +386,55 @@ fn not_a_message(body: &[u8]) -> Response {
             )
         }
     };
+    refusal(code, message, id)
+}
+
+/// The id of a request (not of a notification or a response), read without building the
+/// message.
+fn request_id(body: &[u8]) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        id: Option<RequestId>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let peek = serde_json::from_slice::<Peek>(body).ok()?;
+    peek.method.and(peek.id)
+}
+
+/// 400 for a request reusing the id of one still running in its session: answering it
+/// would take the first one's answer (issue 14, item 18). The error has no id, as the
+/// transport specifies for a refused message, so a client does not take it for the first
+/// one's answer.
+fn id_in_use(id: &RequestId) -> Response {
+    tracing::warn!(%id, "refused a request reusing the id of a running one");
+    refusal(
+        ErrorCode::INVALID_REQUEST,
+        format!(
+            "Invalid request: the id `{id}` is in use by a request of this session that is still running; give each request its own id"
+        ),
+        None,
+    )
+}
+
+/// 400 with a JSON-RPC error as the body.
+fn refusal(code: ErrorCode, message: String, id: Option<RequestId>) -> Response {
     let error = ServerJsonRpcMessage::error(ErrorData::new(code, message, None), id);
     let mut response = crate::session_calls::json_response(&error);
     *response.status_mut() = StatusCode::BAD_REQUEST;
+    response
+}
+
+/// 503 for an `initialize` at the session cap when no session is idle.
+fn sessions_busy() -> Response {
+    tracing::warn!("refused a session: at the session cap and every session is busy");
+    let mut response = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Service Unavailable: the server is at its session limit and every session is busy; try again soon",
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
     response
 }
 

@@ -257,6 +257,14 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
     pub(crate) max_connections: u32,
 
+    /// How many HTTP sessions may be open at once.
+    ///
+    /// At the cap, a new `initialize` closes the session idle longest (its client gets 404
+    /// and opens a new one); when every session is busy answering or streaming, it gets 503.
+    /// rmcp closes a session idle for 5 minutes in any case.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    pub(crate) max_sessions: u32,
+
     /// How many tool calls may run at once, over all clients; more wait for a free slot.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_concurrent_calls: u32,

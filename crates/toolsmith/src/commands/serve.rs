@@ -21,6 +21,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         header_timeout,
         body_timeout,
         max_connections,
+        max_sessions,
         max_concurrent_calls,
         shutdown_grace,
         watch,
@@ -68,6 +69,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         header_timeout: *header_timeout,
         body_timeout: *body_timeout,
         max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
+        max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
     };
     let tools = loaded.catalog().entries().len();
     let public = beyond_loopback(address);
