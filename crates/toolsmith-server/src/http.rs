@@ -18,6 +18,10 @@
 //!
 //! Both services check `Host` (DNS rebinding) and `Origin`: loopback names are allowed by
 //! default, more with [`HttpOptions::allowed_hosts`] / [`HttpOptions::allowed_origins`].
+//! In front of them the endpoint refuses what those checks miss (a second `Host`, an
+//! absolute-form target), caps sessions and refuses a reused request id (`sessions.rs`),
+//! and answers a body that is not one message with its JSON-RPC error. [`serve_http`]
+//! accepts connections itself, for header and body timeouts and a connection cap.
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
