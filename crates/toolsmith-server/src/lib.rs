@@ -38,6 +38,7 @@ mod http;
 mod mrtr;
 mod pool;
 mod session_calls;
+mod sessions;
 mod state;
 mod stdio;
 

@@ -33,8 +33,9 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::Response;
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, GetMeta,
     JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, ProtocolVersion, RequestId,
@@ -175,7 +176,7 @@ impl HostRule {
             if host == "*" {
                 return Self { allowed: None };
             }
-            let parsed = match axum::http::uri::Authority::try_from(host.trim()) {
+            let parsed = match Authority::try_from(host.trim()) {
                 Ok(authority) => (normalize_host(authority.host()), authority.port_u16()),
                 Err(_) => (normalize_host(host.trim()), None),
             };
@@ -187,21 +188,54 @@ impl HostRule {
     }
 
     fn accepts(&self, headers: &HeaderMap) -> bool {
-        let Some(allowed) = &self.allowed else {
+        if self.allowed.is_none() {
             return true;
-        };
-        let Some(authority) = headers
+        }
+        headers
             .get(header::HOST)
             .and_then(|value| value.to_str().ok())
-            .and_then(|host| axum::http::uri::Authority::try_from(host).ok())
-        else {
-            return false;
+            .and_then(|host| Authority::try_from(host).ok())
+            .is_some_and(|authority| self.accepts_authority(&authority))
+    }
+
+    fn accepts_authority(&self, authority: &Authority) -> bool {
+        let Some(allowed) = &self.allowed else {
+            return true;
         };
         let host = normalize_host(authority.host());
         let port = authority.port_u16();
         allowed.iter().any(|(name, allowed_port)| {
             *name == host && allowed_port.is_none_or(|p| port == Some(p))
         })
+    }
+
+    /// The refusal of a request whose target the `Host` check alone would let through:
+    /// more than one `Host` header (rmcp reads only the first; RFC 9112 §3.2 says 400), or
+    /// an absolute-form request line such as `POST http://evil.example/mcp` naming a host
+    /// that is not allowed (its host, not `Host`, is the target: RFC 9112 §3.2.2).
+    pub(crate) fn refuse_target(&self, uri: &Uri, headers: &HeaderMap) -> Option<Response> {
+        if headers.get_all(header::HOST).iter().nth(1).is_some() {
+            tracing::warn!("refused a request with more than one `Host` header");
+            return Some(
+                (
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: more than one Host header",
+                )
+                    .into_response(),
+            );
+        }
+        let authority = uri.authority()?;
+        if self.accepts_authority(authority) {
+            return None;
+        }
+        tracing::warn!(%authority, "refused an absolute-form request for a host that is not allowed");
+        Some(
+            (
+                StatusCode::FORBIDDEN,
+                "Forbidden: the host in the request line is not allowed",
+            )
+                .into_response(),
+        )
     }
 }
 
@@ -402,7 +436,7 @@ fn plain_request(headers: &HeaderMap, hosts: &HostRule) -> bool {
         && hosts.accepts(headers)
 }
 
-fn json_response(message: &ServerJsonRpcMessage) -> Response {
+pub(crate) fn json_response(message: &ServerJsonRpcMessage) -> Response {
     let mut bytes = Vec::with_capacity(256);
     if let Err(error) = serde_json::to_writer(&mut bytes, message) {
         // rmcp's message types only hold JSON values and strings.

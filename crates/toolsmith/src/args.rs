@@ -240,6 +240,31 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size)]
     pub(crate) max_body_size: usize,
 
+    /// Close an HTTP connection that has not sent a request's headers within DURATION.
+    ///
+    /// The clock starts when the connection opens and again when a response ends, so this
+    /// is also how long an idle keep-alive connection stays open. A duration such as `10s`.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, requires = "http")]
+    pub(crate) header_timeout: Duration,
+
+    /// Answer 408 to an HTTP request whose body has not arrived within DURATION.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, requires = "http")]
+    pub(crate) body_timeout: Duration,
+
+    /// How many HTTP connections may be open at once; one more gets 503 and is closed.
+    ///
+    /// Keep it below the process's file descriptor limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    pub(crate) max_connections: u32,
+
+    /// How many HTTP sessions may be open at once.
+    ///
+    /// At the cap, a new `initialize` closes the session idle longest (its client gets 404
+    /// and opens a new one); when every session is busy answering or streaming, it gets 503.
+    /// rmcp closes a session idle for 5 minutes in any case.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    pub(crate) max_sessions: u32,
+
     /// How many tool calls may run at once, over all clients; more wait for a free slot.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_concurrent_calls: u32,

@@ -98,6 +98,12 @@ impl Printer {
         let _ = writeln!(std::io::stderr().lock(), "{label}: {text}");
     }
 
+    /// Writes a warning to stderr (always).
+    pub(crate) fn warning(self, text: &str) {
+        let label = self.style_err(Style::Yellow, "warning");
+        let _ = writeln!(std::io::stderr().lock(), "{label}: {text}");
+    }
+
     /// Writes a `  hint: ...` line to stderr (always).
     pub(crate) fn hint(self, text: &str) {
         let label = self.style_err(Style::Cyan, "hint");

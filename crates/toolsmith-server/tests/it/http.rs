@@ -340,3 +340,145 @@ async fn subscriptions_listen_acknowledges_then_reports_reloads() {
         "{seen}"
     );
 }
+
+const BOTH: &str = "application/json, text/event-stream";
+
+/// A POST in `session`, from a client that accepts both media types.
+fn in_session(session: &str) -> axum::http::request::Builder {
+    post()
+        .header(header::ACCEPT, BOTH)
+        .header("mcp-session-id", session)
+}
+
+/// The whole body of a response, which must end within a bound.
+async fn body_of(response: axum::response::Response) -> String {
+    let bytes = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        axum::body::to_bytes(response.into_body(), usize::MAX),
+    )
+    .await
+    .expect("the body ends in time")
+    .unwrap();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// An `initialize` for a client with `capabilities`, as a request.
+fn initialize(capabilities: &str) -> Request<Body> {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    );
+    post()
+        .header(header::ACCEPT, BOTH)
+        .body(Body::from(body))
+        .unwrap()
+}
+
+/// Opens a session (`initialize`, then `notifications/initialized`); returns its id.
+async fn open_session(app: &axum::Router, capabilities: &str) -> String {
+    let response = app.clone().oneshot(initialize(capabilities)).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    body_of(response).await;
+    let initialized = in_session(&session)
+        .body(Body::from(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ))
+        .unwrap();
+    let response = app.clone().oneshot(initialized).await.unwrap();
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    session
+}
+
+/// The status of a `tools/list` in `session`.
+async fn list_in(app: &axum::Router, session: &str) -> StatusCode {
+    let request = in_session(session).body(Body::from(LIST)).unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    body_of(response).await;
+    status
+}
+
+// Regression test for issue 14, item 3: every `initialize` kept a session for 5 minutes, so
+// a flood of them grew the server until it aborted.
+#[tokio::test]
+async fn at_the_session_cap_the_session_idle_longest_goes_and_busy_ones_stay() {
+    let options = HttpOptions {
+        max_sessions: 2,
+        ..HttpOptions::default()
+    };
+    let app = router(state_for(&examples(), 8), &options);
+    let first = open_session(&app, "{}").await;
+    let second = open_session(&app, "{}").await;
+    assert_eq!(list_in(&app, &second).await, StatusCode::OK);
+    let third = open_session(&app, "{}").await;
+    assert_eq!(list_in(&app, &first).await, StatusCode::NOT_FOUND);
+    assert_eq!(list_in(&app, &second).await, StatusCode::OK);
+
+    // With both sessions listening on their GET streams, none can go.
+    let mut streams = Vec::new();
+    for session in [&second, &third] {
+        let request = Request::get("/mcp")
+            .header(header::HOST, "localhost")
+            .header(header::ACCEPT, "text/event-stream")
+            .header("mcp-session-id", session.as_str())
+            .body(Body::empty())
+            .unwrap();
+        let stream = app.clone().oneshot(request).await.unwrap();
+        assert_eq!(stream.status(), StatusCode::OK);
+        streams.push(stream);
+    }
+    let refused = app.clone().oneshot(initialize("{}")).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(list_in(&app, &second).await, StatusCode::OK);
+    drop(streams);
+    open_session(&app, "{}").await;
+}
+
+// Regression test for issue 14, item 18 (HTTP): a request reusing the id of one still
+// running in its session took the first one's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_reusing_a_running_id_is_refused_and_the_first_is_answered() {
+    let dir = crate::folder(&[("behaviour.star", crate::BEHAVIOUR)]);
+    let state = state_for(dir.path(), 8);
+    let app = router(state.clone(), &HttpOptions::default());
+    // A client that can be asked for sampling: its calls take rmcp's path.
+    let session = open_session(&app, r#"{"sampling":{}}"#).await;
+    let first = {
+        let app = app.clone();
+        let request = in_session(&session)
+            .body(Body::from(
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"spin_briefly","arguments":{}}}"#,
+            ))
+            .unwrap();
+        tokio::spawn(async move { body_of(app.oneshot(request).await.unwrap()).await })
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while state.calls_in_flight() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the first call starts");
+
+    let again = in_session(&session)
+        .body(Body::from(
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}"#,
+        ))
+        .unwrap();
+    let response = app.clone().oneshot(again).await.unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let refusal: Value = serde_json::from_str(&body_of(response).await).unwrap();
+    assert_eq!(refusal["error"]["code"], -32600, "{refusal}");
+
+    let answer = first.await.unwrap();
+    let message = answer
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|message| message["id"] == 5)
+        .unwrap_or_else(|| panic!("no answer to the first call in `{answer}`"));
+    assert_eq!(message["result"]["isError"], true, "{message}");
+}

@@ -18,12 +18,26 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         allow_origins,
         auth_token,
         max_body_size,
+        header_timeout,
+        body_timeout,
+        max_connections,
+        max_sessions,
         max_concurrent_calls,
         shutdown_grace,
         watch,
         search,
     } = args;
     let transport = if http.is_some() { "http" } else { "stdio" };
+    if http.is_some()
+        && auth_token
+            .as_deref()
+            .is_some_and(|token| token.trim().is_empty())
+    {
+        // An empty token would let `Authorization: Bearer ` through: no auth at all.
+        return Err(Hinted::new("the auth token is empty")
+            .hint("pass a non-empty token with --auth-token or TOOLSMITH_AUTH_TOKEN, or unset both to serve without auth")
+            .into());
+    }
     let loaded = folder::load_for(folder_arg.dir.as_deref(), Some(transport))?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
@@ -49,12 +63,16 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let http_options = HttpOptions {
         allowed_hosts: allow_hosts.clone(),
         allowed_origins: allow_origins.clone(),
-        auth_token: auth_token.clone().filter(|token| !token.is_empty()),
+        auth_token: auth_token.clone(),
         max_body_bytes: *max_body_size,
         shutdown_grace: *shutdown_grace,
+        header_timeout: *header_timeout,
+        body_timeout: *body_timeout,
+        max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
+        max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
     };
     let tools = loaded.catalog().entries().len();
-    let public = !address.ip().is_loopback();
+    let public = beyond_loopback(address);
     toolsmith_server::serve_http(state, &http_options, address, |bound| {
         printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));
         if public && allow_hosts.is_empty() {
@@ -63,11 +81,18 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
             );
         }
         if public && http_options.auth_token.is_none() {
-            printer.hint("listening beyond loopback without a token; set TOOLSMITH_AUTH_TOKEN or --auth-token");
+            printer.warning("listening beyond loopback without auth: anyone who can reach this address can call every tool");
+            printer.hint("set TOOLSMITH_AUTH_TOKEN or --auth-token");
         }
     })
     .map_err(serve_error)?;
     Ok(ExitStatus::Success)
+}
+
+/// Whether `address` listens where other machines can reach it (an IPv4-mapped loopback
+/// address such as `[::ffff:127.0.0.1]` is loopback too).
+fn beyond_loopback(address: SocketAddr) -> bool {
+    !address.ip().to_canonical().is_loopback()
 }
 
 /// The URL a local client uses for a bound address.
@@ -130,6 +155,23 @@ mod tests {
             "[::1]:9".parse().unwrap()
         );
         assert!(listen_address("nope").is_err());
+    }
+
+    // Regression test for issue 14, item 10: the warning about serving without auth must
+    // not fire for loopback spelled as IPv4-mapped IPv6, and must fire for every interface.
+    #[test]
+    fn only_addresses_beyond_loopback_are_public() {
+        for loopback in [
+            "127.0.0.1:1",
+            "127.0.0.2:1",
+            "[::1]:1",
+            "[::ffff:127.0.0.1]:1",
+        ] {
+            assert!(!beyond_loopback(loopback.parse().unwrap()), "{loopback}");
+        }
+        for public in ["0.0.0.0:1", "[::]:1", "10.0.0.5:1", "[::ffff:10.0.0.5]:1"] {
+            assert!(beyond_loopback(public.parse().unwrap()), "{public}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 mod call;
 mod check;
 mod help;
+mod http_guards;
 mod install;
 mod list;
 mod new;

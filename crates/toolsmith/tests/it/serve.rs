@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::{folder, toolsmith};
 
-const PATIENCE: Duration = Duration::from_secs(30);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A `toolsmith serve` over stdio.
 struct Server {
@@ -113,7 +113,7 @@ fn read_lines(stdout: ChildStdout) -> mpsc::Receiver<String> {
     receiver
 }
 
-fn wait(child: &mut Child) -> Option<i32> {
+pub(crate) fn wait(child: &mut Child) -> Option<i32> {
     let started = std::time::Instant::now();
     while started.elapsed() < PATIENCE {
         if let Some(status) = child.try_wait().unwrap() {
@@ -276,7 +276,7 @@ mcp.tool(noisy)
 }
 
 /// A `toolsmith serve --http` on a free port, and the URL it printed.
-fn start_http(extra: &[&str], token: Option<&str>) -> (Child, String) {
+pub(crate) fn start_http(extra: &[&str], token: Option<&str>) -> (Child, String) {
     let mut command = toolsmith();
     command
         .args(["serve", "examples/tools", "--http", "127.0.0.1:0"])
@@ -304,7 +304,7 @@ fn start_http(extra: &[&str], token: Option<&str>) -> (Child, String) {
 }
 
 /// One raw HTTP/1.1 POST to `url`; returns the status line, the headers and the body.
-fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
+pub(crate) fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
     let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
     let mut stream = TcpStream::connect(address).unwrap();
     stream.set_read_timeout(Some(PATIENCE)).unwrap();
@@ -325,7 +325,7 @@ fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String
     (status, head.to_owned(), body.to_owned())
 }
 
-fn stop(mut child: Child) -> Option<i32> {
+pub(crate) fn stop(mut child: Child) -> Option<i32> {
     let terminated = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -1,0 +1,237 @@
+//! What the HTTP endpoint keeps about rmcp's sessions, to cap them and to refuse a reused
+//! request id (issue 14, items 3 and 18).
+//!
+//! rmcp's `LocalSessionManager` keeps a session until it has been idle for five minutes,
+//! and each costs tens of KB: a flood of `initialize` grew the server until it aborted. So
+//! the book counts sessions, and at [`HttpOptions::max_sessions`] the session idle longest
+//! is closed (as if its client had deleted it) to make room; when every session is busy,
+//! `initialize` gets 503. A session is busy while one of its requests is being answered or
+//! its `GET` stream is open.
+//!
+//! The book also knows the ids of the requests each session is running: rmcp routes a
+//! response by its request id, so a second request reusing the id of one still running
+//! would take the first one's answer. It is refused instead.
+//!
+//! [`HttpOptions::max_sessions`]: crate::HttpOptions::max_sessions
+
+use std::collections::{HashMap, HashSet};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::response::Response;
+use hyper::body::{Frame, SizeHint};
+use rmcp::model::RequestId;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+/// The sessions of the endpoint, by id. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct SessionBook(Arc<Book>);
+
+struct Book {
+    max: usize,
+    rmcp: Arc<LocalSessionManager>,
+    pages: Mutex<Pages>,
+}
+
+#[derive(Default)]
+struct Pages {
+    sessions: HashMap<Arc<str>, Page>,
+    /// `initialize` requests let in and not answered yet: they count against the cap.
+    opening: usize,
+}
+
+struct Page {
+    last_used: Instant,
+    /// Requests being answered, `GET` streams included.
+    busy: usize,
+    /// The ids of the requests being answered.
+    running: HashSet<RequestId>,
+}
+
+/// A place for one new session, held while its `initialize` is answered.
+pub(crate) struct Opening(Arc<Book>);
+
+/// A request of a known session, being answered (a `GET` stream: open).
+pub(crate) struct InFlight {
+    book: Arc<Book>,
+    session: Arc<str>,
+    request: Option<RequestId>,
+}
+
+impl Book {
+    fn lock(&self) -> MutexGuard<'_, Pages> {
+        self.pages.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl SessionBook {
+    /// A book of at most `max` sessions of `rmcp`, the session service's manager.
+    pub(crate) fn new(max: usize, rmcp: Arc<LocalSessionManager>) -> Self {
+        Self(Arc::new(Book {
+            max: max.max(1),
+            rmcp,
+            pages: Mutex::default(),
+        }))
+    }
+
+    /// Makes room for one more session. At the cap, the session idle longest is closed,
+    /// and its id returned with the place; `None` when every session is busy.
+    pub(crate) async fn open(&self) -> Option<(Opening, Option<Arc<str>>)> {
+        if self.reserve() {
+            return Some((Opening(Arc::clone(&self.0)), None));
+        }
+        // Full: first forget the sessions rmcp has closed on its own (idle, or ended).
+        {
+            let live = self.0.rmcp.sessions.read().await;
+            self.0
+                .lock()
+                .sessions
+                .retain(|id, _| live.contains_key(&**id));
+        }
+        if self.reserve() {
+            return Some((Opening(Arc::clone(&self.0)), None));
+        }
+        let oldest = {
+            let mut pages = self.0.lock();
+            let oldest = pages
+                .sessions
+                .iter()
+                .filter(|(_, page)| page.busy == 0)
+                .min_by_key(|(_, page)| page.last_used)
+                .map(|(id, _)| Arc::clone(id))?;
+            pages.sessions.remove(&oldest);
+            pages.opening += 1;
+            oldest
+        };
+        let opening = Opening(Arc::clone(&self.0));
+        tracing::info!(session = %oldest, max = self.0.max, "closing the session idle longest: at the session cap");
+        if let Err(error) = self.0.rmcp.close_session(&oldest).await {
+            tracing::debug!(%error, "could not close the session");
+        }
+        Some((opening, Some(oldest)))
+    }
+
+    /// Takes a place if there is one.
+    fn reserve(&self) -> bool {
+        let mut pages = self.0.lock();
+        if pages.sessions.len() + pages.opening < self.0.max {
+            pages.opening += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Marks a request of `session` (with its id, `None` for a notification, a response
+    /// or a `GET` stream) in flight until the returned guard drops; `Ok(None)` for a
+    /// session the book does not know (rmcp answers it 404). `Err` with the id when that id
+    /// is already running in the session.
+    pub(crate) fn enter(
+        &self,
+        session: &str,
+        request: Option<RequestId>,
+    ) -> Result<Option<InFlight>, RequestId> {
+        let mut pages = self.0.lock();
+        let Some((key, _)) = pages.sessions.get_key_value(session) else {
+            return Ok(None);
+        };
+        let key = Arc::clone(key);
+        let Some(page) = pages.sessions.get_mut(session) else {
+            return Ok(None);
+        };
+        if let Some(id) = &request
+            && !page.running.insert(id.clone())
+        {
+            return Err(id.clone());
+        }
+        page.busy += 1;
+        page.last_used = Instant::now();
+        Ok(Some(InFlight {
+            book: Arc::clone(&self.0),
+            session: key,
+            request,
+        }))
+    }
+
+    /// Forgets `session` (the client deleted it).
+    pub(crate) fn forget(&self, session: &str) {
+        self.0.lock().sessions.remove(session);
+    }
+}
+
+impl Opening {
+    /// Records the session the `initialize` opened.
+    pub(crate) fn opened(self, session: &str) {
+        self.0.lock().sessions.insert(
+            session.into(),
+            Page {
+                last_used: Instant::now(),
+                busy: 0,
+                running: HashSet::new(),
+            },
+        );
+    }
+}
+
+impl Drop for Opening {
+    fn drop(&mut self) {
+        let mut pages = self.0.lock();
+        pages.opening = pages.opening.saturating_sub(1);
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut pages = self.book.lock();
+        if let Some(page) = pages.sessions.get_mut(&self.session) {
+            page.busy = page.busy.saturating_sub(1);
+            page.last_used = Instant::now();
+            if let Some(id) = &self.request {
+                page.running.remove(id);
+            }
+        }
+    }
+}
+
+/// `response`, with the request kept in flight until its body has been sent or dropped
+/// (an event stream lasts as long as the client listens).
+pub(crate) fn until_sent(response: Response, in_flight: Option<InFlight>) -> Response {
+    match in_flight {
+        Some(in_flight) => response.map(|body| {
+            Body::new(Tracked {
+                body,
+                _in_flight: in_flight,
+            })
+        }),
+        None => response,
+    }
+}
+
+struct Tracked {
+    body: Body,
+    _in_flight: InFlight,
+}
+
+impl HttpBody for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
