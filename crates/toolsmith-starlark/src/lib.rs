@@ -97,7 +97,11 @@ use std::time::Duration;
 
 use toolsmith_model::{Diagnostic, Tool, ToolDefinition};
 
-pub use engine::{CALL_DEPTH_LIMIT, HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES};
+pub use engine::{
+    CALL_DEPTH_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES,
+    MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, memory_budget, result_limit, set_memory_budget,
+    set_result_limit,
+};
 
 /// How long evaluating a file's top level may take when nothing else is configured.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(5);
