@@ -9,8 +9,9 @@
 //! check, and before each guarded operation that builds a large value). The bookkeeping is
 //! one atomic counter plus a thread-local; nothing locks on the call path.
 //!
-//! The budget defaults to half of the smallest of the address-space limit, the cgroup's
-//! `memory.max` and physical memory; `TOOLSMITH_MEMORY_BUDGET` (or [`set_memory_budget`])
+//! The budget defaults to half of the smallest of: the cgroup's `memory.max`, physical
+//! memory, and half the address space left under `ulimit -v` (the heap's arena grows in
+//! doubling chunks, so address space runs out up to twice as fast as memory is used); `TOOLSMITH_MEMORY_BUDGET` (or [`set_memory_budget`])
 //! overrides it. `TOOLSMITH_MAX_RESULT_SIZE` (or [`set_result_limit`]) sets the largest
 //! result a Starlark tool may return.
 
@@ -63,7 +64,7 @@ pub fn set_memory_budget(bytes: usize) -> bool {
 pub fn memory_budget() -> usize {
     *BUDGET.get_or_init(|| {
         configured(MEMORY_BUDGET_VAR).unwrap_or_else(|| {
-            [address_space_limit(), cgroup_limit(), physical_memory()]
+            [address_space_room(), cgroup_limit(), physical_memory()]
                 .into_iter()
                 .flatten()
                 .min()
@@ -113,13 +114,27 @@ pub(crate) fn parse_size(text: &str) -> Option<usize> {
     number.checked_mul(1 << shift)
 }
 
-/// The soft address-space limit (`ulimit -v`), from `/proc/self/limits`.
-fn address_space_limit() -> Option<usize> {
+/// Half the address space left under the soft limit (`ulimit -v`): the limit from
+/// `/proc/self/limits` less the process's current size from `/proc/self/status`.
+fn address_space_room() -> Option<usize> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
     let line = limits
         .lines()
         .find_map(|line| line.strip_prefix("Max address space"))?;
-    line.split_whitespace().next()?.parse().ok()
+    let limit: usize = line.split_whitespace().next()?.parse().ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let size = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmSize:"))
+        .and_then(|size| {
+            size.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<usize>()
+                .ok()
+        })
+        .map_or(0, |kilobytes| kilobytes.saturating_mul(1024));
+    Some(limit.saturating_sub(size) / 2)
 }
 
 /// The cgroup v2 memory limit of this process.

@@ -10,6 +10,7 @@ mod check;
 mod help;
 mod install;
 mod list;
+mod memory;
 mod new;
 mod search;
 mod serve;
