@@ -38,8 +38,8 @@ const GUARDED_MUL: &str = "__toolsmith_mul__";
 const GUARDED_PERCENT: &str = "__toolsmith_percent__";
 
 /// Routes `a + b`, `a * b` and `a % b` through the guarded functions below. Augmented
-/// assignments (`s += s`, `x *= n`) cannot be rewritten this way and rely on the periodic
-/// heap check.
+/// assignments and method calls cannot be rewritten this way; [`rewrite`](super::rewrite)
+/// edits the source for `x += y` and the guarded methods.
 pub(super) fn guard_operators(ast: &mut AstModule) {
     let replace = HashMap::from([
         ("+".to_owned(), GUARDED_ADD.to_owned()),
@@ -99,6 +99,78 @@ fn check_size(size: usize, heap: Heap, what: &str) -> anyhow::Result<()> {
         );
     }
     budget::ensure(after).map_err(|_| anyhow::anyhow!(budget::Busy::message()))
+}
+
+/// Refuses a guarded method call whose result would pass the value or heap limit.
+fn check_method<'v>(
+    receiver: Value<'v>,
+    name: &str,
+    args: &[Value<'v>],
+    heap: Heap<'v>,
+) -> anyhow::Result<()> {
+    let what = format!("`.{name}(...)`");
+    if let Some(text) = receiver.unpack_str() {
+        let size = match (name, args) {
+            ("join", [items, ..]) => {
+                let items = match (ListRef::from_value(*items), TupleRef::from_value(*items)) {
+                    (Some(list), _) => list.content().to_vec(),
+                    (None, Some(tuple)) => tuple.content().to_vec(),
+                    _ => return Ok(()),
+                };
+                let mut total = text.len().saturating_mul(items.len());
+                for item in items {
+                    total = total.saturating_add(item.unpack_str().map_or(0, str::len));
+                    if total > MAX_VALUE_BYTES {
+                        break;
+                    }
+                }
+                total
+            }
+            ("replace", [old, new, rest @ ..]) => {
+                let (Some(old), Some(new)) = (old.unpack_str(), new.unpack_str()) else {
+                    return Ok(());
+                };
+                if new.len() <= old.len() {
+                    return Ok(());
+                }
+                let growth = new.len() - old.len();
+                // Counting stops as soon as the result is known to be too large.
+                let mut enough = MAX_VALUE_BYTES.saturating_sub(text.len()) / growth + 1;
+                if let Some(count) = rest.first().and_then(|count| count.unpack_i32()) {
+                    enough = enough.min(usize::try_from(count).unwrap_or(0));
+                }
+                let found = if old.is_empty() {
+                    text.chars().take(enough).count()
+                } else {
+                    text.match_indices(old).take(enough).count()
+                };
+                text.len().saturating_add(found.saturating_mul(growth))
+            }
+            ("format", _) => {
+                // Each `{}` may name any argument, so each may be the largest one.
+                let mut largest = 0;
+                for arg in args {
+                    largest = largest.max(
+                        size::text_size(*arg, Form::Str, MAX_VALUE_BYTES, heap)
+                            .map_err(|refused| anyhow::anyhow!(refused.message(&what)))?,
+                    );
+                }
+                text.len()
+                    .saturating_add(text.matches('{').count().saturating_mul(largest))
+            }
+            _ => return Ok(()),
+        };
+        return check_size(size, heap, &what);
+    }
+    if let (Some(list), "extend", [items, ..]) = (ListRef::from_value(receiver), name, args) {
+        let added = size_of(*items).unwrap_or(0);
+        return check_size(
+            list.len().saturating_mul(8).saturating_add(added),
+            heap,
+            &what,
+        );
+    }
+    Ok(())
 }
 
 #[starlark_module]
@@ -210,6 +282,45 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             check_size(total, heap, "formatting with `%`")?;
         }
         a.percent(b, heap)
+    }
+
+    /// `receiver.name(*args, **kwargs)` for the methods that can multiply memory
+    /// (`str.join`, `str.replace`, `str.format`, `list.extend`): the size of the result is
+    /// checked first, then the real method runs.
+    fn __toolsmith_method__<'v>(
+        #[starlark(require = pos)] receiver: Value<'v>,
+        #[starlark(require = pos)] name: &str,
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        #[starlark(kwargs)] kwargs: DictRef<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let heap = eval.heap();
+        check_method(receiver, name, &args.items, heap)?;
+        let method = receiver.get_attr_error(name, heap)?;
+        let named: Vec<(&str, Value<'v>)> = kwargs
+            .iter()
+            .filter_map(|(key, value)| Some((key.unpack_str()?, value)))
+            .collect();
+        eval.eval_function(method, &args.items, &named)
+    }
+
+    /// `x += y`: in place for a list (as Starlark does), checked like `+` otherwise.
+    fn __toolsmith_iadd__<'v>(
+        #[starlark(require = pos)] a: Value<'v>,
+        #[starlark(require = pos)] b: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let heap = eval.heap();
+        if ListRef::from_value(a).is_some() {
+            check_method(a, "extend", &[b], heap)?;
+            let extend = a.get_attr_error("extend", heap)?;
+            eval.eval_function(extend, &[b], &[])?;
+            return Ok(a);
+        }
+        if let (Some(left), Some(right)) = (size_of(a), size_of(b)) {
+            check_size(left.saturating_add(right), heap, "`+=`")?;
+        }
+        a.add(b, heap)
     }
 
     /// `str(x)`: the string form of a value, measured before it is built.

@@ -12,6 +12,7 @@ mod host;
 mod http_module;
 mod mcp_module;
 mod parse;
+mod rewrite;
 // SAFETY: the only unsafe code is what `#[derive(ProvidesStaticType)]` expands to, the
 // starlark crate's own mechanism for downcasting `Evaluator::extra` and values.
 #[expect(

@@ -11,7 +11,7 @@ use crate::{call, catalog, text};
 
 const SHARED: &str = r#"
 def big():
-    return "z" * (1 << 20)
+    return "z" * 1024 * 1024
 
 def encode_shared() -> str:
     return json.encode([big()] * 200)
@@ -44,6 +44,41 @@ def return_blocks():
     block = mcp.text(big())
     return [block] * 200
 
+def join_shared() -> int:
+    return len("".join([big()] * 200))
+
+def replace_grows() -> int:
+    s = "a" * 1024 * 1024
+    return len(s.replace("a", "b" * 100))
+
+def format_shared() -> int:
+    c = [big()] * 20
+    return len("{}{}{}{}".format(c, c, c, c))
+
+def extend_doubles() -> int:
+    l = [0] * 1000
+    for i in range(30):
+        l.extend(l)
+    return len(l)
+
+def iadd_doubles() -> int:
+    s = "ab"
+    for i in range(40):
+        s += s
+    return len(s)
+
+def methods_still_work() -> str:
+    l = [1]
+    alias = l
+    l += [2]
+    l.extend((3,))
+    s = "x"
+    s += "y"
+    n = 1
+    n += 2
+    return "-".join([str(i) for i in alias]) + " " + s + str(n) + " " + \
+        "aXa".replace("a", "bb") + " " + "{}={v}".format("k", v = 1)
+
 def small() -> str:
     return "%s-%d %s %s" % ("a", 1, str([1, "x"]), repr("q")) + json.encode({"k": [1]})
 
@@ -57,6 +92,12 @@ mcp.tool(return_dict)
 mcp.tool(return_text)
 mcp.tool(return_blocks)
 mcp.tool(small)
+mcp.tool(join_shared)
+mcp.tool(replace_grows)
+mcp.tool(format_shared)
+mcp.tool(extend_doubles)
+mcp.tool(iadd_doubles)
+mcp.tool(methods_still_work)
 "#;
 
 /// Calls `tool` and returns its error text, failing when it did not fail.
@@ -114,4 +155,26 @@ fn results_larger_than_the_limit_are_refused() {
 fn ordinary_formatting_still_works() {
     let outcome = call(&catalog(SHARED), "small", json!({}));
     assert_eq!(text(&outcome), r#"a-1 [1, "x"] "q"{"k":[1]}"#, "{outcome}");
+}
+
+// Regression test for issue 14, item 1: `"".join([c] * 5000)`, `s.replace("a", "b" * 100)`,
+// `str.format`, `l.extend(l)` and `s += s` built their result natively without a size check.
+#[test]
+fn methods_that_multiply_memory_are_checked_before_they_run() {
+    for (tool, what) in [
+        ("join_shared", "`.join(...)` would create a value of"),
+        ("replace_grows", "`.replace(...)` would create a value of"),
+        ("format_shared", "`.format(...)` would create"),
+        ("extend_doubles", "`.extend(...)` would create"),
+        ("iadd_doubles", "`+=` would create"),
+    ] {
+        let message = refusal(tool);
+        assert!(message.contains(what), "{tool}: {message}");
+    }
+}
+
+#[test]
+fn guarded_methods_and_augmented_assignment_keep_their_meaning() {
+    let outcome = call(&catalog(SHARED), "methods_still_work", json!({}));
+    assert_eq!(text(&outcome), "1-2-3 xy3 bbXbb k=1", "{outcome}");
 }

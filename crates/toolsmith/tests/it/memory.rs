@@ -16,7 +16,8 @@ const PATIENCE: Duration = Duration::from_secs(45);
 
 const TOOLS: &str = r#"
 def big():
-    return "z" * (1 << 20)
+    # Built in two steps: repeating one character a million times is slow in a debug build.
+    return "z" * 1024 * 1024
 
 def encode_shared() -> str:
     return json.encode([big()] * 5000)
@@ -35,8 +36,15 @@ def return_dict() -> dict:
     c = big()
     return {str(i): c for i in range(5000)}
 
+def join_shared() -> int:
+    return len("".join([big()] * 5000))
+
+def replace_grows() -> int:
+    s = "a" * 1024 * 1024 * 60
+    return len(s.replace("a", "b" * 100))
+
 def grow() -> int:
-    chunk = "y" * (1 << 20)
+    chunk = "y" * 1024 * 1024
     parts = []
     for i in range(100):
         parts.append(chunk + str(i))
@@ -52,6 +60,8 @@ mcp.tool(str_shared)
 mcp.tool(percent_shared)
 mcp.tool(return_list)
 mcp.tool(return_dict)
+mcp.tool(join_shared)
+mcp.tool(replace_grows)
 mcp.tool(grow)
 mcp.tool(ping)
 "#;
@@ -144,13 +154,16 @@ fn shown(result: &Value) -> String {
     result.to_string().chars().take(300).collect()
 }
 
-// Regression test for issue 14, item 1: `json.encode`, `str` and `%` of `[c] * 5000`, and
-// returning it (or a dict of 5000 such values), asked for 5 GB in one native step.
+// Regression test for issue 14, item 1: `"".join`, `json.encode`, `str` and `%` of
+// `[c] * 5000`, returning it (or a dict of 5000 such values), and `s.replace("a", "b" * 100)`
+// on 60 MiB asked for gigabytes in one native step.
 #[test]
 fn operations_that_multiply_memory_fail_the_call_not_the_server() {
     let dir = folder(&[("tools.star", TOOLS)]);
     let mut server = Limited::start(dir.path());
     for tool in [
+        "join_shared",
+        "replace_grows",
         "encode_shared",
         "str_shared",
         "percent_shared",
