@@ -44,13 +44,14 @@
 //! a clean error past [`HEAP_LIMIT`] of Starlark heap or [`CALL_DEPTH_LIMIT`] nested calls.
 //! Single native steps that no periodic check can interrupt are bounded where Starlark
 //! lets us: `range` is limited to [`MAX_RANGE_LENGTH`] items; `+`, `*`, `%`, `x += y`,
-//! `str`, `repr`, `print`, `json.encode`, `.join`, `.replace`, `.format` and `.extend`
+//! f-strings, `str`, `repr`, `print`, `json.encode`, `.join`, `.replace`, `.format` and `.extend`
 //! measure what they would build and refuse results over [`MAX_VALUE_BYTES`]; values are
 //! converted to JSON at most 128 levels deep and a result at most [`result_limit`] bytes
 //! long; a panic in the interpreter becomes an error. All running evaluations share one
-//! [`memory_budget`]: a call that cannot get its share fails as busy. Not covered:
-//! f-strings, `+=` on an attribute or index and the other augmented operators (caught only
-//! by the periodic heap check); callers run calls under a watchdog. The heap limit counts
+//! [`memory_budget`]: a call that cannot get its share fails as busy. Not covered: `+=` on
+//! an attribute or index, the other augmented operators, and guarded methods inside an
+//! f-string's braces (caught only by the periodic heap check); callers run calls under a
+//! watchdog. The heap limit counts
 //! garbage too: starlark collects it only between a file's top-level statements.
 //! `print` goes to the `tracing` log (target `toolsmith_starlark::print`), never to stdout;
 //! there is no file, network or environment access, and `load()` is refused.

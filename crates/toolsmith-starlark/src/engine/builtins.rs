@@ -304,6 +304,23 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         eval.eval_function(method, &args.items, &named)
     }
 
+    /// An f-string, `f"a{x}b"` as `__toolsmith_fstring__("a{}b", x)`: the values' text is
+    /// measured, then formatted as Starlark formats f-strings (`str.format`).
+    fn __toolsmith_fstring__<'v>(
+        #[starlark(require = pos)] format: &str,
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let heap = eval.heap();
+        let mut total = format.len();
+        for arg in &args.items {
+            total = total.saturating_add(check_text(*arg, Form::Repr, heap, "an f-string")?);
+        }
+        check_size(total, heap, "an f-string")?;
+        let method = heap.alloc(format).get_attr_error("format", heap)?;
+        eval.eval_function(method, &args.items, &[])
+    }
+
     /// `x += y`: in place for a list (as Starlark does), checked like `+` otherwise.
     fn __toolsmith_iadd__<'v>(
         #[starlark(require = pos)] a: Value<'v>,

@@ -2,12 +2,15 @@
 //! guards in [`builtins`](super::builtins) (issue 14, item 1): `r.join(...)`,
 //! `r.replace(...)`, `r.format(...)` and `r.extend(...)` become
 //! `__toolsmith_method__(r, "join", ...)`, and `x += y` (for a plain variable) becomes
-//! `x = __toolsmith_iadd__(x, (y))`. Starlark's syntax tree cannot be edited in place
+//! `x = __toolsmith_iadd__(x, (y))`, and `f"a{x}b"` becomes
+//! `__toolsmith_fstring__("a{}b", x)`. Starlark's syntax tree cannot be edited in place
 //! (only binary operators can be replaced), so the edits are made to the source text at
 //! the spans the parser reported and the text is parsed again. Columns after an edit on the
 //! same line shift in run-time error messages; line numbers never change (no newline is
 //! added or removed), and everything read from the file itself (functions, docstrings,
 //! annotations) comes from the unedited parse.
+
+use std::fmt::Write as _;
 
 use starlark::syntax::AstModule;
 use starlark::syntax::ast::{AssignOp, AssignTargetP, AstExpr, AstStmt, ExprP, StmtP};
@@ -20,6 +23,9 @@ pub(super) const METHOD_GUARD: &str = "__toolsmith_method__";
 
 /// The function `x += y` is rewritten to.
 pub(super) const IADD_GUARD: &str = "__toolsmith_iadd__";
+
+/// The function f-strings are rewritten to.
+pub(super) const FSTRING_GUARD: &str = "__toolsmith_fstring__";
 
 /// One edit: replace `text[start..end]` (empty for an insertion) by `with`.
 struct Edit {
@@ -80,6 +86,24 @@ fn statement(stmt: &AstStmt, edits: &mut Vec<Edit>) {
 }
 
 fn expression(expr: &AstExpr, text: &str, edits: &mut Vec<Edit>) {
+    if let ExprP::FString(fstring) = &expr.node {
+        // The interpolated expressions are copied as written (each still runs once); edits
+        // inside them would overlap this one, so they are left unguarded.
+        if let Some(call) = fstring_call(
+            &fstring.node.format.node,
+            &fstring.node.expressions,
+            expr,
+            text,
+        ) {
+            let (start, end) = bounds(expr.span);
+            edits.push(Edit {
+                start,
+                end,
+                with: call,
+            });
+        }
+        return;
+    }
     if let ExprP::Call(callee, _) = &expr.node
         && let ExprP::Dot(receiver, method) = &callee.node
         && GUARDED_METHODS.contains(&method.node.as_str())
@@ -105,6 +129,42 @@ fn expression(expr: &AstExpr, text: &str, edits: &mut Vec<Edit>) {
         }
     }
     expr.visit_expr(|child| expression(child, text, edits));
+}
+
+/// `__toolsmith_fstring__("format", e1, e2)` for an f-string, keeping its line breaks.
+fn fstring_call(
+    format: &str,
+    expressions: &[AstExpr],
+    whole: &AstExpr,
+    text: &str,
+) -> Option<String> {
+    let (start, end) = bounds(whole.span);
+    let mut call = format!("{FSTRING_GUARD}(\"");
+    for c in format.chars() {
+        match c {
+            '"' => call.push_str("\\\""),
+            '\\' => call.push_str("\\\\"),
+            '\n' => call.push_str("\\n"),
+            '\r' => call.push_str("\\r"),
+            '\t' => call.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(call, "\\u{:04x}", c as u32);
+            }
+            c => call.push(c),
+        }
+    }
+    call.push('"');
+    let mut lines = text.get(start..end)?.matches('\n').count();
+    for expression in expressions {
+        let (from, to) = bounds(expression.span);
+        let source = text.get(from..to)?;
+        lines = lines.saturating_sub(source.matches('\n').count());
+        call.push_str(", ");
+        call.push_str(source);
+    }
+    call.push_str(&"\n".repeat(lines));
+    call.push(')');
+    Some(call)
 }
 
 #[cfg(test)]
@@ -143,6 +203,14 @@ mod tests {
             Some(
                 "def f(s):\n    s = __toolsmith_iadd__(s, (__toolsmith_method__(s, \"join\", [s]), 1))\n"
             )
+        );
+    }
+
+    #[test]
+    fn f_strings_become_guard_calls() {
+        assert_eq!(
+            rewritten("x = f\"a{b}\\\"{c!r}\"\n").as_deref(),
+            Some("x = __toolsmith_fstring__(\"a{}\\\"{!r}\", b, c)\n")
         );
     }
 

@@ -79,6 +79,16 @@ def methods_still_work() -> str:
     return "-".join([str(i) for i in alias]) + " " + s + str(n) + " " + \
         "aXa".replace("a", "bb") + " " + "{}={v}".format("k", v = 1)
 
+def fstring_shared() -> int:
+    c = [big()] * 200
+    return len(f"{c}")
+
+def fstrings_still_work() -> str:
+    a = "x"
+    b = [1, "y"]
+    return f"{{lit}} {a} {b!r} {a + a} {len(b)}" + f"""
+{a}"""
+
 def small() -> str:
     return "%s-%d %s %s" % ("a", 1, str([1, "x"]), repr("q")) + json.encode({"k": [1]})
 
@@ -98,6 +108,8 @@ mcp.tool(format_shared)
 mcp.tool(extend_doubles)
 mcp.tool(iadd_doubles)
 mcp.tool(methods_still_work)
+mcp.tool(fstring_shared)
+mcp.tool(fstrings_still_work)
 "#;
 
 /// Calls `tool` and returns its error text, failing when it did not fail.
@@ -158,7 +170,8 @@ fn ordinary_formatting_still_works() {
 }
 
 // Regression test for issue 14, item 1: `"".join([c] * 5000)`, `s.replace("a", "b" * 100)`,
-// `str.format`, `l.extend(l)` and `s += s` built their result natively without a size check.
+// `str.format`, `l.extend(l)`, `s += s` and f-strings built their result natively without a
+// size check.
 #[test]
 fn methods_that_multiply_memory_are_checked_before_they_run() {
     for (tool, what) in [
@@ -167,6 +180,7 @@ fn methods_that_multiply_memory_are_checked_before_they_run() {
         ("format_shared", "`.format(...)` would create"),
         ("extend_doubles", "`.extend(...)` would create"),
         ("iadd_doubles", "`+=` would create"),
+        ("fstring_shared", "an f-string would create"),
     ] {
         let message = refusal(tool);
         assert!(message.contains(what), "{tool}: {message}");
@@ -177,4 +191,6 @@ fn methods_that_multiply_memory_are_checked_before_they_run() {
 fn guarded_methods_and_augmented_assignment_keep_their_meaning() {
     let outcome = call(&catalog(SHARED), "methods_still_work", json!({}));
     assert_eq!(text(&outcome), "1-2-3 xy3 bbXbb k=1", "{outcome}");
+    let outcome = call(&catalog(SHARED), "fstrings_still_work", json!({}));
+    assert_eq!(text(&outcome), "{lit} x [1, \"y\"] xx 2\nx", "{outcome}");
 }
