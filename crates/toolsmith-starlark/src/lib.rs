@@ -43,12 +43,16 @@
 //! the call is cancelled (checked every thousand loop iterations or calls), and fails with
 //! a clean error past [`HEAP_LIMIT`] of Starlark heap or [`CALL_DEPTH_LIMIT`] nested calls.
 //! Single native steps that no periodic check can interrupt are bounded where Starlark
-//! lets us: `range` is limited to [`MAX_RANGE_LENGTH`] items and `+`/`*` refuse results over
-//! [`MAX_VALUE_BYTES`]; values are converted to JSON at most 128 levels deep; a panic in the
-//! interpreter becomes an error. Not covered: augmented assignment (`s += s` is only caught
-//! by the periodic heap check), string methods whose output dwarfs their input
-//! (`s.replace("", t)`), and `str`/`repr` of a value nested tens of thousands of levels
-//! deep, which can overflow a 2 MiB thread stack; callers run calls under a watchdog.
+//! lets us: `range` is limited to [`MAX_RANGE_LENGTH`] items; `+`, `*`, `%`, `x += y`,
+//! f-strings, `str`, `repr`, `print`, `json.encode`, `.join`, `.replace`, `.format` and `.extend`
+//! measure what they would build and refuse results over [`MAX_VALUE_BYTES`]; values are
+//! converted to JSON at most 128 levels deep and a result at most [`result_limit`] bytes
+//! long; a panic in the interpreter becomes an error. All running evaluations share one
+//! [`memory_budget`]: a call that cannot get its share fails as busy. Not covered: `+=` on
+//! an attribute or index, the other augmented operators, and guarded methods inside an
+//! f-string's braces (caught only by the periodic heap check); callers run calls under a
+//! watchdog. The heap limit counts
+//! garbage too: starlark collects it only between a file's top-level statements.
 //! `print` goes to the `tracing` log (target `toolsmith_starlark::print`), never to stdout;
 //! there is no file, network or environment access, and `load()` is refused.
 //!
@@ -97,7 +101,11 @@ use std::time::Duration;
 
 use toolsmith_model::{Diagnostic, Tool, ToolDefinition};
 
-pub use engine::{CALL_DEPTH_LIMIT, HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES};
+pub use engine::{
+    CALL_DEPTH_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES,
+    MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, memory_budget, result_limit, set_memory_budget,
+    set_result_limit,
+};
 
 /// How long evaluating a file's top level may take when nothing else is configured.
 pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(5);

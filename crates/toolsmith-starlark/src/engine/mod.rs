@@ -5,12 +5,14 @@
 //! ([`Registration`], [`FunctionSyntax`], [`RunError`]) or an opaque handle ([`Function`],
 //! [`Program`]), so the rest of the crate never sees a `Value`.
 
+mod budget;
 mod builtins;
 mod convert;
 mod host;
 mod http_module;
 mod mcp_module;
 mod parse;
+mod rewrite;
 // SAFETY: the only unsafe code is what `#[derive(ProvidesStaticType)]` expands to, the
 // starlark crate's own mechanism for downcasting `Evaluator::extra` and values.
 #[expect(
@@ -18,6 +20,7 @@ mod parse;
     reason = "derive(ProvidesStaticType) expands to an unsafe impl"
 )]
 mod session;
+mod size;
 mod syntax;
 mod tool_module;
 // SAFETY: as for `session`: only `#[derive(ProvidesStaticType)]`.
@@ -36,10 +39,14 @@ use std::time::{Duration, Instant};
 use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
 use starlark::eval::Evaluator;
 use starlark::syntax::{AstModule, Dialect, DialectTypes};
-use starlark::values::{OwnedFrozenValue, Value};
+use starlark::values::{Heap, OwnedFrozenValue, Value};
 use starlark::{ErrorKind, PrintHandler};
 use toolsmith_model::{CallContext, JsonObject, StopReason, ToolDefinition, ToolReturn};
 
+pub use budget::{
+    DEFAULT_RESULT_LIMIT, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, memory_budget, result_limit,
+    set_memory_budget, set_result_limit,
+};
 pub(crate) use parse::parse;
 pub(crate) use session::{ParamKind, Registration};
 pub(crate) use syntax::{Annotation, FunctionSyntax};
@@ -238,14 +245,16 @@ pub(crate) fn load_native(
         file: &program.file,
     };
     let stop = || (Instant::now() >= deadline).then_some(StopReason::Timeout);
+    let _reservation = reserve(&stop)?;
     let frozen = guarded(|| {
         Module::with_temp_heap(|module| {
             {
+                let watch = Watch::new(&stop, module.heap());
                 let mut eval = Evaluator::new(&module);
-                configure(&mut eval, &printer, &stop);
+                configure(&mut eval, &printer, &watch);
                 eval.extra = Some(&session);
                 eval.eval_module(program.ast.clone(), globals(program.form))
-                    .map_err(|error| run_error(&error, stop()))?;
+                    .map_err(|error| watch.failed(&error))?;
             }
             module
                 .freeze()
@@ -305,6 +314,7 @@ pub(crate) fn call_function(
     let file = invocation.definition.source.path.display().to_string();
     let printer = TracingPrint { file: &file };
     let stop = || invocation.context.stop_reason();
+    let _reservation = reserve(&stop)?;
     guarded(|| {
         Module::with_temp_heap(|module| {
             let heap = module.heap();
@@ -325,13 +335,21 @@ pub(crate) fn call_function(
                     named.push((name.as_str(), Value::new_none()));
                 }
             }
+            let watch = Watch::new(&stop, heap);
             let mut eval = Evaluator::new(&module);
-            configure(&mut eval, &printer, &stop);
+            configure(&mut eval, &printer, &watch);
             eval.extra = Some(&session);
             let returned = eval
                 .eval_function(callee, &[], &named)
-                .map_err(|error| run_error(&error, stop()))?;
-            convert::to_return(returned).map_err(RunError::script)
+                .map_err(|error| watch.failed(&error))?;
+            let limit = result_limit();
+            convert::to_return(returned, limit).map_err(|error| match error {
+                convert::ConvertError::TooLarge(limit) => RunError::script(format!(
+                    "{}; return less, or raise the limit with `{RESULT_LIMIT_VAR}`",
+                    convert::too_large("the result", limit)
+                )),
+                convert::ConvertError::Invalid(message) => RunError::script(message),
+            })
         })
     })
 }
@@ -356,13 +374,15 @@ pub(crate) fn run_script(
     let file = definition.source.path.display().to_string();
     let printer = TracingPrint { file: &file };
     let stop = || context.stop_reason();
+    let _reservation = reserve(&stop)?;
     guarded(|| {
         Module::with_temp_heap(|module| {
+            let watch = Watch::new(&stop, module.heap());
             let mut eval = Evaluator::new(&module);
-            configure(&mut eval, &printer, &stop);
+            configure(&mut eval, &printer, &watch);
             eval.extra = Some(&session);
             eval.eval_module(program.ast.clone(), globals(program.form))
-                .map_err(|error| run_error(&error, stop()))?;
+                .map_err(|error| watch.failed(&error))?;
             Ok(())
         })
     })?;
@@ -379,13 +399,58 @@ pub(crate) fn run_script(
         .unwrap_or_else(|| ToolReturn::Text(String::new())))
 }
 
-fn configure<'a>(
-    eval: &mut Evaluator<'_, 'a, '_>,
-    printer: &'a TracingPrint<'a>,
+/// Takes an evaluation's first share of the memory budget.
+fn reserve(stop: &dyn Fn() -> Option<StopReason>) -> Result<budget::Reservation, RunError> {
+    budget::reserve(&|| stop().is_some()).map_err(|_| RunError::script(budget::Busy::message()))
+}
+
+/// What the periodic check of a running evaluation looks at: the call's deadline and
+/// cancellation, and whether its heap still fits its share of the memory budget.
+struct Watch<'a, 'v> {
     stop: &'a (dyn Fn() -> Option<StopReason> + 'a),
+    heap: Heap<'v>,
+    /// The budget could not cover the heap: the evaluation was stopped for that.
+    busy: std::cell::Cell<bool>,
+}
+
+impl<'a, 'v> Watch<'a, 'v> {
+    fn new(stop: &'a (dyn Fn() -> Option<StopReason> + 'a), heap: Heap<'v>) -> Self {
+        Self {
+            stop,
+            heap,
+            busy: std::cell::Cell::new(false),
+        }
+    }
+
+    fn should_stop(&self) -> bool {
+        if (self.stop)().is_some() {
+            return true;
+        }
+        if budget::ensure(self.heap.allocated_bytes()).is_err() {
+            self.busy.set(true);
+            return true;
+        }
+        false
+    }
+
+    /// The [`RunError`] for a failed evaluation.
+    fn failed(&self, error: &starlark::Error) -> RunError {
+        if self.busy.get() {
+            let mut busy = run_error(error, None);
+            busy.message = budget::Busy::message();
+            return busy;
+        }
+        run_error(error, (self.stop)())
+    }
+}
+
+fn configure<'v, 'a>(
+    eval: &mut Evaluator<'v, 'a, '_>,
+    printer: &'a TracingPrint<'a>,
+    watch: &'a Watch<'a, 'v>,
 ) {
     eval.set_print_handler(printer);
-    eval.set_check_cancelled(Box::new(move || stop().is_some()));
+    eval.set_check_cancelled(Box::new(move || watch.should_stop()));
     eval.set_max_heap_size(HEAP_LIMIT)
         .expect("the heap limit is set once, on a fresh evaluator, and is not zero");
     eval.set_max_callstack_size(CALL_DEPTH_LIMIT)

@@ -3,6 +3,7 @@
 
 mod diagnostics;
 mod limits;
+mod memory;
 mod results;
 mod schema;
 mod scriptling;

@@ -11,6 +11,7 @@ mod help;
 mod http_guards;
 mod install;
 mod list;
+mod memory;
 mod new;
 mod sandbox;
 mod search;

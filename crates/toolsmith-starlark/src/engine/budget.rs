@@ -1,0 +1,267 @@
+//! The server-wide memory budget for running Starlark evaluations, and the result-size
+//! limit (issue 14, items 2 and 14).
+//!
+//! Each evaluation's heap is capped on its own ([`HEAP_LIMIT`](super::HEAP_LIMIT)), but many
+//! concurrent calls under that cap can still exhaust the process, and Rust aborts on an
+//! allocation failure. So every evaluation holds a reservation against one process-wide
+//! budget: a few MiB when it starts (waiting briefly when the budget is used up, then
+//! failing as "busy"), grown as its heap grows (checked with the periodic cancellation
+//! check, and before each guarded operation that builds a large value). The bookkeeping is
+//! one atomic counter plus a thread-local; nothing locks on the call path.
+//!
+//! The budget defaults to half of the smallest of: the cgroup's `memory.max`, physical
+//! memory, and half the address space left under `ulimit -v` (the heap's arena grows in
+//! doubling chunks, so address space runs out up to twice as fast as memory is used); `TOOLSMITH_MEMORY_BUDGET` (or [`set_memory_budget`])
+//! overrides it. `TOOLSMITH_MAX_RESULT_SIZE` (or [`set_result_limit`]) sets the largest
+//! result a Starlark tool may return.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::convert::megabytes;
+
+/// The largest result (text, or JSON text) a Starlark tool may return, unless configured.
+pub const DEFAULT_RESULT_LIMIT: usize = 16 << 20;
+
+/// The environment variable that sets the memory budget (`2GiB`, `512MiB`, bytes).
+pub const MEMORY_BUDGET_VAR: &str = "TOOLSMITH_MEMORY_BUDGET";
+
+/// The environment variable that sets the result-size limit (`16MiB`, bytes).
+pub const RESULT_LIMIT_VAR: &str = "TOOLSMITH_MAX_RESULT_SIZE";
+
+/// The budget when no limit can be read from the system (not Linux).
+const FALLBACK_BUDGET: usize = 2 << 30;
+
+/// What an evaluation reserves when it starts.
+const INITIAL_RESERVATION: usize = 4 << 20;
+
+/// The steps a reservation grows in.
+const GROWTH: usize = 8 << 20;
+
+/// How long a call waits for budget to start, or to grow, before it is refused.
+const START_WAIT: Duration = Duration::from_secs(2);
+const GROWTH_WAIT: Duration = Duration::from_millis(500);
+
+static BUDGET: OnceLock<usize> = OnceLock::new();
+static RESULT_LIMIT: OnceLock<usize> = OnceLock::new();
+static USED: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// What the evaluation running on this thread has reserved; `None` when none runs.
+    static HELD: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Sets the memory budget for all running Starlark evaluations, in bytes; false when it
+/// was already set (or already read). Call it before the first tool runs.
+pub fn set_memory_budget(bytes: usize) -> bool {
+    BUDGET.set(bytes.max(INITIAL_RESERVATION)).is_ok()
+}
+
+/// The memory budget for all running Starlark evaluations, in bytes.
+pub fn memory_budget() -> usize {
+    *BUDGET.get_or_init(|| {
+        configured(MEMORY_BUDGET_VAR).unwrap_or_else(|| {
+            [address_space_room(), cgroup_limit(), physical_memory()]
+                .into_iter()
+                .flatten()
+                .min()
+                .map_or(FALLBACK_BUDGET, |limit| limit / 2)
+        })
+    })
+}
+
+/// Sets the largest result a Starlark tool may return, in bytes; false when it was already
+/// set (or already read).
+pub fn set_result_limit(bytes: usize) -> bool {
+    RESULT_LIMIT.set(bytes).is_ok()
+}
+
+/// The largest result a Starlark tool may return, in bytes.
+pub fn result_limit() -> usize {
+    *RESULT_LIMIT.get_or_init(|| configured(RESULT_LIMIT_VAR).unwrap_or(DEFAULT_RESULT_LIMIT))
+}
+
+/// A size setting from the environment; a bad value is logged and ignored.
+fn configured(variable: &str) -> Option<usize> {
+    let text = std::env::var(variable).ok()?;
+    let parsed = parse_size(&text);
+    if parsed.is_none() {
+        tracing::warn!(
+            "ignoring `{variable}={text}`: expected a size such as `512MiB`, `2GiB` or a number of bytes"
+        );
+    }
+    parsed
+}
+
+/// Parses `512MiB`, `2G`, `16mb`, `1048576`: a whole number with an optional binary unit.
+pub(crate) fn parse_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: usize = number.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => return None,
+    };
+    number.checked_mul(1 << shift)
+}
+
+/// Half the address space left under the soft limit (`ulimit -v`): the limit from
+/// `/proc/self/limits` less the process's current size from `/proc/self/status`.
+fn address_space_room() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find_map(|line| line.strip_prefix("Max address space"))?;
+    let limit: usize = line.split_whitespace().next()?.parse().ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let size = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmSize:"))
+        .and_then(|size| {
+            size.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<usize>()
+                .ok()
+        })
+        .map_or(0, |kilobytes| kilobytes.saturating_mul(1024));
+    Some(limit.saturating_sub(size) / 2)
+}
+
+/// The cgroup v2 memory limit of this process.
+fn cgroup_limit() -> Option<usize> {
+    let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = membership
+        .lines()
+        .find_map(|line| line.strip_prefix("0::"))?;
+    let file = format!("/sys/fs/cgroup{}/memory.max", path.trim_end_matches('/'));
+    std::fs::read_to_string(file).ok()?.trim().parse().ok()
+}
+
+/// Physical memory, from `/proc/meminfo`.
+fn physical_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info
+        .lines()
+        .find_map(|line| line.strip_prefix("MemTotal:"))?;
+    let kilobytes: usize = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+    kilobytes.checked_mul(1024)
+}
+
+/// Why an evaluation could not get memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Busy;
+
+impl Busy {
+    /// The message a refused call shows.
+    pub(crate) fn message() -> String {
+        format!(
+            "the server is busy: running scripts hold its whole memory budget ({}); \
+             try again shortly, or raise the budget with `{MEMORY_BUDGET_VAR}`",
+            megabytes(memory_budget())
+        )
+    }
+}
+
+/// The running evaluation's share of the budget, given back when dropped.
+pub(crate) struct Reservation {
+    /// False for an evaluation nested in another on the same thread, which shares its
+    /// reservation.
+    outer: bool,
+    /// The reservation belongs to this thread's evaluation.
+    _not_send: PhantomData<*const ()>,
+}
+
+/// Reserves the start of an evaluation's memory, waiting up to a couple of seconds for
+/// other evaluations to finish (or until `stopped` says the call is over).
+pub(crate) fn reserve(stopped: &dyn Fn() -> bool) -> Result<Reservation, Busy> {
+    if HELD.get().is_some() {
+        return Ok(Reservation {
+            outer: false,
+            _not_send: PhantomData,
+        });
+    }
+    if !take(INITIAL_RESERVATION, START_WAIT, stopped) {
+        return Err(Busy);
+    }
+    HELD.set(Some(INITIAL_RESERVATION));
+    Ok(Reservation {
+        outer: true,
+        _not_send: PhantomData,
+    })
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if self.outer
+            && let Some(held) = HELD.take()
+        {
+            USED.fetch_sub(held, Ordering::AcqRel);
+        }
+    }
+}
+
+/// Grows the running evaluation's reservation to cover `bytes`; `Err` when the budget
+/// stays exhausted. Outside an evaluation there is nothing to grow.
+pub(crate) fn ensure(bytes: usize) -> Result<(), Busy> {
+    let Some(held) = HELD.get() else {
+        return Ok(());
+    };
+    if bytes <= held {
+        return Ok(());
+    }
+    let wanted = bytes.div_ceil(GROWTH).saturating_mul(GROWTH);
+    if take(wanted - held, GROWTH_WAIT, &|| false) {
+        HELD.set(Some(wanted));
+        Ok(())
+    } else {
+        Err(Busy)
+    }
+}
+
+/// Takes `bytes` from the budget, retrying for up to `wait`.
+fn take(bytes: usize, wait: Duration, stopped: &dyn Fn() -> bool) -> bool {
+    let budget = memory_budget();
+    if bytes > budget {
+        return false;
+    }
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let taken = USED.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+            used.checked_add(bytes).filter(|total| *total <= budget)
+        });
+        if taken.is_ok() {
+            return true;
+        }
+        if started.elapsed() >= wait || stopped() {
+            return false;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_size("1048576"), Some(1 << 20));
+        assert_eq!(parse_size("512MiB"), Some(512 << 20));
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("16 mb"), Some(16 << 20));
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size("5 parsecs"), None);
+    }
+}

@@ -1,0 +1,199 @@
+//! Memory abuse (issue 14, items 1 and 2): `toolsmith serve` under a 4 GB address-space
+//! limit, driven over real stdio pipes. Scripts that would ask for more memory than the
+//! process has get an `isError` answer, and the server keeps answering; before the guards
+//! such calls aborted the whole process (`memory allocation of … bytes failed`).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::folder;
+
+const PATIENCE: Duration = Duration::from_secs(45);
+
+const TOOLS: &str = r#"
+def big():
+    # Built in two steps: repeating one character a million times is slow in a debug build.
+    return "z" * 1024 * 1024
+
+def encode_shared() -> str:
+    return json.encode([big()] * 5000)
+
+def str_shared() -> int:
+    return len(str([big()] * 5000))
+
+def percent_shared() -> int:
+    c = big()
+    return len(("%s" * 5000) % tuple([c] * 5000))
+
+def return_list() -> list:
+    return [big()] * 5000
+
+def return_dict() -> dict:
+    c = big()
+    return {str(i): c for i in range(5000)}
+
+def join_shared() -> int:
+    return len("".join([big()] * 5000))
+
+def replace_grows() -> int:
+    s = "a" * 1024 * 1024 * 60
+    return len(s.replace("a", "b" * 100))
+
+def grow() -> int:
+    chunk = "y" * 1024 * 1024
+    parts = []
+    for i in range(100):
+        parts.append(chunk + str(i))
+    for i in range(100000):
+        pass
+    return len(parts)
+
+def ping() -> str:
+    return "pong"
+
+mcp.tool(encode_shared)
+mcp.tool(str_shared)
+mcp.tool(percent_shared)
+mcp.tool(return_list)
+mcp.tool(return_dict)
+mcp.tool(join_shared)
+mcp.tool(replace_grows)
+mcp.tool(grow)
+mcp.tool(ping)
+"#;
+
+/// `toolsmith serve DIR` over stdio with `ulimit -v 4000000`.
+struct Limited {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Limited {
+    fn start(dir: &std::path::Path) -> Self {
+        let mut child = Command::new("sh")
+            .args(["-c", "ulimit -v 4000000 && exec \"$0\" serve \"$1\""])
+            .arg(insta_cmd::get_cargo_bin("toolsmith"))
+            .arg(dir)
+            .env("NO_COLOR", "1")
+            .env_remove("TOOLSMITH_LOG")
+            .env_remove("TOOLSMITH_MEMORY_BUDGET")
+            .env_remove("TOOLSMITH_MAX_RESULT_SIZE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Self {
+            child,
+            stdin,
+            lines,
+        };
+        server.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "memory-test", "version": "1"}}}),
+        );
+        assert!(server.receive()["result"]["serverInfo"].is_object());
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message; a server that died or hangs fails the test here.
+    fn receive(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(PATIENCE)
+            .expect("an answer: the server died or stopped answering");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn request(&mut self, id: usize, tool: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}}));
+    }
+
+    /// Calls `tool`; its result.
+    fn call(&mut self, tool: &str) -> Value {
+        self.request(1, tool);
+        self.receive()["result"].clone()
+    }
+
+    fn still_answers(&mut self) {
+        assert_eq!(self.call("ping")["content"][0]["text"], "pong");
+    }
+}
+
+impl Drop for Limited {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn shown(result: &Value) -> String {
+    result.to_string().chars().take(300).collect()
+}
+
+// Regression test for issue 14, item 1: `"".join`, `json.encode`, `str` and `%` of
+// `[c] * 5000`, returning it (or a dict of 5000 such values), and `s.replace("a", "b" * 100)`
+// on 60 MiB asked for gigabytes in one native step.
+#[test]
+fn operations_that_multiply_memory_fail_the_call_not_the_server() {
+    let dir = folder(&[("tools.star", TOOLS)]);
+    let mut server = Limited::start(dir.path());
+    for tool in [
+        "join_shared",
+        "replace_grows",
+        "encode_shared",
+        "str_shared",
+        "percent_shared",
+        "return_list",
+        "return_dict",
+    ] {
+        let result = server.call(tool);
+        assert_eq!(result["isError"], true, "{tool}: {}", shown(&result));
+        server.still_answers();
+    }
+}
+
+// Regression test for issue 14, item 2: sixteen concurrent calls that each stay under the
+// per-call heap limit (100 MiB of strings) need more than the process may have; they wait for the
+// server-wide memory budget or fail as busy instead of aborting the server.
+#[test]
+fn concurrent_calls_share_the_memory_budget() {
+    let dir = folder(&[("tools.star", TOOLS)]);
+    let mut server = Limited::start(dir.path());
+    for id in 1..=16 {
+        server.request(id, "grow");
+    }
+    for _ in 1..=16 {
+        let result = server.receive()["result"].clone();
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text == "100" || text.contains("the server is busy"),
+            "{}",
+            shown(&result)
+        );
+    }
+    server.still_answers();
+}
