@@ -76,10 +76,10 @@ pub(crate) async fn run(
         transport: request.transport,
     };
     let catalog = Arc::clone(&published.catalog);
-    let mut finished = state.pool().spawn(move || {
-        // The slot is held until the tool's thread really ends, even when the watchdog
-        // has given up on it, so stuck tools cannot pile up threads without bound.
-        let _slot = slot;
+    // The slot is held until the tool's thread ends, or until this task gives up on it
+    // (watchdog, cancellation): then the pool takes it back, within its bound on abandoned
+    // threads (`pool.rs`), so a tool that never returns does not keep it.
+    let mut finished = state.pool().spawn(slot, move || {
         catalog.entries()[index].call(arguments, &context)
     });
 

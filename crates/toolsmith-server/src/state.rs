@@ -83,8 +83,9 @@ struct Shared {
     page_size: usize,
     /// `[search]` as last loaded (a reload may change it).
     search: Mutex<SearchSettings>,
-    /// One permit per running call; a permit is released when the tool's thread ends,
-    /// so calls abandoned by the watchdog still count until they really stop.
+    /// One permit per running call; a permit is released when the tool's thread ends or
+    /// the call is abandoned (watchdog, cancellation) while the pool has room for one more
+    /// abandoned thread.
     calls: Arc<Semaphore>,
     pool: CallPool,
     in_flight: InFlight,
@@ -148,7 +149,9 @@ impl ServerState {
             calls: Arc::new(Semaphore::new(
                 max_concurrent_calls.clamp(1, Semaphore::MAX_PERMITS),
             )),
-            pool: CallPool::new(max_concurrent_calls),
+            // As many threads again may be stuck in abandoned calls; past that, abandoned
+            // calls keep their slots and new calls get "busy".
+            pool: CallPool::new(max_concurrent_calls, max_concurrent_calls),
             in_flight: InFlight::default(),
             peers: Mutex::new(Vec::new()),
             subscribers: Mutex::new(Vec::new()),
