@@ -40,7 +40,8 @@ pub struct ServerOptions {
     pub instructions: Option<String>,
     /// Where command tools run (until the client's MCP roots are used).
     pub working_dir: PathBuf,
-    /// Calls running at once, over all connections; more wait for a free slot.
+    /// Calls running at once, over all connections; more wait for a free slot. One tool
+    /// gets at most three quarters of them unless its `max_concurrency` says otherwise.
     pub max_concurrent_calls: usize,
     /// Tools per `tools/list` page.
     pub page_size: usize,
@@ -87,6 +88,8 @@ struct Shared {
     /// the call is abandoned (watchdog, cancellation) while the pool has room for one more
     /// abandoned thread.
     calls: Arc<Semaphore>,
+    /// `calls`' size, for each tool's own share of it ([`crate::call::tool_slots`]).
+    max_calls: usize,
     pool: CallPool,
     in_flight: InFlight,
     peers: Mutex<Vec<Peer<RoleServer>>>,
@@ -140,7 +143,8 @@ impl ServerState {
             info = info.with_instructions(instructions);
         }
         Self(Arc::new(Shared {
-            published: ArcSwap::from_pointee(Published::new(catalog, search)),
+            published: ArcSwap::from_pointee(Published::new(catalog, search, max_concurrent_calls)),
+            max_calls: max_concurrent_calls,
             search: Mutex::new(search),
             content: ArcSwap::from_pointee(Content::empty()),
             info,
@@ -215,9 +219,11 @@ impl ServerState {
     /// Serves `catalog` (as the `[search]` settings publish it) and tells every client and
     /// `subscriptions/listen` stream which lists changed.
     async fn publish(&self, catalog: Arc<Catalog>, changes: ListChanges) {
-        self.0
-            .published
-            .store(Arc::new(Published::new(catalog, self.search())));
+        self.0.published.store(Arc::new(Published::new(
+            catalog,
+            self.search(),
+            self.0.max_calls,
+        )));
         let _ = self.0.changes.send(changes);
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {
