@@ -20,6 +20,7 @@
 //! connection's `Peer` (progress, logging, sampling, elicitation, roots), and
 //! `notifications/cancelled` stops the call and suppresses its response, as rmcp does.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::io;
@@ -233,11 +234,6 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             permit.send(bytes);
         }
     }
-
-    /// Whether a request with `id` is still running, on either path.
-    fn in_use(&self, id: &RequestId) -> bool {
-        self.open.contains(id) || self.fast.calls().contains_key(id)
-    }
 }
 
 enum Line {
@@ -302,9 +298,9 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                     match &message {
                         JsonRpcMessage::Request(request) => {
                             self.started = true;
-                            if self.in_use(&request.id) {
-                                let duplicate = duplicate_id(&request.id);
-                                self.reply(&duplicate).await;
+                            // The fast path checks its own calls as it takes one.
+                            if self.open.contains(&request.id) {
+                                self.reply(&duplicate_id(&request.id)).await;
                                 continue;
                             }
                         }
@@ -325,11 +321,19 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                         }
                         _ => {}
                     }
-                    if let Some(message) = self.fast.take(message, &self.output) {
-                        if let JsonRpcMessage::Request(request) = &message {
-                            self.open.insert(request.id.clone());
+                    match self.fast.take(message, &self.output) {
+                        Taken::Started => {}
+                        Taken::Duplicate(id) => self.reply(&duplicate_id(&id)).await,
+                        Taken::Passed(message) => {
+                            if let JsonRpcMessage::Request(request) = &message {
+                                if self.fast.calls().contains_key(&request.id) {
+                                    self.reply(&duplicate_id(&request.id)).await;
+                                    continue;
+                                }
+                                self.open.insert(request.id.clone());
+                            }
+                            return Some(message);
                         }
-                        return Some(message);
                     }
                 }
                 Parsed::Ignore => {}
@@ -394,13 +398,9 @@ impl FastCalls {
     /// Starts `message` when it is a `tools/call` this path serves; otherwise hands it
     /// back for rmcp's loop. A `notifications/cancelled` for one of these calls cancels it
     /// here and still goes on to rmcp (which ignores an id it does not know).
-    fn take(
-        &self,
-        message: ClientJsonRpcMessage,
-        output: &mpsc::Sender<Vec<u8>>,
-    ) -> Option<ClientJsonRpcMessage> {
+    fn take(&self, message: ClientJsonRpcMessage, output: &mpsc::Sender<Vec<u8>>) -> Taken {
         let Some(peer) = self.peer.get() else {
-            return Some(message);
+            return Taken::Passed(message);
         };
         match message {
             JsonRpcMessage::Request(JsonRpcRequest {
@@ -411,10 +411,15 @@ impl FastCalls {
                 // rmcp's loop moves `_meta` (the progress token) and the extensions into the
                 // context the same way. A request naming its own protocol version takes
                 // rmcp's loop: only it can scope the handler to that version.
+                let ct = self.stop.child_token();
+                match self.calls().entry(id.clone()) {
+                    Entry::Occupied(_) => return Taken::Duplicate(id),
+                    Entry::Vacant(running) => {
+                        running.insert(ct.clone());
+                    }
+                }
                 let meta = std::mem::take(request.get_meta_mut());
                 let extensions = std::mem::take(request.extensions_mut());
-                let ct = self.stop.child_token();
-                self.calls().insert(id.clone(), ct.clone());
                 let mut context = RequestContext::new(id.clone(), peer.clone());
                 context.ct = ct;
                 context.meta = meta;
@@ -439,7 +444,7 @@ impl FastCalls {
                     };
                     let _ = output.send(encode(&message)).await;
                 });
-                None
+                Taken::Started
             }
             JsonRpcMessage::Notification(JsonRpcNotification {
                 notification: ClientNotification::CancelledNotification(ref cancelled),
@@ -451,11 +456,25 @@ impl FastCalls {
                     tracing::info!(%id, reason = cancelled.params.reason, "cancelled");
                     ct.cancel();
                 }
-                Some(message)
+                Taken::Passed(message)
             }
-            message => Some(message),
+            message => Taken::Passed(message),
         }
     }
+}
+
+/// What [`FastCalls::take`] did with a message.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "returned and matched at once, as the message itself would be; a box would cost an allocation per message"
+)]
+enum Taken {
+    /// Started a call.
+    Started,
+    /// A `tools/call` whose id a running call has: refused, the running one goes on.
+    Duplicate(RequestId),
+    /// For rmcp's loop.
+    Passed(ClientJsonRpcMessage),
 }
 
 enum Parsed {
