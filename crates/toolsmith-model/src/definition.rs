@@ -47,6 +47,9 @@ pub struct ToolDefinition {
     pub discoverable: bool,
     /// How long one call may run; `None` means [`DEFAULT_TIMEOUT`].
     pub timeout: Option<Duration>,
+    /// How many calls of this tool may run at once (`max_concurrency`); `None` leaves it
+    /// to the server, which keeps some of its call slots for other tools.
+    pub max_concurrency: Option<usize>,
     /// How structured results are rendered as text.
     pub text_format: TextFormat,
     /// Test cases (`{"args": {...}, "expect": {...}}`), kept verbatim.
@@ -86,6 +89,7 @@ impl ToolDefinition {
             folder: Vec::new(),
             discoverable: false,
             timeout: None,
+            max_concurrency: None,
             text_format: TextFormat::Json,
             examples: Vec::new(),
             options: JsonObject::new(),

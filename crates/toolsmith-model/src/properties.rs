@@ -22,6 +22,7 @@ pub const TOOL_PROPERTIES: &[&str] = &[
     "output",
     "input_schema",
     "timeout",
+    "max_concurrency",
     "options",
     "overrides",
     "requires",
@@ -92,6 +93,7 @@ pub fn apply_property(
             definition.input_schema = schema;
         }
         "timeout" => definition.timeout = Some(crate::duration::parse(value).map_err(error)?),
+        "max_concurrency" => definition.max_concurrency = Some(positive(value).map_err(error)?),
         "options" => definition.options = object(value).map_err(error)?,
         "overrides" => definition.overrides = object(value).map_err(error)?,
         "meta" => definition.meta = object(value).map_err(error)?,
@@ -159,6 +161,17 @@ fn string(value: &Value) -> Result<String, String> {
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| format!("expected a string, got {}", kind(value)))
+}
+
+fn positive(value: &Value) -> Result<usize, String> {
+    value
+        .as_u64()
+        .filter(|&count| count > 0)
+        .and_then(|count| usize::try_from(count).ok())
+        .ok_or_else(|| match value {
+            Value::Number(_) => format!("expected a whole number of at least 1, got {value}"),
+            other => format!("expected a whole number of at least 1, got {}", kind(other)),
+        })
 }
 
 fn boolean(value: &Value) -> Result<bool, String> {
@@ -277,7 +290,9 @@ mod tests {
         )
         .unwrap();
         apply_property(&mut tool, "timeout", &json!("500ms")).unwrap();
+        apply_property(&mut tool, "max_concurrency", &json!(4)).unwrap();
         assert_eq!(tool.annotations.read_only, Some(true));
+        assert_eq!(tool.max_concurrency, Some(4));
         assert_eq!(tool.ui.as_ref().unwrap().visibility, vec!["app"]);
         assert_eq!(tool.icons[1].sizes, vec!["48x48"]);
         assert_eq!(tool.timeout, Some(std::time::Duration::from_millis(500)));
@@ -290,6 +305,11 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "`keywords`: expected a list of strings, got a string"
+        );
+        let error = apply_property(&mut tool, "max_concurrency", &json!(0)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`max_concurrency`: expected a whole number of at least 1, got 0"
         );
         let error = apply_property(&mut tool, "output", &json!({"type": "array"})).unwrap_err();
         assert!(error.message.contains("must describe an object"));

@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use rmcp::model::{
     ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
-    ElicitationSchema, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    ServerRequest,
+    ElicitationSchema, GetMeta, JsonRpcRequest, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ServerRequest,
 };
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
@@ -256,6 +256,15 @@ impl ClientBridge for McpBridge {
     fn next_request(&self, key: Option<&str>, defer: bool) {
         *self.next.lock().unwrap_or_else(PoisonError::into_inner) = (key.map(str::to_owned), defer);
     }
+}
+
+/// Takes out the `_meta.progressToken` rmcp's `Peer` puts on every request the server
+/// sends the client (`roots/list`, `sampling/createMessage`, `elicitation/create`).
+///
+/// rmcp adds it for its own timeout resets, which the server never asks for; sent, it
+/// invites the client to report progress on a request that wants none (issue 14, item 19).
+pub(crate) fn drop_progress_token(request: &mut JsonRpcRequest<ServerRequest>) {
+    request.request.get_meta_mut().remove("progressToken");
 }
 
 /// Carries out one request of a tool against the client, bounded by the call's deadline.

@@ -9,12 +9,27 @@ use std::time::Instant;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ProgressToken};
 use rmcp::service::RequestContext;
+use tokio::sync::Semaphore;
 use toolsmith_folder::HARD_WATCHDOG_GRACE;
-use toolsmith_model::{CallContext, Interrupt, JsonObject, LogLevel, StopReason};
+use toolsmith_model::{CallContext, Catalog, Interrupt, JsonObject, LogLevel, StopReason};
 
 use crate::bridge::{self, McpBridge};
 use crate::convert::{Published, call_result, error_result};
 use crate::state::ServerState;
+
+/// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
+/// of the server's `max_calls` (at least one), so one tool's calls cannot take every slot
+/// and calls of other tools still start (issue 14, item 7).
+pub(crate) fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
+    let share = max_calls.saturating_sub(max_calls.div_ceil(4)).max(1);
+    catalog
+        .definitions()
+        .map(|definition| {
+            let slots = definition.max_concurrency.unwrap_or(share);
+            Arc::new(Semaphore::new(slots.clamp(1, Semaphore::MAX_PERMITS)))
+        })
+        .collect()
+}
 
 /// Everything about the request a call needs besides the tool and its arguments.
 pub(crate) struct Request<'a> {
@@ -42,12 +57,29 @@ pub(crate) async fn run(
     let name = definition.name.as_str();
     let cancelled = &request.context.ct;
 
-    // A free slot, waited for no longer than the tool may run.
-    let slot = tokio::select! {
-        slot = tokio::time::timeout(timeout, Arc::clone(state.call_slots()).acquire_owned()) => slot,
+    // A slot of the tool's own and one of the server's, waited for no longer than the tool
+    // may run.
+    let tool_slots = &published.tool_slots[index];
+    let slots = async {
+        let own = Arc::clone(tool_slots).acquire_owned().await;
+        let server = Arc::clone(state.call_slots()).acquire_owned().await;
+        own.and_then(|own| server.map(|server| (own, server)))
+    };
+    let slots = tokio::select! {
+        slots = tokio::time::timeout(timeout, slots) => slots,
         () = cancelled.cancelled() => return error_result(format!("tool `{name}` was cancelled by the client")),
     };
-    let Ok(Ok(slot)) = slot else {
+    let Ok(Ok(slots)) = slots else {
+        if tool_slots.available_permits() == 0 {
+            return error_result(match definition.max_concurrency {
+                Some(limit) => format!(
+                    "tool `{name}` did not start: {limit} calls of it are running, its `max_concurrency`; try again later"
+                ),
+                None => format!(
+                    "tool `{name}` did not start: its calls hold as many of the server's call slots as one tool may (three quarters); try again later, or set its `max_concurrency`"
+                ),
+            });
+        }
         return error_result(format!(
             "tool `{name}` did not start: the server is busy with other calls; try again later"
         ));
@@ -76,10 +108,10 @@ pub(crate) async fn run(
         transport: request.transport,
     };
     let catalog = Arc::clone(&published.catalog);
-    let mut finished = state.pool().spawn(move || {
-        // The slot is held until the tool's thread really ends, even when the watchdog
-        // has given up on it, so stuck tools cannot pile up threads without bound.
-        let _slot = slot;
+    // The slots are held until the tool's thread ends, or until this task gives up on it
+    // (watchdog, cancellation): then the pool takes it back, within its bound on abandoned
+    // threads (`pool.rs`), so a tool that never returns does not keep them.
+    let mut finished = state.pool().spawn(slots, move || {
         catalog.entries()[index].call(arguments, &context)
     });
 

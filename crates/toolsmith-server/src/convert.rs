@@ -29,12 +29,15 @@ pub(crate) struct Published {
     tools: Vec<Tool>,
     /// Indexes into `tools` of the tools `tools/list` shows (not `discoverable`).
     listed: Vec<usize>,
+    /// Each tool's own call slots, in catalog order ([`crate::call::tool_slots`]).
+    pub(crate) tool_slots: Vec<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
-    /// `execute_tool` built-ins when some tool is discoverable (DESIGN.md §5).
-    pub(crate) fn new(catalog: Arc<Catalog>, search: SearchSettings) -> Self {
+    /// `execute_tool` built-ins when some tool is discoverable (DESIGN.md §5), for a server
+    /// running at most `max_calls` calls at once.
+    pub(crate) fn new(catalog: Arc<Catalog>, search: SearchSettings, max_calls: usize) -> Self {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);
         let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
@@ -44,11 +47,13 @@ impl Published {
             .filter(|(_, definition)| !definition.discoverable)
             .map(|(index, _)| index)
             .collect();
+        let tool_slots = crate::call::tool_slots(&catalog, max_calls);
         Self {
             loaded,
             catalog,
             tools,
             listed,
+            tool_slots,
         }
     }
 
@@ -292,6 +297,7 @@ mod tests {
                 ToolDefinition::new("echo", "Echo.", schema()),
             ]),
             SearchSettings::default(),
+            8,
         );
         let (page, next) = published.page(None, PAGE_SIZE).unwrap();
         let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
@@ -305,7 +311,7 @@ mod tests {
         let definitions = (0..5)
             .map(|i| ToolDefinition::new(format!("tool_{i}"), "A tool.", schema()))
             .collect();
-        let published = Published::new(catalog(definitions), SearchSettings::default());
+        let published = Published::new(catalog(definitions), SearchSettings::default(), 8);
         let (first, cursor) = published.page(None, 2).unwrap();
         assert_eq!(first.len(), 2);
         let (second, cursor) = published.page(cursor.as_deref(), 2).unwrap();
@@ -316,7 +322,7 @@ mod tests {
 
     #[test]
     fn invalid_cursor_is_invalid_params() {
-        let published = Published::new(catalog(vec![rich()]), SearchSettings::default());
+        let published = Published::new(catalog(vec![rich()]), SearchSettings::default(), 8);
         for cursor in ["nope", "dG9vbHM6OTk", ""] {
             let error = published.page(Some(cursor), 10).unwrap_err();
             assert_eq!(

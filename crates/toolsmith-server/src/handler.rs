@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -417,6 +417,42 @@ impl ServerHandler for McpHandler {
     ) -> Result<CompleteResult, ErrorData> {
         self.state.content().complete(&request)
     }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unreadable_request(request))
+    }
+}
+
+/// The answer to a request rmcp read as no MCP request it knows: `-32602` when the method
+/// is one this server serves, so its params are what is wrong (issue 14, item 16), else
+/// `-32601` as rmcp answers.
+fn unreadable_request(request: CustomRequest) -> ErrorData {
+    fn invalid<T: serde::de::DeserializeOwned>(params: serde_json::Value) -> Option<String> {
+        serde_json::from_value::<T>(params)
+            .err()
+            .map(|error| error.to_string())
+    }
+    let CustomRequest { method, params, .. } = request;
+    let params = params.unwrap_or(serde_json::Value::Null);
+    let problem = match method.as_str() {
+        "tools/call" => invalid::<CallToolRequestParams>(params),
+        "prompts/get" => invalid::<GetPromptRequestParams>(params),
+        "resources/read" => invalid::<ReadResourceRequestParams>(params),
+        "resources/subscribe" => invalid::<SubscribeRequestParams>(params),
+        "resources/unsubscribe" => invalid::<UnsubscribeRequestParams>(params),
+        "completion/complete" => invalid::<CompleteRequestParams>(params),
+        "logging/setLevel" => invalid::<SetLevelRequestParams>(params),
+        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+            invalid::<Option<PaginatedRequestParams>>(params)
+        }
+        _ => return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None),
+    };
+    let problem = problem.unwrap_or_else(|| "not the shape the method takes".to_owned());
+    ErrorData::invalid_params(format!("invalid params for `{method}`: {problem}"), None)
 }
 
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {

@@ -40,7 +40,8 @@ pub struct ServerOptions {
     pub instructions: Option<String>,
     /// Where command tools run (until the client's MCP roots are used).
     pub working_dir: PathBuf,
-    /// Calls running at once, over all connections; more wait for a free slot.
+    /// Calls running at once, over all connections; more wait for a free slot. One tool
+    /// gets at most three quarters of them unless its `max_concurrency` says otherwise.
     pub max_concurrent_calls: usize,
     /// Tools per `tools/list` page.
     pub page_size: usize,
@@ -83,9 +84,12 @@ struct Shared {
     page_size: usize,
     /// `[search]` as last loaded (a reload may change it).
     search: Mutex<SearchSettings>,
-    /// One permit per running call; a permit is released when the tool's thread ends,
-    /// so calls abandoned by the watchdog still count until they really stop.
+    /// One permit per running call; a permit is released when the tool's thread ends or
+    /// the call is abandoned (watchdog, cancellation) while the pool has room for one more
+    /// abandoned thread.
     calls: Arc<Semaphore>,
+    /// `calls`' size, for each tool's own share of it ([`crate::call::tool_slots`]).
+    max_calls: usize,
     pool: CallPool,
     in_flight: InFlight,
     peers: Mutex<Vec<Peer<RoleServer>>>,
@@ -139,7 +143,8 @@ impl ServerState {
             info = info.with_instructions(instructions);
         }
         Self(Arc::new(Shared {
-            published: ArcSwap::from_pointee(Published::new(catalog, search)),
+            published: ArcSwap::from_pointee(Published::new(catalog, search, max_concurrent_calls)),
+            max_calls: max_concurrent_calls,
             search: Mutex::new(search),
             content: ArcSwap::from_pointee(Content::empty()),
             info,
@@ -148,7 +153,9 @@ impl ServerState {
             calls: Arc::new(Semaphore::new(
                 max_concurrent_calls.clamp(1, Semaphore::MAX_PERMITS),
             )),
-            pool: CallPool::new(max_concurrent_calls),
+            // As many threads again may be stuck in abandoned calls; past that, abandoned
+            // calls keep their slots and new calls get "busy".
+            pool: CallPool::new(max_concurrent_calls, max_concurrent_calls),
             in_flight: InFlight::default(),
             peers: Mutex::new(Vec::new()),
             subscribers: Mutex::new(Vec::new()),
@@ -212,9 +219,11 @@ impl ServerState {
     /// Serves `catalog` (as the `[search]` settings publish it) and tells every client and
     /// `subscriptions/listen` stream which lists changed.
     async fn publish(&self, catalog: Arc<Catalog>, changes: ListChanges) {
-        self.0
-            .published
-            .store(Arc::new(Published::new(catalog, self.search())));
+        self.0.published.store(Arc::new(Published::new(
+            catalog,
+            self.search(),
+            self.0.max_calls,
+        )));
         let _ = self.0.changes.send(changes);
         for peer in self.live_peers() {
             if let Err(error) = peer.notify_tool_list_changed().await {

@@ -20,7 +20,8 @@
 //! connection's `Peer` (progress, logging, sampling, elicitation, roots), and
 //! `notifications/cancelled` stops the call and suppresses its response, as rmcp does.
 
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -152,6 +153,12 @@ struct LineTransport<R> {
     /// Dropping the rest of an over-long line, up to its newline.
     discarding: bool,
     output: mpsc::Sender<Vec<u8>>,
+    /// An error reply waiting for room in the output queue: until it is queued, no more
+    /// input is read (back-pressure; issue 14, item 5).
+    pending: Option<Vec<u8>>,
+    /// Ids of the requests handed to rmcp's loop and not answered yet (their duplicates are
+    /// refused; the fast path keeps its own).
+    open: HashSet<RequestId>,
     /// A request has come in. Before that, notifications and responses are dropped: rmcp's
     /// handshake gives up on the connection when the first message is not a request.
     started: bool,
@@ -165,6 +172,8 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             line: Vec::new(),
             discarding: false,
             output,
+            pending: None,
+            open: HashSet::new(),
             started: false,
             fast,
         }
@@ -202,10 +211,27 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
         }
     }
 
-    /// Answers a line that is not a message; dropped if the output is backed up.
-    fn reply(&self, message: &ServerJsonRpcMessage) {
-        if self.output.try_send(encode(message)).is_err() {
-            tracing::warn!("output queue full; an error reply was dropped");
+    /// Answers a line that is not a message, waiting for room in the output queue.
+    async fn reply(&mut self, message: &ServerJsonRpcMessage) {
+        self.pending = Some(encode(message));
+        self.flush_pending().await;
+    }
+
+    /// Queues the pending reply, if any, once the output has room.
+    ///
+    /// Cancel-safe: the reply stays pending until a permit is in hand, and the next
+    /// `receive` queues it before reading on.
+    async fn flush_pending(&mut self) {
+        if self.pending.is_none() {
+            return;
+        }
+        let Ok(permit) = self.output.reserve().await else {
+            // The writer is gone (stdout closed): nothing can be answered any more.
+            self.pending = None;
+            return;
+        };
+        if let Some(bytes) = self.pending.take() {
+            permit.send(bytes);
         }
     }
 }
@@ -221,8 +247,20 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
 
     fn send(
         &mut self,
-        item: ServerJsonRpcMessage,
+        mut item: ServerJsonRpcMessage,
     ) -> impl Future<Output = io::Result<()>> + Send + 'static {
+        match &mut item {
+            JsonRpcMessage::Request(request) => crate::bridge::drop_progress_token(request),
+            JsonRpcMessage::Response(response) => {
+                self.open.remove(&response.id);
+            }
+            JsonRpcMessage::Error(error) => {
+                if let Some(id) = &error.id {
+                    self.open.remove(id);
+                }
+            }
+            JsonRpcMessage::Notification(_) => {}
+        }
         let bytes = encode(&item);
         let output = self.output.clone();
         async move {
@@ -235,6 +273,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
+            self.flush_pending().await;
             match self.read_line().await {
                 Ok(Line::Complete) => {}
                 Ok(Line::TooLong) => {
@@ -242,7 +281,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                         None,
                         ErrorCode::INVALID_REQUEST,
                         format!("message longer than {MAX_LINE} bytes"),
-                    ));
+                    ))
+                    .await;
                     continue;
                 }
                 Ok(Line::Eof) => return None,
@@ -255,18 +295,49 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             self.line.clear();
             match parsed {
                 Parsed::Message(message) => {
-                    if matches!(message, JsonRpcMessage::Request(_)) {
-                        self.started = true;
-                    } else if !self.started {
-                        tracing::debug!("ignoring a message that arrived before the first request");
-                        continue;
+                    match &message {
+                        JsonRpcMessage::Request(request) => {
+                            self.started = true;
+                            // The fast path checks its own calls as it takes one.
+                            if self.open.contains(&request.id) {
+                                self.reply(&duplicate_id(&request.id)).await;
+                                continue;
+                            }
+                        }
+                        _ if !self.started => {
+                            tracing::debug!(
+                                "ignoring a message that arrived before the first request"
+                            );
+                            continue;
+                        }
+                        JsonRpcMessage::Notification(JsonRpcNotification {
+                            notification: ClientNotification::CancelledNotification(cancelled),
+                            ..
+                        }) => {
+                            // rmcp sends nothing for a request it cancels.
+                            if let Some(id) = &cancelled.params.request_id {
+                                self.open.remove(id);
+                            }
+                        }
+                        _ => {}
                     }
-                    if let Some(message) = self.fast.take(message, &self.output) {
-                        return Some(message);
+                    match self.fast.take(message, &self.output) {
+                        Taken::Started => {}
+                        Taken::Duplicate(id) => self.reply(&duplicate_id(&id)).await,
+                        Taken::Passed(message) => {
+                            if let JsonRpcMessage::Request(request) = &message {
+                                if self.fast.calls().contains_key(&request.id) {
+                                    self.reply(&duplicate_id(&request.id)).await;
+                                    continue;
+                                }
+                                self.open.insert(request.id.clone());
+                            }
+                            return Some(message);
+                        }
                     }
                 }
                 Parsed::Ignore => {}
-                Parsed::Reply(reply) => self.reply(&reply),
+                Parsed::Reply(reply) => self.reply(&reply).await,
             }
         }
     }
@@ -327,13 +398,9 @@ impl FastCalls {
     /// Starts `message` when it is a `tools/call` this path serves; otherwise hands it
     /// back for rmcp's loop. A `notifications/cancelled` for one of these calls cancels it
     /// here and still goes on to rmcp (which ignores an id it does not know).
-    fn take(
-        &self,
-        message: ClientJsonRpcMessage,
-        output: &mpsc::Sender<Vec<u8>>,
-    ) -> Option<ClientJsonRpcMessage> {
+    fn take(&self, message: ClientJsonRpcMessage, output: &mpsc::Sender<Vec<u8>>) -> Taken {
         let Some(peer) = self.peer.get() else {
-            return Some(message);
+            return Taken::Passed(message);
         };
         match message {
             JsonRpcMessage::Request(JsonRpcRequest {
@@ -344,10 +411,15 @@ impl FastCalls {
                 // rmcp's loop moves `_meta` (the progress token) and the extensions into the
                 // context the same way. A request naming its own protocol version takes
                 // rmcp's loop: only it can scope the handler to that version.
+                let ct = self.stop.child_token();
+                match self.calls().entry(id.clone()) {
+                    Entry::Occupied(_) => return Taken::Duplicate(id),
+                    Entry::Vacant(running) => {
+                        running.insert(ct.clone());
+                    }
+                }
                 let meta = std::mem::take(request.get_meta_mut());
                 let extensions = std::mem::take(request.extensions_mut());
-                let ct = self.stop.child_token();
-                self.calls().insert(id.clone(), ct.clone());
                 let mut context = RequestContext::new(id.clone(), peer.clone());
                 context.ct = ct;
                 context.meta = meta;
@@ -372,7 +444,7 @@ impl FastCalls {
                     };
                     let _ = output.send(encode(&message)).await;
                 });
-                None
+                Taken::Started
             }
             JsonRpcMessage::Notification(JsonRpcNotification {
                 notification: ClientNotification::CancelledNotification(ref cancelled),
@@ -384,11 +456,25 @@ impl FastCalls {
                     tracing::info!(%id, reason = cancelled.params.reason, "cancelled");
                     ct.cancel();
                 }
-                Some(message)
+                Taken::Passed(message)
             }
-            message => Some(message),
+            message => Taken::Passed(message),
         }
     }
+}
+
+/// What [`FastCalls::take`] did with a message.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "returned and matched at once, as the message itself would be; a box would cost an allocation per message"
+)]
+enum Taken {
+    /// Started a call.
+    Started,
+    /// A `tools/call` whose id a running call has: refused, the running one goes on.
+    Duplicate(RequestId),
+    /// For rmcp's loop.
+    Passed(ClientJsonRpcMessage),
 }
 
 enum Parsed {
@@ -409,6 +495,11 @@ fn parse(line: &[u8]) -> Parsed {
         return Parsed::Message(call);
     }
     let error = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        // rmcp reads a request with an id it cannot use (a float, an object, null...) as a
+        // notification that ignores its `id`; such a request still gets an answer.
+        Ok(JsonRpcMessage::Notification(_)) if has_id(line) => {
+            return Parsed::Reply(invalid_id());
+        }
         Ok(message) => return Parsed::Message(message),
         Err(error) => error,
     };
@@ -419,9 +510,13 @@ fn parse(line: &[u8]) -> Parsed {
             format!("Parse error: {error}"),
         ));
     };
-    let id = value
-        .get("id")
-        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let id = match value.get("id") {
+        None => None,
+        Some(id) => match serde_json::from_value::<RequestId>(id.clone()) {
+            Ok(id) => Some(id),
+            Err(_) => return Parsed::Reply(invalid_id()),
+        },
+    };
     let method = value.get("method").and_then(serde_json::Value::as_str);
     if id.is_none() && method.is_some() {
         // A notification rmcp does not model (another protocol's, or a newer MCP one):
@@ -434,6 +529,33 @@ fn parse(line: &[u8]) -> Parsed {
         ErrorCode::INVALID_REQUEST,
         format!("Invalid request: {error}"),
     ))
+}
+
+/// Whether a JSON object has an `id` key, whatever its value.
+fn has_id(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|value| value.get("id").is_some())
+}
+
+/// The answer to a request whose id is not a string or an integer that fits in 64 bits
+/// (JSON-RPC 2.0 §4: such an id cannot be echoed, so the error carries `"id": null`).
+fn invalid_id() -> ServerJsonRpcMessage {
+    error_message(
+        None,
+        ErrorCode::INVALID_REQUEST,
+        "Invalid request: `id` must be a string or an integer between -2^63 and 2^63-1".to_owned(),
+    )
+}
+
+/// The answer to a request whose id is already used by one still running: the running
+/// one keeps the id and still gets its own answer.
+fn duplicate_id(id: &RequestId) -> ServerJsonRpcMessage {
+    error_message(
+        Some(id.clone()),
+        ErrorCode::INVALID_REQUEST,
+        format!(
+            "Invalid request: id `{id}` is already used by a request that is still running; give each request a new id"
+        ),
+    )
 }
 
 /// A `tools/call` in its plain shape — the hot path — read straight into rmcp's types.
@@ -497,7 +619,18 @@ fn error_message(id: Option<RequestId>, code: ErrorCode, message: String) -> Ser
 
 fn encode(message: &ServerJsonRpcMessage) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(256);
-    if let Err(error) = serde_json::to_writer(&mut bytes, message) {
+    let written = match message {
+        // rmcp leaves the id out when there is none (as the 2026-07-28 draft allows);
+        // JSON-RPC 2.0 §5, which every client reads, requires `"id": null`.
+        JsonRpcMessage::Error(rmcp::model::JsonRpcError {
+            id: None, error, ..
+        }) => serde_json::to_writer(
+            &mut bytes,
+            &serde_json::json!({"jsonrpc": "2.0", "id": null, "error": error}),
+        ),
+        message => serde_json::to_writer(&mut bytes, message),
+    };
+    if let Err(error) = written {
         // rmcp's message types only hold JSON values and strings.
         tracing::error!(%error, "cannot serialize a message");
         bytes.clear();
@@ -707,9 +840,10 @@ mod streams {
 mod tests {
     use super::*;
 
+    /// The reply to `line`, as it is written out.
     fn reply(line: &str) -> serde_json::Value {
         match parse(line.as_bytes()) {
-            Parsed::Reply(message) => serde_json::to_value(message).unwrap(),
+            Parsed::Reply(message) => serde_json::from_slice(&encode(&message)).unwrap(),
             Parsed::Message(_) => panic!("`{line}` parsed as a message"),
             Parsed::Ignore => panic!("`{line}` was ignored"),
         }
@@ -719,7 +853,48 @@ mod tests {
     fn malformed_json_is_a_parse_error() {
         let error = reply("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
         assert_eq!(error["error"]["code"], -32700);
-        assert!(error.get("id").is_none());
+        // Regression test for issue 14, item 15: JSON-RPC 2.0 requires `"id": null`.
+        assert_eq!(error.get("id"), Some(&serde_json::Value::Null), "{error}");
+    }
+
+    // Regression test for issue 14, item 15: a request whose id cannot be echoed was
+    // taken for a notification and got no answer.
+    #[test]
+    fn requests_with_unusable_ids_are_invalid_requests_with_a_null_id() {
+        let ids = [
+            "{}",
+            "[1]",
+            "1.5",
+            "true",
+            "null",
+            "18446744073709551616",
+            "-9223372036854775809",
+        ];
+        for id in ids {
+            for method in ["ping", "tools/call", "tools/list", "no/such/method"] {
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"name":"x"}}}}"#
+                );
+                let error = reply(&line);
+                assert_eq!(error["error"]["code"], -32600, "{line}: {error}");
+                assert_eq!(
+                    error.get("id"),
+                    Some(&serde_json::Value::Null),
+                    "{line}: {error}"
+                );
+            }
+        }
+        // Integers (also in float form, as rmcp reads them) and strings are ids.
+        for id in ["1", "\"a\"", "-5", "9223372036854775807"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            assert!(
+                matches!(
+                    parse(line.as_bytes()),
+                    Parsed::Message(JsonRpcMessage::Request(_))
+                ),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -533,6 +533,7 @@ fn example(key: &str) -> &'static str {
             "output={\"type\": \"object\", \"properties\": {\"summary\": {\"type\": \"string\"}}}"
         }
         "timeout" => "timeout=2 or timeout=\"500ms\"",
+        "max_concurrency" => "max_concurrency=4",
         "options" => "options={\"units\": \"metric\"}",
         "overrides" => "overrides={\"http\": {\"timeout\": 5}}",
         "requires" => "requires={\"env\": [\"API_KEY\"]}",

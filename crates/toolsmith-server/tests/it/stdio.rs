@@ -141,7 +141,12 @@ impl Raw {
     }
 
     fn serve(state: toolsmith_server::ServerState) -> Self {
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        Self::serve_buffered(state, 1 << 20)
+    }
+
+    /// A server whose streams buffer `bytes` each way.
+    fn serve_buffered(state: toolsmith_server::ServerState, bytes: usize) -> Self {
+        let (server_end, client_end) = tokio::io::duplex(bytes);
         let (read, write) = tokio::io::split(server_end);
         let server = tokio::spawn(toolsmith_server::serve_stream(
             state,
@@ -404,4 +409,188 @@ async fn replacing_the_catalog_tells_clients_the_list_changed() {
         .map(|tool| tool.name.into_owned())
         .collect();
     assert_eq!(names, ["only"]);
+}
+
+/// Waits (boundedly) for the next message.
+async fn next(raw: &mut Raw) -> Value {
+    tokio::time::timeout(std::time::Duration::from_secs(15), raw.receive())
+        .await
+        .expect("an answer within 15 s")
+}
+
+// Regression test for issue 14, item 15: requests with an id that cannot be echoed got no
+// answer at all.
+#[tokio::test]
+async fn a_request_with_an_unusable_id_is_answered_with_a_null_id() {
+    let mut raw = Raw::start();
+    raw.initialize().await;
+    for id in [
+        "1.5",
+        "{\"a\":1}",
+        "[1]",
+        "true",
+        "null",
+        "18446744073709551616",
+    ] {
+        raw.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#))
+            .await;
+        let answer = next(&mut raw).await;
+        assert_eq!(answer["error"]["code"], -32600, "id {id}: {answer}");
+        assert_eq!(answer.get("id"), Some(&Value::Null), "id {id}: {answer}");
+    }
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(next(&mut raw).await["id"], 2);
+}
+
+// Regression test for issue 14, item 16: a `tools/call` whose params are the wrong shape
+// was answered "method not found".
+#[tokio::test]
+async fn a_call_with_malformed_params_is_invalid_params() {
+    let mut raw = Raw::start();
+    raw.initialize().await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":[1,2]}}"#).await;
+    let answer = next(&mut raw).await;
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":5}}"#)
+        .await;
+    let answer = next(&mut raw).await;
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("`tools/call`"), "{message}");
+    // A method nobody serves is still "method not found".
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method","params":{}}"#)
+        .await;
+    let answer = next(&mut raw).await;
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+}
+
+// Regression test for issue 14, item 18: a second request with the id of a running one
+// took over the id, and the first one's answer was lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reused_id_is_refused_while_its_request_runs() {
+    let dir = folder(&[("behaviour.star", BEHAVIOUR)]);
+    let mut raw = Raw::serve(state_for(dir.path(), 8));
+    raw.initialize().await;
+    // The handshake's id is free again once `initialize` was answered.
+    raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)
+        .await;
+    assert_eq!(
+        next(&mut raw).await,
+        json!({"jsonrpc": "2.0", "id": 0, "result": {}})
+    );
+
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"spin_briefly","arguments":{}}}"#).await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"second"}}}"#).await;
+    // A request that rmcp's loop serves is refused the fast path's running id too.
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await;
+    for _ in 0..2 {
+        let refused = next(&mut raw).await;
+        assert_eq!(refused["id"], 1, "{refused}");
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains("already used"), "{message}");
+    }
+    let first = next(&mut raw).await;
+    assert_eq!(first["id"], 1, "{first}");
+    assert_eq!(first["result"]["isError"], true, "{first}");
+    let text = first["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("timed out"), "{text}");
+
+    // Answered, the id can be used again.
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"again"}}}"#).await;
+    let again = next(&mut raw).await;
+    assert_eq!(again["id"], 1, "{again}");
+    assert_eq!(again["result"]["content"][0]["text"], "again", "{again}");
+}
+
+// Regression test for issue 14, item 19: rmcp put a `_meta.progressToken` on every request
+// the server sends the client.
+#[tokio::test]
+async fn requests_to_the_client_carry_no_progress_token() {
+    let dir = folder(&[("behaviour.star", BEHAVIOUR)]);
+    let mut raw = Raw::serve(state_for(dir.path(), 8));
+    raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"roots":{}},"clientInfo":{"name":"raw","version":"1"}}}"#).await;
+    assert_eq!(next(&mut raw).await["id"], 0);
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"prompt":"ping"}}}"#).await;
+    let mut asked_for = Vec::new();
+    loop {
+        let message = next(&mut raw).await;
+        if message["id"] == 1 && message.get("method").is_none() {
+            assert_eq!(
+                message["result"]["content"][0]["text"], "pong: ping",
+                "{message}"
+            );
+            break;
+        }
+        let method = message["method"].as_str().unwrap().to_owned();
+        assert!(
+            message["params"]["_meta"].get("progressToken").is_none(),
+            "{message}"
+        );
+        let result = if method == "roots/list" {
+            json!({"roots": []})
+        } else {
+            json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": "pong: ping"}})
+        };
+        raw.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": result}).to_string())
+            .await;
+        asked_for.push(method);
+    }
+    assert_eq!(asked_for, ["roots/list", "sampling/createMessage"]);
+}
+
+// Regression test for issue 14, item 5: error replies went into the output queue with
+// `try_send` and were dropped once it was full; now the server stops reading instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_invalid_request_is_answered_when_the_client_reads_late() {
+    const COUNT: usize = 5000;
+    let raw = Raw::serve_buffered(state_for(&examples(), 8), 16 * 1024);
+    let Raw {
+        mut input,
+        mut output,
+        server,
+    } = raw;
+    input.write_all(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#).await.unwrap();
+    input.write_all(b"\n").await.unwrap();
+    let writer = tokio::spawn(async move {
+        use std::fmt::Write as _;
+        let mut lines = String::new();
+        lines.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        for id in 1..=COUNT {
+            writeln!(lines, r#"{{"jsonrpc":"1.0","id":{id},"method":"ping"}}"#).unwrap();
+        }
+        lines.push_str("{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}\n");
+        input.write_all(lines.as_bytes()).await.unwrap();
+        input
+    });
+    // The client reads nothing for a while, as a busy client does: far more answers than
+    // the output holds pile up.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let mut answered = 0;
+    loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(20), output.next_line())
+            .await
+            .expect("answers keep coming")
+            .unwrap()
+            .expect("the server is still there");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == "last" {
+            break;
+        }
+        if message["id"] == 0 {
+            continue;
+        }
+        assert_eq!(message["error"]["code"], -32600, "{message}");
+        answered += 1;
+    }
+    assert_eq!(answered, COUNT, "every request with an id gets its answer");
+    drop(writer.await.unwrap());
+    server.abort();
 }
