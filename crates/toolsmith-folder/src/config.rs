@@ -37,6 +37,8 @@ pub struct FolderConfig {
     pub instructions: Option<String>,
     /// `[defaults] timeout`: for tools that declare none.
     pub default_timeout: Option<Duration>,
+    /// `[defaults] load_timeout`: how long a file's top level may run at load.
+    pub load_timeout: Option<Duration>,
     /// `[options.TOOL]`: option values per tool.
     pub options: JsonObject,
     /// `[search]`: when tools go behind `tool_search`.
@@ -118,6 +120,15 @@ impl FolderConfig {
                 Err(message) => problem(
                     format!("`[defaults] timeout`: {message}"),
                     "e.g. timeout = \"10s\"".into(),
+                ),
+            }
+        }
+        if let Some(timeout) = raw.get("defaults").and_then(|d| d.get("load_timeout")) {
+            match toolsmith_model::duration::parse(timeout) {
+                Ok(duration) => config.load_timeout = Some(duration),
+                Err(message) => problem(
+                    format!("`[defaults] load_timeout`: {message}"),
+                    "e.g. load_timeout = \"2s\"".into(),
                 ),
             }
         }

@@ -45,8 +45,13 @@ struct Watched {
 
 impl Watched {
     fn start(dir: &str) -> Self {
+        Self::start_with_env(dir, &[])
+    }
+
+    fn start_with_env(dir: &str, env: &[(&str, &str)]) -> Self {
         let mut child = toolsmith()
             .args(["serve", dir, "--watch"])
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -196,5 +201,63 @@ fn a_tool_kept_from_a_broken_file_is_listed_as_its_file_said() {
         server.tool_names(),
         ["first", "second", "second_first"],
         "the tools kept from two.star keep their own `discoverable`"
+    );
+}
+
+/// A top level that runs until its load timeout, and says when it starts.
+const SLOW_TOP_LEVEL: &str = r#"
+print("evaluating slow.star")
+for i in range(10000000):
+    for j in range(10000000):
+        pass
+"#;
+
+#[test]
+fn a_slow_top_level_holds_up_neither_start_nor_reloads() {
+    // Regression test for issue 14, item 6: a file whose top level loops made `initialize`
+    // wait the whole call timeout (30 s), and every reload evaluated it again.
+    let dir = folder(&[
+        ("toolsmith.toml", "[defaults]\nload_timeout = \"300ms\"\n"),
+        ("slow.star", SLOW_TOP_LEVEL),
+        ("tools.star", ONE_TOOL),
+    ]);
+    let mut server = Watched::start_with_env(
+        dir.path().to_str().unwrap(),
+        &[("TOOLSMITH_LOG", "toolsmith_starlark::print=info")],
+    );
+    assert_eq!(server.tool_names(), ["first"]);
+
+    std::fs::write(dir.path().join("tools.star"), TWO_TOOLS).unwrap();
+    server.list_changed();
+    assert_eq!(server.tool_names(), ["first", "second"]);
+
+    // Everything the reload printed precedes its summary line on stderr.
+    let deadline = Instant::now() + PATIENCE;
+    let mut stderr = Vec::new();
+    while !stderr
+        .iter()
+        .any(|line: &String| line.contains("watch: reloaded"))
+    {
+        let left = deadline.saturating_duration_since(Instant::now());
+        stderr.push(
+            server
+                .stderr
+                .recv_timeout(left)
+                .expect("the reload's summary"),
+        );
+    }
+    assert!(
+        stderr
+            .iter()
+            .any(|line| line.contains("slow.star") && line.contains("load-timeout")),
+        "the slow file is reported: {stderr:#?}"
+    );
+    let evaluations = stderr
+        .iter()
+        .filter(|line| line.contains("evaluating slow.star"))
+        .count();
+    assert_eq!(
+        evaluations, 1,
+        "the unchanged slow file ran again: {stderr:#?}"
     );
 }
