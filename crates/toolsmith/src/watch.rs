@@ -113,6 +113,7 @@ fn reload(
         &state.prompts(),
         &state.resources(),
     );
+    folder::explain_search(printer, &catalog, state.search());
     let tools = catalog.entries().len();
     printer.message(&format!(
         "watch: reloaded {}: {tools} tool{}, {} prompt{}, {} resource{}",

@@ -30,6 +30,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let mut options = ServerOptions::for_folder(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = search.apply(options.search);
+    folder::explain_search(printer, loaded.catalog(), options.search);
     let state = ServerState::with_folder(&loaded, options);
     let tools = loaded.catalog().entries().len();
     if *watch {
