@@ -261,3 +261,58 @@ fn a_slow_top_level_holds_up_neither_start_nor_reloads() {
         "the unchanged slow file ran again: {stderr:#?}"
     );
 }
+
+impl Watched {
+    /// Waits for the next reload's summary line on stderr.
+    fn reloaded(&self) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.stderr.recv_timeout(left).expect("a reload on stderr");
+            if line.contains("watch: reloaded") {
+                return;
+            }
+        }
+    }
+
+    /// The notifications that arrive up to the next `tools/list_changed`, that one included.
+    fn notifications_until_tools_changed(&self) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        let mut methods = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).expect("tools/list_changed");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if let Some(method) = message["method"].as_str() {
+                methods.push(method.to_owned());
+                if method == "notifications/tools/list_changed" {
+                    return methods;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_reload_announces_only_the_lists_that_changed() {
+    // Regression test for issue 14, item 20: every reload sent `tools/list_changed`, even
+    // when a broken file's old tools were kept or only a resource changed.
+    let dir = folder(&[("tools.star", ONE_TOOL)]);
+    let mut server = Watched::start(dir.path().to_str().unwrap());
+    assert_eq!(server.tool_names(), ["first"]);
+
+    std::fs::write(dir.path().join("tools.star"), BROKEN).unwrap();
+    server.reloaded();
+    std::fs::create_dir(dir.path().join("resources")).unwrap();
+    std::fs::write(dir.path().join("resources/note.txt"), "a note").unwrap();
+    server.reloaded();
+    std::fs::write(dir.path().join("tools.star"), TWO_TOOLS).unwrap();
+    assert_eq!(
+        server.notifications_until_tools_changed(),
+        [
+            "notifications/resources/list_changed",
+            "notifications/tools/list_changed"
+        ]
+    );
+    assert_eq!(server.tool_names(), ["first", "second"]);
+}
