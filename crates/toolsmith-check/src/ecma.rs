@@ -143,7 +143,7 @@ enum Atom {
     },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum ClassItem {
     Char(char),
     Range(char, char),
@@ -969,7 +969,10 @@ impl Parser {
         if flags.insensitive {
             items = self.fold_class(items, start);
         }
-        Atom::Class { negated, items }
+        Atom::Class {
+            negated,
+            items: without_repeats(items),
+        }
     }
 
     fn fold_class(&mut self, items: Vec<ClassItem>, start: usize) -> Vec<ClassItem> {
@@ -1022,6 +1025,18 @@ impl Parser {
         }
         folded
     }
+}
+
+/// The items of a class with each repeat dropped: `(?i)[[:alpha:]]` folds `A-Z` and `a-z`
+/// into each other, and printed `[a-zA-ZA-Za-z]` (issue 14, item 24).
+fn without_repeats(items: Vec<ClassItem>) -> Vec<ClassItem> {
+    let mut kept: Vec<ClassItem> = Vec::with_capacity(items.len());
+    for item in items {
+        if !kept.contains(&item) {
+            kept.push(item);
+        }
+    }
+    kept
 }
 
 fn push(alternatives: &mut [Vec<Node>], atom: Atom) {
@@ -1276,6 +1291,17 @@ mod tests {
             Some("^[a-z]+-\\d+$")
         );
         assert_eq!(translate("a{,3}").as_deref(), Some("a\\{,3\\}"));
+    }
+
+    #[test]
+    fn folded_posix_classes_are_not_repeated() {
+        // Regression test for issue 14, item 24: `check --fix` wrote `[a-zA-ZA-Za-z]`.
+        assert_eq!(translate("(?i)[[:alpha:]]").as_deref(), Some("[a-zA-Z]"));
+        assert_eq!(
+            translate("(?i)^[[:alnum:]_]+$").as_deref(),
+            Some("^[a-zA-Z0-9_]+$")
+        );
+        assert_eq!(translate("[a-z[:lower:]]").as_deref(), Some("[a-z]"));
     }
 
     #[test]

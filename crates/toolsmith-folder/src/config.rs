@@ -1,6 +1,6 @@
 //! `toolsmith.toml`: server information, defaults and tool options for a folder
-//! (DESIGN.md §6). Sections that later features read (`search`, `profiles`, `packages`,
-//! `check`) are kept as raw tables.
+//! (DESIGN.md §6). Sections read elsewhere (`check`, `resources`) are kept as raw tables;
+//! `[profiles]` and `[packages]` are not built yet and draw a warning.
 
 use std::path::Path;
 use std::time::Duration;
@@ -19,12 +19,13 @@ const SECTIONS: &[&str] = &[
     "server",
     "defaults",
     "search",
-    "profiles",
-    "packages",
     "options",
     "check",
     "resources",
 ];
+
+/// Sections DESIGN.md §6 plans that do nothing yet: said so, rather than silently ignored.
+const NOT_YET_SUPPORTED: &[&str] = &["profiles", "packages"];
 
 /// A folder's `toolsmith.toml` (all parts optional).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -37,6 +38,8 @@ pub struct FolderConfig {
     pub instructions: Option<String>,
     /// `[defaults] timeout`: for tools that declare none.
     pub default_timeout: Option<Duration>,
+    /// `[defaults] load_timeout`: how long a file's top level may run at load.
+    pub load_timeout: Option<Duration>,
     /// `[options.TOOL]`: option values per tool.
     pub options: JsonObject,
     /// `[search]`: when tools go behind `tool_search`.
@@ -90,6 +93,13 @@ impl FolderConfig {
             diagnostics.push(diagnostic);
         };
         for (section, value) in &raw {
+            if NOT_YET_SUPPORTED.contains(&section.as_str()) {
+                problem(
+                    format!("`[{section}]` is not supported yet; it is ignored"),
+                    format!("remove `[{section}]`; this version of Toolsmith does not read it"),
+                );
+                continue;
+            }
             if !SECTIONS.contains(&section.as_str()) {
                 let hint = toolsmith_model::names::did_you_mean(section, SECTIONS.iter().copied())
                     .first()
@@ -118,6 +128,15 @@ impl FolderConfig {
                 Err(message) => problem(
                     format!("`[defaults] timeout`: {message}"),
                     "e.g. timeout = \"10s\"".into(),
+                ),
+            }
+        }
+        if let Some(timeout) = raw.get("defaults").and_then(|d| d.get("load_timeout")) {
+            match toolsmith_model::duration::parse(timeout) {
+                Ok(duration) => config.load_timeout = Some(duration),
+                Err(message) => problem(
+                    format!("`[defaults] load_timeout`: {message}"),
+                    "e.g. load_timeout = \"2s\"".into(),
                 ),
             }
         }
@@ -209,6 +228,28 @@ mod tests {
             diagnostics[0].help.as_deref(),
             Some("did you mean `budget_tokens`?")
         );
+    }
+
+    #[test]
+    fn sections_not_built_yet_say_so() {
+        // Regression test for issue 14, item 23: `[profiles]` and `[packages]` were
+        // accepted and ignored in silence, and `[profilez]` was steered to them.
+        let (_, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[profiles.dev]\ntools = [\"x\"]\n[packages]\nx = \"1\"\n[profilez]\n",
+        );
+        let messages: Vec<_> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "`[packages]` is not supported yet; it is ignored",
+                "`[profiles]` is not supported yet; it is ignored",
+                "unknown section `[profilez]`",
+            ]
+        );
+        let help = diagnostics[2].help.as_deref().unwrap_or_default();
+        assert!(!help.contains("profiles"), "{help}");
+        assert!(diagnostics.iter().all(|d| d.severity == Severity::Warning));
     }
 
     #[test]

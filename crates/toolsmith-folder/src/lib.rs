@@ -28,6 +28,7 @@ mod config;
 mod discover;
 mod front_matter;
 mod icons;
+mod loading;
 mod manifest;
 mod mime;
 pub mod prompts;
@@ -80,6 +81,9 @@ pub struct ToolFolder {
     catalog: Arc<Catalog>,
     prompts: Arc<Prompts>,
     resources: Arc<Resources>,
+    transport: Option<String>,
+    /// What each tool file loaded, for [`ToolFolder::reload`] to reuse.
+    files: Vec<loading::LoadedFile>,
 }
 
 impl ToolFolder {
@@ -95,6 +99,23 @@ impl ToolFolder {
     /// tool's `overrides[transport]` properties replace its own (DESIGN.md §6). A tool
     /// whose override is invalid is left out with an `invalid-override` diagnostic.
     pub fn load_for(root: &Path, transport: Option<&str>) -> Result<Self, FolderError> {
+        Self::load_reusing(root, transport, &[])
+    }
+
+    /// Loads the folder again (for the same transport), evaluating only the tool files
+    /// that changed on disk since `self` was loaded: the others keep their tools and
+    /// diagnostics, so a file whose top level runs until its load timeout does not delay
+    /// a reload caused by another file (issue 14, item 6). Prompts, resources and
+    /// `toolsmith.toml` are always read again.
+    pub fn reload(&self) -> Result<Self, FolderError> {
+        Self::load_reusing(&self.root, self.transport.as_deref(), &self.files)
+    }
+
+    fn load_reusing(
+        root: &Path,
+        transport: Option<&str>,
+        previous: &[loading::LoadedFile],
+    ) -> Result<Self, FolderError> {
         let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => FolderError::NotFound {
                 path: root.to_owned(),
@@ -117,14 +138,14 @@ impl ToolFolder {
         let settings = toolsmith_starlark::LoadSettings {
             base_dir: root.to_owned(),
             load_timeout: config
-                .default_timeout
-                .unwrap_or(toolsmith_model::DEFAULT_TIMEOUT),
+                .load_timeout
+                .unwrap_or(toolsmith_starlark::DEFAULT_LOAD_TIMEOUT),
         };
+        let files = loading::load_files(found, &settings, previous);
         let mut tools = Vec::new();
-        for file in found {
-            let loaded = discover::load_file(&file, &settings);
-            tools.extend(loaded.tools);
-            diagnostics.extend(loaded.diagnostics);
+        for loaded in &files {
+            tools.extend(loaded.module.tools.iter().cloned());
+            diagnostics.extend(loaded.module.diagnostics.iter().cloned());
         }
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
@@ -149,6 +170,8 @@ impl ToolFolder {
             catalog: Arc::new(catalog),
             prompts: Arc::new(prompts),
             resources: Arc::new(resources),
+            transport: transport.map(str::to_owned),
+            files,
         })
     }
 

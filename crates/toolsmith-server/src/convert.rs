@@ -57,6 +57,11 @@ impl Published {
         }
     }
 
+    /// Whether `other` lists and converts exactly the same tools.
+    pub(crate) fn same_tools(&self, other: &Self) -> bool {
+        self.listed == other.listed && self.tools == other.tools
+    }
+
     /// The catalog index of the tool called `name` (listed or discoverable).
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
         // Catalog entries are sorted by name (the stable order of `tools/list`).

@@ -191,8 +191,8 @@ impl ServerState {
 
     /// Serves a reloaded folder from now on: `catalog`, `prompts` and `resources` replace
     /// the current ones, and every connected client hears
-    /// `notifications/tools/list_changed`, plus `prompts/list_changed` or
-    /// `resources/list_changed` when those changed, and `resources/updated` for each
+    /// `notifications/tools/list_changed`, `prompts/list_changed` or
+    /// `resources/list_changed` for each list that changed, and `resources/updated` for each
     /// subscribed resource whose contents changed. Requests already running finish on what
     /// they started with.
     pub async fn replace(
@@ -217,16 +217,26 @@ impl ServerState {
     }
 
     /// Serves `catalog` (as the `[search]` settings publish it) and tells every client and
-    /// `subscriptions/listen` stream which lists changed.
-    async fn publish(&self, catalog: Arc<Catalog>, changes: ListChanges) {
-        self.0.published.store(Arc::new(Published::new(
+    /// `subscriptions/listen` stream which lists changed. The tool list counts as changed
+    /// only when the tools a client can list or call differ (issue 14, item 20): a reload
+    /// that kept a broken file's old tools, or touched only a resource, sends no
+    /// `tools/list_changed`.
+    async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
+        let published = Arc::new(Published::new(
             catalog,
             self.search(),
             self.0.max_calls,
-        )));
+        ));
+        let old = self.0.published.swap(Arc::clone(&published));
+        changes.tools = changes.tools && !old.same_tools(&published);
+        if !(changes.tools || changes.prompts || changes.resources) {
+            return;
+        }
         let _ = self.0.changes.send(changes);
         for peer in self.live_peers() {
-            if let Err(error) = peer.notify_tool_list_changed().await {
+            if changes.tools
+                && let Err(error) = peer.notify_tool_list_changed().await
+            {
                 tracing::debug!(%error, "could not send tools/list_changed");
             }
             if changes.prompts

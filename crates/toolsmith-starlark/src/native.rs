@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::Value;
 use toolsmith_model::names::did_you_mean;
@@ -117,13 +118,33 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
             return loaded;
         }
     };
-    let registrations = match engine::load_native(&program, settings.load_timeout) {
-        Ok(registrations) => registrations,
-        Err(error) => {
-            let diagnostic = annotation_failure(path, &program, &error)
-                .unwrap_or_else(|| load_failure(path, &error, settings));
-            loaded.diagnostics.push(diagnostic);
-            return loaded;
+    // An undefined name in an annotation (`w: Widget`) fails the whole evaluation. Each
+    // time it does, that annotation is blanked and the file evaluated again, so only the
+    // tool it belongs to is lost (reported when it is built below, from the untouched
+    // `program`); issue 14, item 21. Each round blanks one more annotation, so this ends.
+    let deadline = Instant::now() + settings.load_timeout;
+    let mut evaluated: Option<(String, Program)> = None;
+    let registrations = loop {
+        let (text, run) = evaluated
+            .as_ref()
+            .map_or((source, &program), |(text, run)| (text.as_str(), run));
+        let left = deadline.saturating_duration_since(Instant::now());
+        match engine::load_native(run, left) {
+            Ok(registrations) => break registrations,
+            Err(error) => {
+                let retry = blank_failed_annotation(&program, &error, text).and_then(|blanked| {
+                    let reparsed = engine::parse(path, &blanked, Form::Native).ok()?;
+                    Some((blanked, reparsed))
+                });
+                if retry.is_some() {
+                    evaluated = retry;
+                    continue;
+                }
+                let diagnostic = annotation_failure(path, &program, &error)
+                    .unwrap_or_else(|| load_failure(path, &error, settings));
+                loaded.diagnostics.push(diagnostic);
+                return loaded;
+            }
         }
     };
     let mut names = HashSet::new();
@@ -202,6 +223,38 @@ fn annotation_failure(path: &Path, program: &Program, error: &RunError) -> Optio
             })
         })
     })
+}
+
+/// `text` with the annotation `error` points into replaced by blanks, together with its
+/// `:` or `->` (newlines kept, so every position stays where it was); `None` when the
+/// error is not in an annotation, or the annotation is already blank or cannot be blanked
+/// (a return annotation over several lines).
+fn blank_failed_annotation(program: &Program, error: &RunError, text: &str) -> Option<String> {
+    let at = error.location.as_ref()?.span.start;
+    let (annotation, returns) = program.functions().iter().find_map(|function| {
+        let params = function
+            .params
+            .iter()
+            .filter_map(|(_, annotation)| Some((annotation.as_ref()?, false)));
+        let returns = function.returns.iter().map(|annotation| (annotation, true));
+        params
+            .chain(returns)
+            .find(|(annotation, _)| annotation.span.contains(&at))
+    })?;
+    let before = text.get(..annotation.span.start)?.trim_end();
+    let marker = if returns { "->" } else { ":" };
+    let start = before.strip_suffix(marker)?.len();
+    let blanked = text.get(start..annotation.span.end)?;
+    if returns && blanked.contains('\n') {
+        return None;
+    }
+    let spaces: String = blanked
+        .chars()
+        .map(|c| if matches!(c, '\n' | '\r') { c } else { ' ' })
+        .collect();
+    let mut result = text.to_owned();
+    result.replace_range(start..annotation.span.end, &spaces);
+    Some(result)
 }
 
 fn load_failure(path: &Path, error: &RunError, settings: &LoadSettings) -> Diagnostic {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use toolsmith_folder::{FolderError, ToolFolder};
-use toolsmith_model::{Diagnostic, Severity};
+use toolsmith_model::{Catalog, Diagnostic, SearchMode, SearchSettings, Severity};
 
 use crate::error::Hinted;
 use crate::printer::{Printer, Style};
@@ -70,5 +70,17 @@ pub(crate) fn report(printer: Printer, diagnostics: &[Diagnostic]) {
                 printer.style_err(Style::Cyan, "help")
             ));
         }
+    }
+}
+
+/// Says on stderr why `[search] mode = "auto"` puts every tool of `catalog` behind
+/// `tool_search`, when it does: at the default log level nothing else would (issue 14,
+/// item 24).
+pub(crate) fn explain_search(printer: Printer, catalog: &Catalog, settings: SearchSettings) {
+    if settings.mode != SearchMode::Auto {
+        return;
+    }
+    if let Some(why) = toolsmith_search::Plan::new(catalog, settings).explain() {
+        printer.message(&format!("search: {why}"));
     }
 }

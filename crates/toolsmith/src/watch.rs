@@ -38,32 +38,34 @@ const MAX_DEPTH: usize = 16;
 /// Every file under the root: modification time and size.
 type Snapshot = BTreeMap<PathBuf, (Option<SystemTime>, u64)>;
 
-/// Starts watching `root`, swapping reloads into `state`, for as long as the process runs.
+/// Starts watching the folder `loaded` came from, swapping reloads into `state`, for as
+/// long as the process runs. Each reload evaluates only the tool files that changed since
+/// the load before it.
 ///
 /// The folder is looked at before this returns, so a change made once the server answers
 /// is always seen, however late the watching thread gets to run.
 pub(crate) fn spawn(
-    root: PathBuf,
-    transport: &'static str,
+    loaded: ToolFolder,
     search: SearchArg,
     state: ServerState,
     printer: Printer,
 ) -> std::io::Result<()> {
-    let seen = snapshot(&root);
+    let seen = snapshot(loaded.root());
     std::thread::Builder::new()
         .name("toolsmith-watch".into())
-        .spawn(move || watch(&root, seen, transport, &search, &state, printer))
+        .spawn(move || watch(loaded, seen, &search, &state, printer))
         .map(drop)
 }
 
 fn watch(
-    root: &Path,
+    mut current: ToolFolder,
     mut seen: Snapshot,
-    transport: &str,
     search: &SearchArg,
     state: &ServerState,
     printer: Printer,
 ) {
+    let root = current.root().to_owned();
+    let root = root.as_path();
     loop {
         std::thread::sleep(POLL);
         let mut latest = snapshot(root);
@@ -79,18 +81,27 @@ fn watch(
             latest = again;
         }
         seen = latest;
-        reload(root, transport, search, state, printer);
+        if let Some(loaded) = reload(&current, search, state, printer) {
+            current = loaded;
+        }
     }
 }
 
-fn reload(root: &Path, transport: &str, search: &SearchArg, state: &ServerState, printer: Printer) {
-    let loaded = match ToolFolder::load_for(root, Some(transport)) {
+/// Loads the folder again and publishes it; `None` when it cannot be read at all.
+fn reload(
+    current: &ToolFolder,
+    search: &SearchArg,
+    state: &ServerState,
+    printer: Printer,
+) -> Option<ToolFolder> {
+    let root = current.root();
+    let loaded = match current.reload() {
         Ok(loaded) => loaded,
         Err(error) => {
             printer.message(&format!(
                 "watch: cannot reload: {error}; still serving the previous tools"
             ));
-            return;
+            return None;
         }
     };
     // An edited `[search]` applies (`--search` still wins over it).
@@ -102,6 +113,7 @@ fn reload(root: &Path, transport: &str, search: &SearchArg, state: &ServerState,
         &state.prompts(),
         &state.resources(),
     );
+    folder::explain_search(printer, &catalog, state.search());
     let tools = catalog.entries().len();
     printer.message(&format!(
         "watch: reloaded {}: {tools} tool{}, {} prompt{}, {} resource{}",
@@ -115,6 +127,7 @@ fn reload(root: &Path, transport: &str, search: &SearchArg, state: &ServerState,
     if let Err(error) = state.replace_blocking(catalog, prompts, resources) {
         printer.message(&format!("watch: cannot publish the reload: {error}"));
     }
+    Some(loaded)
 }
 
 fn plural(count: usize) -> &'static str {

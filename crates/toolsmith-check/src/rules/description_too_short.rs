@@ -50,11 +50,12 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         }
         let count = prose::description_tokens(tool.definition);
         if count < 100 {
+            let tokens = if count == 1 { "token" } else { "tokens" };
             report
                 .add(
                     tool.at_description(),
                     Some(tool.name()),
-                    format!("description of `{}` is {count} tokens with its parameters; aim for 100 to 250", tool.name()),
+                    format!("description of `{}` is {count} {tokens} with its parameters; aim for 100 to 250", tool.name()),
                 )
                 .help("add a \"Use when:\" list, a \"Do not use for:\" list and one \"Example:\" line");
         }

@@ -91,3 +91,26 @@ fn every_rule_fires_on_its_fixture_and_spares_the_near_misses() {
         insta::assert_snapshot!(rule.id, rendered);
     }
 }
+
+#[test]
+fn a_one_token_description_is_counted_in_the_singular() {
+    // Regression test for issue 14, item 24: the message said "1 tokens".
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("echo.star"),
+        "def echo(text):\n    \"\"\"Echo\"\"\"\n    return text\n\nmcp.tool(echo)\n",
+    )
+    .unwrap();
+    let (folder, context) = load(dir.path());
+    let mut settings = Settings::default();
+    settings.set_select(["description-too-short"]);
+    let findings = check(folder.catalog().definitions(), &context, &settings);
+    let messages: Vec<_> = findings
+        .iter()
+        .map(|finding| finding.diagnostic.message.as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        ["description of `echo` is 1 token with its parameters; aim for 100 to 250"]
+    );
+}

@@ -326,8 +326,9 @@ async fn subscriptions_listen_acknowledges_then_reports_reloads() {
     while !seen.contains("notifications/subscriptions/acknowledged") {
         seen.push_str(&next_frame().await);
     }
+    // A reload that changes the tools (one with the same tools announces nothing).
     let catalog = std::sync::Arc::clone(
-        toolsmith_folder::ToolFolder::load(dir.path())
+        toolsmith_folder::ToolFolder::load(&crate::examples())
             .unwrap()
             .catalog(),
     );

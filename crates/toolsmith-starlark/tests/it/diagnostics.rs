@@ -144,6 +144,45 @@ fn unknown_annotation_is_named() {
 }
 
 #[test]
+fn unknown_annotations_lose_only_their_own_tools() {
+    // Regression test for issue 14, item 21: `def f(w: Widget)` made the whole file fail,
+    // taking every other tool with it.
+    let loaded = load(
+        "def good(text: str) -> str:\n    \"\"\"Echo.\"\"\"\n    return text\n\n\
+         def bad(w: Widget,\n        n: int) -> str:\n    return \"\"\n\n\
+         def worse(n: int) -> Gadget:\n    return n\n\n\
+         def helper(x: Thing):\n    return x\n\n\
+         mcp.tool(good)\nmcp.tool(bad)\nmcp.tool(worse)\n",
+    );
+    let names: Vec<_> = loaded
+        .tools
+        .iter()
+        .map(|tool| tool.definition().name.as_str())
+        .collect();
+    assert_eq!(names, ["good"]);
+    let found: Vec<_> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule, d.message.as_str(), position(d)))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "unknown-annotation",
+                "unknown type annotation `Widget` on parameter `w`",
+                (5, 12)
+            ),
+            (
+                "unknown-annotation",
+                "unknown return annotation `Gadget`",
+                (9, 22)
+            ),
+        ]
+    );
+}
+
+#[test]
 fn params_naming_an_unknown_parameter() {
     let diagnostic = only(&diagnostics(
         "def f(days: int):\n    return days\n\nmcp.tool(f, params={\"dayz\": {\"minimum\": 1}})\n",

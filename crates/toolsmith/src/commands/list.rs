@@ -34,10 +34,11 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
         folder::report(printer, catalog.diagnostics());
         let count = rows.len();
         printer.message(&format!(
-            "{count} tool{} from {}, {} tokens in all ({})",
+            "{count} tool{} from {}, {} token{} in all ({})",
             if count == 1 { "" } else { "s" },
             loaded.root().display(),
             thousands(costs.total()),
+            if costs.total() == 1 { "" } else { "s" },
             tokens::ENCODING,
         ));
         printer.message(&costs.summary());

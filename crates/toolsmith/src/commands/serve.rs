@@ -44,16 +44,12 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let mut options = ServerOptions::for_folder(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = search.apply(options.search);
+    folder::explain_search(printer, loaded.catalog(), options.search);
     let state = ServerState::with_folder(&loaded, options);
+    let tools = loaded.catalog().entries().len();
     if *watch {
-        crate::watch::spawn(
-            loaded.root().to_owned(),
-            transport,
-            search.clone(),
-            state.clone(),
-            printer,
-        )
-        .map_err(|error| anyhow::anyhow!("cannot start watching the folder: {error}"))?;
+        crate::watch::spawn(loaded, search.clone(), state.clone(), printer)
+            .map_err(|error| anyhow::anyhow!("cannot start watching the folder: {error}"))?;
     }
     let Some(address) = http else {
         toolsmith_server::serve_stdio(state).map_err(serve_error)?;
@@ -71,7 +67,6 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
         max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
     };
-    let tools = loaded.catalog().entries().len();
     let public = beyond_loopback(address);
     toolsmith_server::serve_http(state, &http_options, address, |bound| {
         printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));

@@ -382,3 +382,46 @@ fn http_requires_the_token_from_the_environment() {
     assert_eq!(status, 200);
     assert_eq!(stop(child), Some(0));
 }
+
+#[test]
+fn serve_says_why_auto_search_put_every_tool_behind_search() {
+    // Regression test for issue 14, item 24: docs/search.md promised this line, but at the
+    // default log level `serve` printed nothing.
+    let dir = folder(&[
+        ("toolsmith.toml", "[search]\nbudget_tokens = 20\n"),
+        (
+            "echo.star",
+            "def echo(text: str) -> str:\n    \"\"\"Returns its text, unchanged, to the caller.\"\"\"\n    return text\n\nmcp.tool(echo)\n",
+        ),
+    ]);
+    let mut child = toolsmith()
+        .args(["serve", dir.path().to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (sender, stderr) = mpsc::channel();
+    let stream = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let found = loop {
+        let Ok(line) = stderr.recv_timeout(PATIENCE) else {
+            break false;
+        };
+        let found = line.contains("search: ") && line.contains("over the search budget of 20");
+        seen.push(line);
+        if found {
+            break true;
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(found, "no explanation on stderr: {seen:#?}");
+}

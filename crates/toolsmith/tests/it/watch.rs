@@ -45,8 +45,13 @@ struct Watched {
 
 impl Watched {
     fn start(dir: &str) -> Self {
+        Self::start_with_env(dir, &[])
+    }
+
+    fn start_with_env(dir: &str, env: &[(&str, &str)]) -> Self {
         let mut child = toolsmith()
             .args(["serve", dir, "--watch"])
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -140,24 +145,28 @@ fn watch_publishes_new_tools_and_keeps_those_of_a_broken_file() {
     server.list_changed();
     assert_eq!(server.tool_names(), ["first", "second"]);
 
+    // The broken file keeps its old tools; the tool list does not change, so no
+    // `tools/list_changed` comes (issue 14, item 20). The load error reaches stderr with
+    // the file and its line.
     std::fs::write(&file, BROKEN).unwrap();
-    server.list_changed();
-    assert_eq!(server.tool_names(), ["first", "second"]);
-
-    // The load error reached stderr with the file and its line.
     let deadline = Instant::now() + PATIENCE;
     let mut stderr = Vec::new();
-    while Instant::now() < deadline {
-        let Ok(line) = server.stderr.recv_timeout(Duration::from_millis(200)) else {
-            continue;
+    let reported = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = server.stderr.recv_timeout(left) else {
+            break false;
         };
         let found = line.contains("tools.star:") && line.contains("error");
         stderr.push(line);
         if found {
-            return;
+            break true;
         }
-    }
-    panic!("no diagnostic with file:line on stderr: {stderr:#?}");
+    };
+    assert!(
+        reported,
+        "no diagnostic with file:line on stderr: {stderr:#?}"
+    );
+    assert_eq!(server.tool_names(), ["first", "second"]);
 }
 
 #[test]
@@ -197,4 +206,117 @@ fn a_tool_kept_from_a_broken_file_is_listed_as_its_file_said() {
         ["first", "second", "second_first"],
         "the tools kept from two.star keep their own `discoverable`"
     );
+}
+
+/// A top level that runs until its load timeout, and says when it starts.
+const SLOW_TOP_LEVEL: &str = r#"
+print("evaluating slow.star")
+for i in range(10000000):
+    for j in range(10000000):
+        pass
+"#;
+
+#[test]
+fn a_slow_top_level_holds_up_neither_start_nor_reloads() {
+    // Regression test for issue 14, item 6: a file whose top level loops made `initialize`
+    // wait the whole call timeout (30 s), and every reload evaluated it again.
+    let dir = folder(&[
+        ("toolsmith.toml", "[defaults]\nload_timeout = \"300ms\"\n"),
+        ("slow.star", SLOW_TOP_LEVEL),
+        ("tools.star", ONE_TOOL),
+    ]);
+    let mut server = Watched::start_with_env(
+        dir.path().to_str().unwrap(),
+        &[("TOOLSMITH_LOG", "toolsmith_starlark::print=info")],
+    );
+    assert_eq!(server.tool_names(), ["first"]);
+
+    std::fs::write(dir.path().join("tools.star"), TWO_TOOLS).unwrap();
+    server.list_changed();
+    assert_eq!(server.tool_names(), ["first", "second"]);
+
+    // Everything the reload printed precedes its summary line on stderr.
+    let deadline = Instant::now() + PATIENCE;
+    let mut stderr = Vec::new();
+    while !stderr
+        .iter()
+        .any(|line: &String| line.contains("watch: reloaded"))
+    {
+        let left = deadline.saturating_duration_since(Instant::now());
+        stderr.push(
+            server
+                .stderr
+                .recv_timeout(left)
+                .expect("the reload's summary"),
+        );
+    }
+    assert!(
+        stderr
+            .iter()
+            .any(|line| line.contains("slow.star") && line.contains("load-timeout")),
+        "the slow file is reported: {stderr:#?}"
+    );
+    let evaluations = stderr
+        .iter()
+        .filter(|line| line.contains("evaluating slow.star"))
+        .count();
+    assert_eq!(
+        evaluations, 1,
+        "the unchanged slow file ran again: {stderr:#?}"
+    );
+}
+
+impl Watched {
+    /// Waits for the next reload's summary line on stderr.
+    fn reloaded(&self) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.stderr.recv_timeout(left).expect("a reload on stderr");
+            if line.contains("watch: reloaded") {
+                return;
+            }
+        }
+    }
+
+    /// The notifications that arrive up to the next `tools/list_changed`, that one included.
+    fn notifications_until_tools_changed(&self) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        let mut methods = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).expect("tools/list_changed");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if let Some(method) = message["method"].as_str() {
+                methods.push(method.to_owned());
+                if method == "notifications/tools/list_changed" {
+                    return methods;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_reload_announces_only_the_lists_that_changed() {
+    // Regression test for issue 14, item 20: every reload sent `tools/list_changed`, even
+    // when a broken file's old tools were kept or only a resource changed.
+    let dir = folder(&[("tools.star", ONE_TOOL)]);
+    let mut server = Watched::start(dir.path().to_str().unwrap());
+    assert_eq!(server.tool_names(), ["first"]);
+
+    std::fs::write(dir.path().join("tools.star"), BROKEN).unwrap();
+    server.reloaded();
+    std::fs::create_dir(dir.path().join("resources")).unwrap();
+    std::fs::write(dir.path().join("resources/note.txt"), "a note").unwrap();
+    server.reloaded();
+    std::fs::write(dir.path().join("tools.star"), TWO_TOOLS).unwrap();
+    assert_eq!(
+        server.notifications_until_tools_changed(),
+        [
+            "notifications/resources/list_changed",
+            "notifications/tools/list_changed"
+        ]
+    );
+    assert_eq!(server.tool_names(), ["first", "second"]);
 }
