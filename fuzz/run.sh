@@ -39,8 +39,8 @@ for target in "${targets[@]}"; do
     -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 >"$corpus.log" 2>&1 || status=$?
   rm -rf "$corpus"
-  stats=$(grep -E '^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' "$corpus.log" \
-    | sed 's/^stat:://; s/: */=/' | tr '\n' ' ')
+  stats=$( (grep -E '^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' "$corpus.log" \
+    || true) | sed 's/^stat:://; s/: */=/' | tr '\n' ' ')
   if [[ $status -ne 0 ]]; then
     tail -60 "$corpus.log" >&2
     echo "fuzz: $target FAILED after $(( $(date +%s) - began ))s (exit $status);" \
