@@ -41,7 +41,10 @@ fuzz_target!(|data: &[u8]| {
     let accepted = match validator.validate(arguments) {
         Ok(accepted) => accepted,
         Err(errors) => {
-            assert!(!errors.violations.is_empty(), "a rejection names no violation");
+            assert!(
+                !errors.violations.is_empty(),
+                "a rejection names no violation"
+            );
             let _ = errors.to_json();
             return;
         }
@@ -72,7 +75,10 @@ fn parameter(entry: &Value) -> Option<Parameter> {
         (_, Some(Value::String(name))) => (ParamType::from_manifest(name)?, false),
         _ => (ParamType::Any, false),
     };
-    let _ = (ty.describe(), ty.accepts(entry.get("default").unwrap_or(&Value::Null)));
+    let _ = (
+        ty.describe(),
+        ty.accepts(entry.get("default").unwrap_or(&Value::Null)),
+    );
     let mut parameter = Parameter::new(name, ty);
     parameter.required = !nullable
         && entry
