@@ -27,6 +27,8 @@
 mod config;
 mod discover;
 mod front_matter;
+#[doc(hidden)]
+pub mod fuzzing;
 mod icons;
 mod loading;
 mod manifest;

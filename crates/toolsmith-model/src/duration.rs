@@ -46,8 +46,14 @@ pub fn parse_text(text: &str) -> Result<Duration, String> {
         })
 }
 
+/// A positive, finite number of seconds that a `Duration` can hold (`from_secs_f64` would
+/// panic on more).
 fn seconds(value: f64) -> Option<Duration> {
-    (value.is_finite() && value > 0.0).then(|| Duration::from_secs_f64(value))
+    if value.is_finite() && value > 0.0 {
+        Duration::try_from_secs_f64(value).ok()
+    } else {
+        None
+    }
 }
 
 /// Formats a duration the way authors write it (`500ms`, `2s`, `1.5s`).
@@ -81,6 +87,21 @@ mod tests {
         );
         assert!(parse(&json!(0)).is_err());
         assert!(parse(&json!(true)).is_err());
+    }
+
+    // Regression test for issue 14, fuzzing (`folder_config`): a timeout too long for a
+    // `Duration` (`[defaults] timeout = 1e300`, `"99999999999999999999999h"`) panicked in
+    // `Duration::from_secs_f64` and took the loading server down.
+    #[test]
+    fn a_timeout_too_long_for_a_duration_is_an_error() {
+        for value in [
+            json!(1e300),
+            json!(f64::MAX),
+            json!("99999999999999999999999h"),
+        ] {
+            assert!(parse(&value).is_err(), "{value}");
+        }
+        assert!(parse(&json!(1e9)).is_ok());
     }
 
     #[test]

@@ -244,8 +244,11 @@ impl ArgumentValidator {
         })?;
         for error in validator.iter_errors(&instance) {
             let path = error.instance_path().to_string();
-            if self.closed && error.to_string().contains("Additional properties") {
-                continue; // already reported above, with the valid names
+            // Unknown top-level arguments were reported above, with the valid names; one
+            // deeper down (an object argument's own `additionalProperties`) is reported here.
+            if self.closed && path.is_empty() && error.to_string().contains("Additional properties")
+            {
+                continue;
             }
             violations.push(Violation {
                 path,
@@ -424,6 +427,26 @@ mod tests {
             text.contains("unknown argument `cty`; valid arguments: `city`, `days`, `flags`"),
             "{text}"
         );
+    }
+
+    // Regression test for issue 14, fuzzing (`schema_validate`): with a closed top level,
+    // every "Additional properties" error was dropped as already reported, so unknown keys
+    // inside an object argument passed validation.
+    #[test]
+    fn unknown_keys_inside_an_object_argument_are_violations() {
+        let mut options = Parameter::new("options", ParamType::Object);
+        options
+            .extra
+            .insert("properties".into(), json!({"depth": {"type": "integer"}}));
+        options
+            .extra
+            .insert("additionalProperties".into(), json!(false));
+        let validator = ArgumentValidator::new(&input_schema(&[options])).unwrap();
+        let errors = validator
+            .validate(args(&json!({"options": {"depth": 1, "bogus": 2}})))
+            .unwrap_err();
+        let paths: Vec<&str> = errors.violations.iter().map(|v| v.path.as_str()).collect();
+        assert_eq!(paths, ["/options"], "{errors}");
     }
 
     #[test]

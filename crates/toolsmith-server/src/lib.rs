@@ -33,6 +33,8 @@ mod bridge;
 mod call;
 mod content;
 mod convert;
+#[doc(hidden)]
+pub mod fuzzing;
 mod handler;
 mod http;
 mod mrtr;
