@@ -224,7 +224,9 @@ impl HttpBody for Tracked {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+        Pin::new(&mut self.get_mut().body)
+            .poll_frame(cx)
+            .map_ok(|frame| frame.map_data(without_progress_tokens))
     }
 
     fn is_end_stream(&self) -> bool {
@@ -233,5 +235,66 @@ impl HttpBody for Tracked {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+/// An event-stream chunk with `_meta.progressToken` taken out of every server→client
+/// request in it: rmcp gives each request it sends a progress token, which a request from
+/// the server must not carry (issue 14, item 19; stdio strips it as it writes,
+/// [`crate::bridge::drop_progress_token`]). Chunks without the word pass untouched.
+fn without_progress_tokens(chunk: Bytes) -> Bytes {
+    const NEEDLE: &[u8] = b"\"progressToken\"";
+    if !chunk.windows(NEEDLE.len()).any(|window| window == NEEDLE) {
+        return chunk;
+    }
+    let Ok(text) = std::str::from_utf8(&chunk) else {
+        return chunk;
+    };
+    let mut changed = false;
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let Some(data) = line.strip_prefix("data:") else {
+                return line.to_owned();
+            };
+            let Ok(mut message) = serde_json::from_str::<serde_json::Value>(data.trim_start())
+            else {
+                return line.to_owned();
+            };
+            let is_request = message.get("id").is_some() && message.get("method").is_some();
+            let removed = is_request
+                && message
+                    .pointer_mut("/params/_meta")
+                    .and_then(serde_json::Value::as_object_mut)
+                    .and_then(|meta| meta.remove("progressToken"))
+                    .is_some();
+            if removed {
+                changed = true;
+                format!("data: {message}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    if changed {
+        Bytes::from(lines.join("\n"))
+    } else {
+        chunk
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_to_the_client_lose_their_progress_token_and_nothing_else_changes() {
+        let request = "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"roots/list\",\"params\":{\"_meta\":{\"progressToken\":1}}}\n\n";
+        let stripped = without_progress_tokens(Bytes::from(request));
+        let text = std::str::from_utf8(&stripped).unwrap();
+        assert!(!text.contains("progressToken"), "{text}");
+        assert!(text.ends_with("\n\n"), "{text:?}");
+        let progress = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n";
+        assert_eq!(without_progress_tokens(Bytes::from(progress)), progress);
     }
 }
