@@ -57,7 +57,21 @@ pub(crate) fn load_file(file: &ToolFile, settings: &LoadSettings) -> LoadedModul
             Ok(source) => toolsmith_starlark::load_module(path, &source, settings),
             Err(error) => unreadable(path, &error),
         },
-        ToolFile::Manifest(path) => load_manifest(path, settings),
+        ToolFile::Manifest(path) => {
+            let mut loaded = load_manifest(path, settings);
+            // A manifest defines one tool, named for its file: a call of that name says
+            // why it is missing.
+            if loaded.tools.is_empty()
+                && let Some(stem) = path.file_stem()
+            {
+                let name = stem.to_string_lossy();
+                loaded.diagnostics = std::mem::take(&mut loaded.diagnostics)
+                    .into_iter()
+                    .map(|diagnostic| diagnostic.for_tool(name.as_ref()))
+                    .collect();
+            }
+            loaded
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, ToolDefinition};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::names::did_you_mean;
 use crate::notifications::Throttled;
 use crate::outcome::CallOutcome;
@@ -136,13 +136,31 @@ fn failure_outcome(name: &str, failure: &ToolFailure) -> CallOutcome {
 }
 
 /// A call to a tool the catalog does not have (JSON-RPC `-32602` on the wire).
+///
+/// When the folder defined a tool of that name and left it out, the message says why
+/// instead: "tool `needs_key` is hidden: environment variable `API_KEY` is not set", "tool
+/// `js` failed to load: js.toml:3:1: ...".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tool `{name}`{}", suggestion(.suggestions))]
+#[error("{}", .reason.clone().unwrap_or_else(|| format!("unknown tool `{}`{}", .name, suggestion(.suggestions))))]
 pub struct UnknownTool {
     /// The name asked for.
     pub name: String,
     /// Close names, best first.
     pub suggestions: Vec<String>,
+    /// Why a tool of that name is not in the catalog, when one was defined.
+    pub reason: Option<String>,
+}
+
+/// Why `diagnostic` keeps its tool `name` out of a catalog, for [`UnknownTool`].
+fn absence(name: &str, diagnostic: &Diagnostic) -> String {
+    match diagnostic.severity {
+        // Not a failure: the tool is hidden on purpose, and the message says so.
+        Severity::Info => diagnostic.message.clone(),
+        Severity::Warning | Severity::Error => format!(
+            "tool `{name}` failed to load: {}: {}",
+            diagnostic.location, diagnostic.message
+        ),
+    }
 }
 
 fn suggestion(suggestions: &[String]) -> String {
@@ -218,7 +236,7 @@ impl Catalog {
         for tool in tools {
             let mut definition = tool.definition().clone();
             if let Err(diagnostic) = adjust(&mut definition) {
-                diagnostics.push(diagnostic);
+                diagnostics.push(diagnostic.for_tool(&definition.name));
                 continue;
             }
             if let Some(first) = seen.get(&definition.name) {
@@ -231,7 +249,7 @@ impl Catalog {
                     seen.insert(location.0, location.1);
                     entries.push(entry);
                 }
-                Err(diagnostic) => diagnostics.push(diagnostic),
+                Err(diagnostic) => diagnostics.push(diagnostic.for_tool(location.0)),
             }
         }
         Self::sorted(entries, diagnostics)
@@ -345,6 +363,11 @@ impl Catalog {
     /// The tool called `name`, or an [`UnknownTool`] error with suggestions.
     pub fn lookup(&self, name: &str) -> Result<&CatalogEntry, UnknownTool> {
         self.get(name).ok_or_else(|| UnknownTool {
+            reason: self
+                .diagnostics
+                .iter()
+                .find(|diagnostic| diagnostic.tool.as_deref() == Some(name))
+                .map(|diagnostic| absence(name, diagnostic)),
             name: name.to_owned(),
             suggestions: did_you_mean(
                 name,

@@ -71,6 +71,10 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     /// How to fix it.
     pub help: Option<String>,
+    /// The tool this problem kept out of the catalog, when known: a call of that name says
+    /// why instead of "unknown tool".
+    /// (Boxed: it keeps `Result<_, Diagnostic>` small.)
+    pub tool: Option<Box<str>>,
 }
 
 impl Diagnostic {
@@ -83,7 +87,17 @@ impl Diagnostic {
             location,
             span: None,
             help: None,
+            tool: None,
         }
+    }
+
+    /// Names the tool this problem kept out of the catalog (unless one is named already).
+    #[must_use]
+    pub fn for_tool(mut self, name: impl Into<String>) -> Self {
+        if self.tool.is_none() {
+            self.tool = Some(name.into().into_boxed_str());
+        }
+        self
     }
 
     /// Adds a help line.

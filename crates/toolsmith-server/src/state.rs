@@ -222,11 +222,7 @@ impl ServerState {
     /// that kept a broken file's old tools, or touched only a resource, sends no
     /// `tools/list_changed`.
     async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
-        let published = Arc::new(Published::new(
-            catalog,
-            self.search(),
-            self.0.max_calls,
-        ));
+        let published = Arc::new(Published::new(catalog, self.search(), self.0.max_calls));
         let old = self.0.published.swap(Arc::clone(&published));
         changes.tools = changes.tools && !old.same_tools(&published);
         if !(changes.tools || changes.prompts || changes.resources) {

@@ -186,7 +186,22 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
                     );
                 }
             }
-            Err(diagnostics) => loaded.diagnostics.extend(diagnostics),
+            Err(diagnostics) => {
+                // A call of the tool's name says why it is missing.
+                let name = registration
+                    .keywords
+                    .iter()
+                    .find_map(|(key, value)| match (key.as_str(), value) {
+                        ("name", Ok(Value::String(name))) => Some(name.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| registration.function_name.clone());
+                loaded.diagnostics.extend(
+                    diagnostics
+                        .into_iter()
+                        .map(|diagnostic| diagnostic.for_tool(name.clone())),
+                );
+            }
         }
     }
     loaded

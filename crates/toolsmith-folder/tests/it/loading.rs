@@ -58,3 +58,33 @@ fn reload_evaluates_only_the_files_that_changed() {
     assert!(after.catalog().get("edited").is_none());
     assert!(after.catalog().get("edited_again").is_some());
 }
+
+#[test]
+fn a_call_of_a_tool_left_out_says_why() {
+    // Regression test for issue 14, item 22: a tool hidden by `requires` answered a bare
+    // "unknown tool", and one that failed to load an unrelated "did you mean".
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("needs_key.star"),
+        "def needs_key() -> str:\n    \"\"\"Needs a key.\"\"\"\n    return \"\"\n\n\
+         mcp.tool(needs_key, requires={\"env\": [\"TOOLSMITH_TEST_UNSET_KEY\"]})\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("js.toml"),
+        "description = \"x\"\ncommand = 5\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("jsx.star"), tool("jsx")).unwrap();
+    let folder = ToolFolder::load(dir.path()).unwrap();
+    let why = |name: &str| folder.catalog().lookup(name).err().unwrap().to_string();
+    assert_eq!(
+        why("needs_key"),
+        "tool `needs_key` is hidden: environment variable `TOOLSMITH_TEST_UNSET_KEY` is not set"
+    );
+    let js = why("js");
+    assert!(js.starts_with("tool `js` failed to load: "), "{js}");
+    assert!(js.contains("js.toml:"), "{js}");
+    assert!(!js.contains("did you mean"), "{js}");
+    assert_eq!(why("jsy"), "unknown tool `jsy`; did you mean `jsx`?");
+}
