@@ -429,7 +429,9 @@ impl ServerHandler for McpHandler {
 
 /// The answer to a request rmcp read as no MCP request it knows: `-32602` when the method
 /// is one this server serves, so its params are what is wrong (issue 14, item 16), else
-/// `-32601` as rmcp answers.
+/// `-32601` as rmcp answers. `logging/setLevel` and `resources/(un)subscribe` stay
+/// `-32601`: 2026-07-28 removed them, and rmcp hands them here in that era whatever their
+/// params (SEP-2575: "method not found", which the HTTP layer answers with 404).
 fn unreadable_request(request: CustomRequest) -> ErrorData {
     fn invalid<T: serde::de::DeserializeOwned>(params: serde_json::Value) -> Option<String> {
         serde_json::from_value::<T>(params)
@@ -442,10 +444,7 @@ fn unreadable_request(request: CustomRequest) -> ErrorData {
         "tools/call" => invalid::<CallToolRequestParams>(params),
         "prompts/get" => invalid::<GetPromptRequestParams>(params),
         "resources/read" => invalid::<ReadResourceRequestParams>(params),
-        "resources/subscribe" => invalid::<SubscribeRequestParams>(params),
-        "resources/unsubscribe" => invalid::<UnsubscribeRequestParams>(params),
         "completion/complete" => invalid::<CompleteRequestParams>(params),
-        "logging/setLevel" => invalid::<SetLevelRequestParams>(params),
         "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
             invalid::<Option<PaginatedRequestParams>>(params)
         }
