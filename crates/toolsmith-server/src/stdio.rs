@@ -579,7 +579,9 @@ pub(crate) fn parse_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
     if line.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
-    let call: Call = serde_json::from_slice(line).ok()?;
+    // `from_str`, not `from_slice`: serde_json skips ignored strings without checking their
+    // UTF-8, so a line the general parse refuses would pass here (found by fuzzing, issue 14).
+    let call: Call = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
     let params = call.params.0;
     if params.meta.is_some() {
         return None;
@@ -855,6 +857,18 @@ mod tests {
         assert_eq!(error["error"]["code"], -32700);
         // Regression test for issue 14, item 15: JSON-RPC 2.0 requires `"id": null`.
         assert_eq!(error.get("id"), Some(&serde_json::Value::Null), "{error}");
+    }
+
+    // Regression test for issue 14 (fuzzing, target `jsonrpc_parse`): the fast path took a
+    // call whose ignored `task` object had a key that is not UTF-8, a line the general parse
+    // refuses.
+    #[test]
+    fn the_fast_path_leaves_a_line_that_is_not_utf8_to_the_general_parse() {
+        let mut line = br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"task":{"t"#.to_vec();
+        line.push(0xd9);
+        line.extend_from_slice(br#"tl":1000}}}"#);
+        assert!(parse_call(&line).is_none());
+        assert!(serde_json::from_slice::<ClientJsonRpcMessage>(&line).is_err());
     }
 
     // Regression test for issue 14, item 15: a request whose id cannot be echoed was
