@@ -1,6 +1,6 @@
 //! `toolsmith.toml`: server information, defaults and tool options for a folder
-//! (DESIGN.md §6). Sections read elsewhere (`check`, `resources`) are kept as raw tables;
-//! `[profiles]` and `[packages]` are not built yet and draw a warning.
+//! (docs/tools.md, docs/serve.md). Sections read elsewhere (`check`, `resources`) are kept
+//! as raw tables; `[profiles]` and `[packages]` are not built yet and draw a warning.
 
 use std::path::Path;
 use std::time::Duration;
@@ -24,7 +24,8 @@ const SECTIONS: &[&str] = &[
     "resources",
 ];
 
-/// Sections DESIGN.md §6 plans that do nothing yet: said so, rather than silently ignored.
+/// Sections planned (profiles, packages) that do nothing yet: said so, rather than silently
+/// ignored.
 const NOT_YET_SUPPORTED: &[&str] = &["profiles", "packages"];
 
 /// A folder's `toolsmith.toml` (all parts optional).

@@ -35,8 +35,8 @@ pub(crate) struct Published {
 
 impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
-    /// `execute_tool` built-ins when some tool is discoverable (DESIGN.md §5), for a server
-    /// running at most `max_calls` calls at once.
+    /// `execute_tool` built-ins when some tool is discoverable (docs/search.md, "The
+    /// built-in tools"), for a server running at most `max_calls` calls at once.
     pub(crate) fn new(catalog: Arc<Catalog>, search: SearchSettings, max_calls: usize) -> Self {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);

@@ -40,8 +40,8 @@ impl From<String> for ConvertError {
     }
 }
 
-/// What a tool's return value means (DESIGN.md §3), refusing results whose text would be
-/// longer than `limit` bytes.
+/// What a tool's return value means (the result contract: README.md, "What a call
+/// returns"), refusing results whose text would be longer than `limit` bytes.
 pub(crate) fn to_return(value: Value, limit: usize) -> Result<ToolReturn, ConvertError> {
     if let Some(text) = value.unpack_str() {
         charge(&mut Budget::new(limit), text.len())?;
