@@ -8,7 +8,7 @@ use serde_json::Value;
 /// The stdio fast path's parse of one line (a plain `tools/call`), as the JSON of the
 /// message it builds; `None` when the line takes rmcp's parse instead.
 pub fn parse_call(line: &[u8]) -> Option<Value> {
-    crate::stdio::parse_call(line).and_then(|message| serde_json::to_value(message).ok())
+    crate::jsonrpc::parse_call(line).and_then(|message| serde_json::to_value(message).ok())
 }
 
 /// rmcp's parse of one line, as the JSON of the message it builds; `None` when rmcp

@@ -37,6 +37,7 @@ mod convert;
 pub mod fuzzing;
 mod handler;
 mod http;
+mod jsonrpc;
 mod mrtr;
 mod pool;
 mod session_calls;

@@ -324,7 +324,7 @@ impl SessionCalls {
             id,
             request: mut request @ ClientRequest::CallToolRequest(_),
             ..
-        })) = crate::stdio::parse_call(body)
+        })) = crate::jsonrpc::parse_call(body)
         else {
             if crate::http::has_method(body, "notifications/cancelled") {
                 cancel(&session, body);
