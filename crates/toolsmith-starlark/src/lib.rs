@@ -41,7 +41,7 @@
 //!
 //! Every evaluation (a file's top level at load, each call) stops at the deadline or when
 //! the call is cancelled (checked every thousand loop iterations or calls), and fails with
-//! a clean error past [`HEAP_LIMIT`] of Starlark heap or [`CALL_DEPTH_LIMIT`] nested calls.
+//! a clean error past [`heap_limit`] of Starlark heap or [`CALL_DEPTH_LIMIT`] nested calls.
 //! Single native steps that no periodic check can interrupt are bounded where Starlark
 //! lets us: `range` is limited to [`MAX_RANGE_LENGTH`] items; `+`, `*`, `%`, `x += y`,
 //! f-strings, `str`, `repr`, `print`, `json.encode`, `.join`, `.replace`, `.format` and `.extend`
@@ -102,9 +102,9 @@ use std::time::Duration;
 use toolsmith_model::{Diagnostic, Tool, ToolDefinition};
 
 pub use engine::{
-    CALL_DEPTH_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES,
-    MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, memory_budget, result_limit, set_memory_budget,
-    set_result_limit,
+    CALL_DEPTH_LIMIT, DEFAULT_HEAP_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT_VAR, MAX_RANGE_LENGTH,
+    MAX_VALUE_BYTES, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, heap_limit, memory_budget, result_limit,
+    set_heap_limit, set_memory_budget, set_result_limit,
 };
 
 /// How long evaluating a file's top level may take when nothing else is configured.

@@ -1,7 +1,7 @@
 //! The server-wide memory budget for running Starlark evaluations, and the result-size
 //! limit (issue 14, items 2 and 14).
 //!
-//! Each evaluation's heap is capped on its own ([`HEAP_LIMIT`](super::HEAP_LIMIT)), but many
+//! Each evaluation's heap is capped on its own ([`heap_limit`]), but many
 //! concurrent calls under that cap can still exhaust the process, and Rust aborts on an
 //! allocation failure. So every evaluation holds a reservation against one process-wide
 //! budget: a few MiB when it starts (waiting briefly when the budget is used up, then
@@ -13,7 +13,14 @@
 //! memory, and half the address space left under `ulimit -v` (the heap's arena grows in
 //! doubling chunks, so address space runs out up to twice as fast as memory is used); `TOOLSMITH_MEMORY_BUDGET` (or [`set_memory_budget`])
 //! overrides it. `TOOLSMITH_MAX_RESULT_SIZE` (or [`set_result_limit`]) sets the largest
-//! result a Starlark tool may return.
+//! result a Starlark tool may return, and `TOOLSMITH_HEAP_LIMIT` (or [`set_heap_limit`]) the
+//! heap of one evaluation.
+//!
+//! The per-evaluation limit is high (1 GiB, never more than the budget) because it counts
+//! garbage: starlark 0.14 collects garbage only between a module's top-level statements,
+//! never inside a call, so a loop that makes a new integer or string per iteration grows the
+//! heap however little of it is live (issue 14, item 2; docs/tools.md, "limits"). The budget,
+//! not this limit, is what keeps many calls from exhausting the process.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -32,6 +39,13 @@ pub const MEMORY_BUDGET_VAR: &str = "TOOLSMITH_MEMORY_BUDGET";
 /// The environment variable that sets the result-size limit (`16MiB`, bytes).
 pub const RESULT_LIMIT_VAR: &str = "TOOLSMITH_MAX_RESULT_SIZE";
 
+/// How much memory the Starlark heap of one evaluation may use, unless configured (and
+/// never more than the memory budget).
+pub const DEFAULT_HEAP_LIMIT: usize = 1 << 30;
+
+/// The environment variable that sets the per-evaluation heap limit (`1GiB`, bytes).
+pub const HEAP_LIMIT_VAR: &str = "TOOLSMITH_HEAP_LIMIT";
+
 /// The budget when no limit can be read from the system (not Linux).
 const FALLBACK_BUDGET: usize = 2 << 30;
 
@@ -47,6 +61,7 @@ const GROWTH_WAIT: Duration = Duration::from_millis(500);
 
 static BUDGET: OnceLock<usize> = OnceLock::new();
 static RESULT_LIMIT: OnceLock<usize> = OnceLock::new();
+static HEAP_LIMIT: OnceLock<usize> = OnceLock::new();
 static USED: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
@@ -82,6 +97,23 @@ pub fn set_result_limit(bytes: usize) -> bool {
 /// The largest result a Starlark tool may return, in bytes.
 pub fn result_limit() -> usize {
     *RESULT_LIMIT.get_or_init(|| configured(RESULT_LIMIT_VAR).unwrap_or(DEFAULT_RESULT_LIMIT))
+}
+
+/// Sets how much heap one Starlark evaluation may use, in bytes; false when it was already
+/// set (or already read). Call it before the first tool runs.
+pub fn set_heap_limit(bytes: usize) -> bool {
+    HEAP_LIMIT.set(bytes.max(INITIAL_RESERVATION)).is_ok()
+}
+
+/// How much heap one Starlark evaluation may use, in bytes: `TOOLSMITH_HEAP_LIMIT` or
+/// [`DEFAULT_HEAP_LIMIT`], at most the [`memory_budget`].
+pub fn heap_limit() -> usize {
+    *HEAP_LIMIT.get_or_init(|| {
+        configured(HEAP_LIMIT_VAR)
+            .unwrap_or(DEFAULT_HEAP_LIMIT)
+            .min(memory_budget())
+            .max(INITIAL_RESERVATION)
+    })
 }
 
 /// A size setting from the environment; a bad value is logged and ignored.

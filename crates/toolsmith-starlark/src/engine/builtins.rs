@@ -31,7 +31,7 @@ use starlark::values::{FrozenValue, Heap, Value};
 use super::budget;
 use super::convert::{ConvertError, from_json, to_json_within, too_large};
 use super::size::{self, Form};
-use super::{HEAP_LIMIT, MAX_RANGE_LENGTH, MAX_VALUE_BYTES};
+use super::{MAX_RANGE_LENGTH, MAX_VALUE_BYTES, heap_limit, heap_limit_message};
 
 const GUARDED_ADD: &str = "__toolsmith_add__";
 const GUARDED_MUL: &str = "__toolsmith_mul__";
@@ -92,11 +92,8 @@ fn check_size(size: usize, heap: Heap, what: &str) -> anyhow::Result<()> {
         );
     }
     let after = heap.allocated_bytes().saturating_add(size);
-    if after > HEAP_LIMIT {
-        anyhow::bail!(
-            "heap limit exceeded: the script used more than {} MiB",
-            HEAP_LIMIT >> 20
-        );
+    if after > heap_limit() {
+        anyhow::bail!(heap_limit_message());
     }
     budget::ensure(after).map_err(|_| anyhow::anyhow!(budget::Busy::message()))
 }

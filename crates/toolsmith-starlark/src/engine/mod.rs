@@ -44,8 +44,8 @@ use starlark::{ErrorKind, PrintHandler};
 use toolsmith_model::{CallContext, JsonObject, StopReason, ToolDefinition, ToolReturn};
 
 pub use budget::{
-    DEFAULT_RESULT_LIMIT, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, memory_budget, result_limit,
-    set_memory_budget, set_result_limit,
+    DEFAULT_HEAP_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT_VAR, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR,
+    heap_limit, memory_budget, result_limit, set_heap_limit, set_memory_budget, set_result_limit,
 };
 pub(crate) use parse::parse;
 pub(crate) use session::{ParamKind, Registration};
@@ -54,9 +54,6 @@ pub(crate) use syntax::{Annotation, FunctionSyntax};
 use parse::first_line;
 
 use session::{CallState, ScriptState, Session, Stage};
-
-/// How much memory the Starlark heap of one evaluation may use.
-pub const HEAP_LIMIT: usize = 256 << 20;
 
 /// How many Starlark calls may be nested (recursion included).
 pub const CALL_DEPTH_LIMIT: usize = 100;
@@ -451,7 +448,7 @@ fn configure<'v, 'a>(
 ) {
     eval.set_print_handler(printer);
     eval.set_check_cancelled(Box::new(move || watch.should_stop()));
-    eval.set_max_heap_size(HEAP_LIMIT)
+    eval.set_max_heap_size(heap_limit())
         .expect("the heap limit is set once, on a fresh evaluator, and is not zero");
     eval.set_max_callstack_size(CALL_DEPTH_LIMIT)
         .expect("the call depth limit is set once, on a fresh evaluator, and is not zero");
@@ -486,6 +483,16 @@ impl RunError {
     }
 }
 
+/// What a call that reached the heap limit is told. Garbage counts until the call ends
+/// (see [`budget`]), so the message says so and how to raise the limit.
+pub(crate) fn heap_limit_message() -> String {
+    format!(
+        "heap limit exceeded: the call allocated more than {} MiB (values it no longer uses \
+         count until it returns; build less, or raise `{HEAP_LIMIT_VAR}`)",
+        heap_limit() >> 20
+    )
+}
+
 /// Converts a Starlark error, classifying stops and limits.
 fn run_error(error: &starlark::Error, stopped: Option<StopReason>) -> RunError {
     let raw = error.without_diagnostic().to_string();
@@ -501,10 +508,7 @@ fn run_error(error: &starlark::Error, stopped: Option<StopReason>) -> RunError {
             "call depth limit exceeded: more than {CALL_DEPTH_LIMIT} nested calls (runaway recursion?)"
         )
     } else if raw.starts_with("Heap memory limit") {
-        format!(
-            "heap limit exceeded: the script used more than {} MiB",
-            HEAP_LIMIT >> 20
-        )
+        heap_limit_message()
     } else {
         first_line(&raw)
     };

@@ -20,8 +20,15 @@ pub fn load(source: &str) -> LoadedModule {
     load_module(Path::new("tools/test.star"), source, &settings())
 }
 
-/// Settings for the `tools` folder.
+/// Each evaluation's heap limit in these tests: lower than the default (1 GiB) so the test
+/// of a runaway script reaches it quickly in a debug build, high enough for the tests that
+/// build 64 MiB values to meet the value guards first.
+pub const TEST_HEAP_LIMIT: usize = 256 << 20;
+
+/// Settings for the `tools` folder. Every test loads through here, so the heap limit is set
+/// before the first evaluation reads it.
 pub fn settings() -> LoadSettings {
+    toolsmith_starlark::set_heap_limit(TEST_HEAP_LIMIT);
     LoadSettings::new("tools")
 }
 

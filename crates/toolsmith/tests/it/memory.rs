@@ -52,6 +52,15 @@ def grow() -> int:
         pass
     return len(parts)
 
+def garbage() -> int:
+    # 4,000 strings of 100 KiB made and dropped at once: 400 MiB of garbage, little of it live.
+    s = "g" * 1024 * 100
+    n = 0
+    for i in range(4000):
+        t = s + str(i)
+        n += len(t)
+    return n
+
 def ping() -> str:
     return "pong"
 
@@ -63,6 +72,7 @@ mcp.tool(return_dict)
 mcp.tool(join_shared)
 mcp.tool(replace_grows)
 mcp.tool(grow)
+mcp.tool(garbage)
 mcp.tool(ping)
 "#;
 
@@ -75,6 +85,11 @@ struct Limited {
 
 impl Limited {
     fn start(dir: &std::path::Path) -> Self {
+        Self::start_with(dir, &[])
+    }
+
+    /// Like [`Limited::start`], with environment variables set.
+    fn start_with(dir: &std::path::Path, env: &[(&str, &str)]) -> Self {
         let mut child = Command::new("sh")
             .args(["-c", "ulimit -v 4000000 && exec \"$0\" serve \"$1\""])
             .arg(insta_cmd::get_cargo_bin("toolsmith"))
@@ -83,6 +98,8 @@ impl Limited {
             .env_remove("TOOLSMITH_LOG")
             .env_remove("TOOLSMITH_MEMORY_BUDGET")
             .env_remove("TOOLSMITH_MAX_RESULT_SIZE")
+            .env_remove("TOOLSMITH_HEAP_LIMIT")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -196,4 +213,32 @@ fn concurrent_calls_share_the_memory_budget() {
         );
     }
     server.still_answers();
+}
+
+// Regression test for issue 14, item 2: the per-call heap limit counts garbage (starlark
+// collects it only between a module's top-level statements), so at 256 MiB a loop that
+// makes and drops a value per iteration failed with "heap limit exceeded" although little of
+// it was live. The limit is now 1 GiB (at most the memory budget) and can be set.
+#[test]
+fn a_loop_that_makes_garbage_is_not_stopped_by_the_heap_limit() {
+    let dir = folder(&[("tools.star", TOOLS)]);
+    let mut server = Limited::start(dir.path());
+    let result = server.call("garbage");
+    assert_eq!(
+        result["content"][0]["text"],
+        "409614890",
+        "{}",
+        shown(&result)
+    );
+
+    let mut strict = Limited::start_with(dir.path(), &[("TOOLSMITH_HEAP_LIMIT", "64MiB")]);
+    let refused = strict.call("garbage");
+    let text = refused["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(refused["isError"], true, "{}", shown(&refused));
+    assert!(
+        text.contains("heap limit exceeded: the call allocated more than 64 MiB")
+            && text.contains("TOOLSMITH_HEAP_LIMIT"),
+        "{text}"
+    );
+    strict.still_answers();
 }
