@@ -31,7 +31,7 @@ use crate::call::{self, Request};
 use crate::convert::log_level;
 use crate::mrtr::{self, Replay};
 use crate::session_calls::Joiner;
-use crate::state::{ListChanges, ServerState, Subscriptions};
+use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -356,7 +356,16 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.state.content().check_uri(&request.uri)?;
-        if self.subscriptions.add(request.uri) {
+        let first = self.subscriptions.add(request.uri).map_err(|_| {
+            ErrorData::invalid_params(
+                format!(
+                    "this session already subscribes to {MAX_SUBSCRIPTIONS} resources, the most \
+                     one session may; unsubscribe from some first"
+                ),
+                None,
+            )
+        })?;
+        if first {
             self.state
                 .track_subscriptions(&context.peer, &self.subscriptions);
         }

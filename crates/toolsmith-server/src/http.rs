@@ -74,6 +74,9 @@ const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// The session cap unless configured otherwise.
 const DEFAULT_MAX_SESSIONS: usize = 10_000;
 
+/// How long an idle session is kept unless configured otherwise (rmcp's own default).
+const DEFAULT_SESSION_TIMEOUT: Duration = Duration::from_mins(5);
+
 /// Host names always accepted in the `Host` header.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
@@ -116,6 +119,9 @@ pub struct HttpOptions {
     /// Sessions open at once. At the cap, a new `initialize` closes the session idle
     /// longest; when every session is busy it gets 503.
     pub max_sessions: usize,
+    /// A session idle this long is closed. When more than half of `max_sessions` are open,
+    /// a fifth of it is enough ([`crate::sessions`]).
+    pub session_timeout: Duration,
 }
 
 impl Default for HttpOptions {
@@ -130,6 +136,7 @@ impl Default for HttpOptions {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            session_timeout: DEFAULT_SESSION_TIMEOUT,
         }
     }
 }
@@ -139,9 +146,15 @@ impl Default for HttpOptions {
 /// Tests drive it in-process with `tower::ServiceExt::oneshot`.
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let config = service_config(&state, options);
-    let session_manager = Arc::new(LocalSessionManager::default());
+    let mut session_manager = LocalSessionManager::default();
+    session_manager.session_config.keep_alive = Some(options.session_timeout);
+    let session_manager = Arc::new(session_manager);
     let calls = SessionCalls::new(Arc::clone(&session_manager));
-    let book = SessionBook::new(options.max_sessions, Arc::clone(&session_manager));
+    let book = SessionBook::new(
+        options.max_sessions,
+        options.session_timeout,
+        Arc::clone(&session_manager),
+    );
     let session_factory = {
         let state = state.clone();
         let joiner = calls.joiner();

@@ -1,24 +1,29 @@
 //! What the HTTP endpoint keeps about rmcp's sessions, to cap them and to refuse a reused
 //! request id (issue 14, items 3 and 18).
 //!
-//! rmcp's `LocalSessionManager` keeps a session until it has been idle for five minutes,
-//! and each costs tens of KB: a flood of `initialize` grew the server until it aborted. So
-//! the book counts sessions, and at [`HttpOptions::max_sessions`] the session idle longest
-//! is closed (as if its client had deleted it) to make room; when every session is busy,
-//! `initialize` gets 503. A session is busy while one of its requests is being answered or
-//! its `GET` stream is open.
+//! rmcp's `LocalSessionManager` keeps a session until it has been idle for
+//! [`HttpOptions::session_timeout`] (five minutes), and each costs about 80 KiB (measured:
+//! rmcp's session worker and service tasks; Toolsmith's own part is a few hundred bytes): a
+//! flood of `initialize` grew the server until it aborted. So the book counts sessions, and
+//! at [`HttpOptions::max_sessions`] the session idle longest is closed (as if its client had
+//! deleted it) to make room; when every session is busy, `initialize` gets 503. Under
+//! pressure — more than half of the cap open — a session idle for a fifth of the timeout
+//! (a minute by default) is closed too, so a flood meets a cap made of idle sessions less
+//! often. A session is busy while one of its requests is being answered or its `GET` stream
+//! is open.
 //!
 //! The book also knows the ids of the requests each session is running: rmcp routes a
 //! response by its request id, so a second request reusing the id of one still running
 //! would take the first one's answer. It is refused instead.
 //!
 //! [`HttpOptions::max_sessions`]: crate::HttpOptions::max_sessions
+//! [`HttpOptions::session_timeout`]: crate::HttpOptions::session_timeout
 
 use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::response::Response;
@@ -33,16 +38,22 @@ pub(crate) struct SessionBook(Arc<Book>);
 
 struct Book {
     max: usize,
+    /// How long a session may stay idle under pressure.
+    idle_under_pressure: Duration,
     rmcp: Arc<LocalSessionManager>,
     pages: Mutex<Pages>,
 }
 
-#[derive(Default)]
 struct Pages {
     sessions: HashMap<Arc<str>, Page>,
     /// `initialize` requests let in and not answered yet: they count against the cap.
     opening: usize,
+    /// When idle sessions were last looked for (at most once a second).
+    swept: Option<Instant>,
 }
+
+/// How often, at most, the book looks for sessions idle too long under pressure.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
 struct Page {
     last_used: Instant,
@@ -69,18 +80,25 @@ impl Book {
 }
 
 impl SessionBook {
-    /// A book of at most `max` sessions of `rmcp`, the session service's manager.
-    pub(crate) fn new(max: usize, rmcp: Arc<LocalSessionManager>) -> Self {
+    /// A book of at most `max` sessions of `rmcp`, the session service's manager, which
+    /// closes sessions idle for `timeout`.
+    pub(crate) fn new(max: usize, timeout: Duration, rmcp: Arc<LocalSessionManager>) -> Self {
         Self(Arc::new(Book {
             max: max.max(1),
+            idle_under_pressure: timeout / 5,
             rmcp,
-            pages: Mutex::default(),
+            pages: Mutex::new(Pages {
+                sessions: HashMap::new(),
+                opening: 0,
+                swept: None,
+            }),
         }))
     }
 
     /// Makes room for one more session. At the cap, the session idle longest is closed,
     /// and its id returned with the place; `None` when every session is busy.
     pub(crate) async fn open(&self) -> Option<(Opening, Option<Arc<str>>)> {
+        self.close_idle_under_pressure().await;
         if self.reserve() {
             return Some((Opening(Arc::clone(&self.0)), None));
         }
@@ -113,6 +131,47 @@ impl SessionBook {
             tracing::debug!(%error, "could not close the session");
         }
         Some((opening, Some(oldest)))
+    }
+
+    /// With more than half the cap open, closes the sessions idle longer than a fifth of
+    /// the timeout (looking at most once a second).
+    async fn close_idle_under_pressure(&self) {
+        let idle: Vec<Arc<str>> = {
+            let mut pages = self.0.lock();
+            let now = Instant::now();
+            if (pages.sessions.len() + pages.opening) * 2 <= self.0.max
+                || pages
+                    .swept
+                    .is_some_and(|swept| now.duration_since(swept) < SWEEP_EVERY)
+            {
+                return;
+            }
+            pages.swept = Some(now);
+            let limit = self.0.idle_under_pressure;
+            let idle: Vec<Arc<str>> = pages
+                .sessions
+                .iter()
+                .filter(|(_, page)| page.busy == 0 && now.duration_since(page.last_used) > limit)
+                .map(|(id, _)| Arc::clone(id))
+                .collect();
+            for id in &idle {
+                pages.sessions.remove(id);
+            }
+            idle
+        };
+        if idle.is_empty() {
+            return;
+        }
+        tracing::info!(
+            sessions = idle.len(),
+            idle = ?self.0.idle_under_pressure,
+            "closing sessions idle too long while more than half the session cap is open"
+        );
+        for id in idle {
+            if let Err(error) = self.0.rmcp.close_session(&id).await {
+                tracing::debug!(%error, "could not close the session");
+            }
+        }
     }
 
     /// Takes a place if there is one.

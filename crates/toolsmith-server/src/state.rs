@@ -446,12 +446,23 @@ struct SubscribedUris {
     tracked: bool,
 }
 
+/// The most resources one session may subscribe to: a template resource matches endless
+/// URIs, and each subscription is kept for the session's life (issue 14, item 3).
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1000;
+
+/// A session already subscribes to [`MAX_SUBSCRIPTIONS`] resources.
+#[derive(Debug)]
+pub(crate) struct TooManySubscriptions;
+
 impl Subscriptions {
-    /// Adds `uri`; true the first time, when the session must be tracked.
-    pub(crate) fn add(&self, uri: String) -> bool {
+    /// Adds `uri`; `Ok(true)` the first time, when the session must be tracked.
+    pub(crate) fn add(&self, uri: String) -> Result<bool, TooManySubscriptions> {
         let mut inner = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if inner.uris.len() >= MAX_SUBSCRIPTIONS && !inner.uris.contains(&uri) {
+            return Err(TooManySubscriptions);
+        }
         inner.uris.insert(uri);
-        !std::mem::replace(&mut inner.tracked, true)
+        Ok(!std::mem::replace(&mut inner.tracked, true))
     }
 
     /// Removes `uri`.

@@ -261,9 +261,16 @@ pub(crate) struct ServeArgs {
     ///
     /// At the cap, a new `initialize` closes the session idle longest (its client gets 404
     /// and opens a new one); when every session is busy answering or streaming, it gets 503.
-    /// rmcp closes a session idle for 5 minutes in any case.
+    /// Each open session costs about 80 KiB.
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
     pub(crate) max_sessions: u32,
+
+    /// Close an HTTP session that has been idle for DURATION.
+    ///
+    /// While more than half of --max-sessions are open, a fifth of it is enough (a minute
+    /// by default). Its client gets 404 and opens a new session.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "http")]
+    pub(crate) session_timeout: Duration,
 
     /// How many tool calls may run at once, over all clients; more wait for a free slot.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]

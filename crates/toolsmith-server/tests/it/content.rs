@@ -115,6 +115,40 @@ async fn resources_read_templates_and_not_found() {
     assert_eq!(error_code(unknown), ErrorCode::RESOURCE_NOT_FOUND);
 }
 
+// Regression test for issue 14, item 3: a template resource matches endless URIs, and each
+// subscription stayed for the session's life, so one session could grow without bound.
+#[tokio::test]
+async fn one_session_subscribes_to_at_most_a_thousand_resources() {
+    let client = stdio_client(conformance()).await;
+    let subscribe = |id: usize| {
+        client.subscribe(params::<SubscribeRequestParams>(
+            json!({"uri": format!("test://template/{id}/data")}),
+        ))
+    };
+    for id in 0..1000 {
+        subscribe(id).await.unwrap();
+    }
+    // Again for one it has: still fine.
+    subscribe(7).await.unwrap();
+    let refused = subscribe(1000).await.unwrap_err();
+    let ServiceError::McpError(error) = refused else {
+        panic!("expected a JSON-RPC error, got {refused}");
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert!(
+        error
+            .message
+            .contains("already subscribes to 1000 resources"),
+        "{}",
+        error.message
+    );
+    client
+        .unsubscribe(params(json!({"uri": "test://template/7/data"})))
+        .await
+        .unwrap();
+    subscribe(1000).await.unwrap();
+}
+
 #[tokio::test]
 async fn completes_prompt_arguments_and_template_variables() {
     let client = stdio_client(conformance()).await;

@@ -438,6 +438,35 @@ async fn at_the_session_cap_the_session_idle_longest_goes_and_busy_ones_stay() {
     open_session(&app, "{}").await;
 }
 
+// Regression test for issue 14, item 3: idle sessions waited out rmcp's five minutes however
+// full the server was. With more than half the cap open, a session idle for a fifth of the
+// session timeout is closed when the next one opens; below half, it stays.
+#[tokio::test]
+async fn under_pressure_sessions_idle_a_fifth_of_the_timeout_are_closed() {
+    let options = HttpOptions {
+        max_sessions: 4,
+        session_timeout: std::time::Duration::from_secs(5),
+        ..HttpOptions::default()
+    };
+    let app = router(state_for(&examples(), 8), &options);
+    let first = open_session(&app, "{}").await;
+    let second = open_session(&app, "{}").await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    // Two of four is not more than half: both idle sessions are still there.
+    let third = open_session(&app, "{}").await;
+    assert_eq!(list_in(&app, &first).await, StatusCode::OK);
+    assert_eq!(list_in(&app, &second).await, StatusCode::OK);
+
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(list_in(&app, &third).await, StatusCode::OK);
+    // Three of four open: the two idle for 1.5 s (more than 5 s / 5) go, the one just used stays.
+    let fourth = open_session(&app, "{}").await;
+    assert_eq!(list_in(&app, &first).await, StatusCode::NOT_FOUND);
+    assert_eq!(list_in(&app, &second).await, StatusCode::NOT_FOUND);
+    assert_eq!(list_in(&app, &third).await, StatusCode::OK);
+    assert_eq!(list_in(&app, &fourth).await, StatusCode::OK);
+}
+
 // Regression test for issue 14, item 18 (HTTP): a request reusing the id of one still
 // running in its session took the first one's answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -22,6 +22,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         body_timeout,
         max_connections,
         max_sessions,
+        session_timeout,
         max_concurrent_calls,
         shutdown_grace,
         watch,
@@ -66,6 +67,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         body_timeout: *body_timeout,
         max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
         max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
+        session_timeout: *session_timeout,
     };
     let public = beyond_loopback(address);
     toolsmith_server::serve_http(state, &http_options, address, |bound| {
