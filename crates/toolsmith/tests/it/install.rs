@@ -1,12 +1,12 @@
 //! `toolsmith install`: the entry it writes into a client's file, in a temporary HOME, is
 //! one the client can run, and the rest of the file survives.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::serve_process::ServeProcess;
 use crate::{folder, toolsmith};
 
 /// `toolsmith install ARGS` with `home` as the home folder.
@@ -45,36 +45,11 @@ fn greet_through(entry: &Value) -> String {
     for (name, value) in entry["env"].as_object().into_iter().flatten() {
         command.env(name, value.as_str().unwrap());
     }
-    let mut child = command
-        .current_dir(std::env::temp_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "install-test", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet", "arguments": {"name": "Ada"}}}),
-    ] {
-        writeln!(stdin, "{message}").unwrap();
-    }
-    let mut text = String::new();
-    for _ in 0..2 {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
-        if answer["id"] == 1 {
-            answer["result"]["content"][0]["text"]
-                .as_str()
-                .unwrap_or_else(|| panic!("{answer}"))
-                .clone_into(&mut text);
-        }
-    }
-    drop(stdin);
-    child.wait().unwrap();
+    command.current_dir(std::env::temp_dir());
+    let mut server = ServeProcess::spawn(command);
+    server.initialize();
+    let text = server.call_text("greet", &json!({"name": "Ada"}));
+    server.finish();
     text
 }
 

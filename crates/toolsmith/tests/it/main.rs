@@ -16,6 +16,7 @@ mod new;
 mod sandbox;
 mod search;
 mod serve;
+mod serve_process;
 mod test_command;
 mod watch;
 
