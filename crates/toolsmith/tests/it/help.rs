@@ -52,6 +52,7 @@ macro_rules! help_snapshots {
             let mut command = toolsmith();
             command
                 .args([$($arg,)* "--help"])
+                .stdin(std::process::Stdio::null())
                 .env_remove("COLUMNS")
                 .env_remove("TOOLSMITH_AUTH_TOKEN");
             insta_cmd::assert_cmd_snapshot!(stringify!($test), command);
