@@ -41,3 +41,35 @@ fn examples_are_shown_one_per_line() {
         }
     }
 }
+
+/// `toolsmith ARGS --help`, as a user reads it: the whole text under a snapshot. The width
+/// is clap's 100 columns whatever the terminal (stdin, stdout and stderr are no terminal,
+/// and `COLUMNS` is unset), and the token variable is unset, as on a clean machine.
+macro_rules! help_snapshots {
+    ($($test:ident: [$($arg:literal),*],)*) => {$(
+        #[test]
+        fn $test() {
+            let mut command = toolsmith();
+            command
+                .args([$($arg,)* "--help"])
+                .stdin(std::process::Stdio::null())
+                .env_remove("COLUMNS")
+                .env_remove("TOOLSMITH_AUTH_TOKEN");
+            insta_cmd::assert_cmd_snapshot!(stringify!($test), command);
+        }
+    )*};
+}
+
+help_snapshots! {
+    toolsmith_help: [],
+    list_help: ["list"],
+    call_help: ["call"],
+    test_command_help: ["test"],
+    new_help: ["new"],
+    new_tool_help: ["new", "tool"],
+    new_folder_help: ["new", "folder"],
+    check_help: ["check"],
+    serve_help: ["serve"],
+    search_help: ["search"],
+    install_help: ["install"],
+}

@@ -2,37 +2,20 @@
 //! raw HTTP/1.1 over a loopback socket that must not get past it.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::process::Stdio;
 
 use serde_json::{Value, json};
 
-use crate::serve::{PATIENCE, post, start_http, stop, wait};
-use crate::toolsmith;
+use crate::serve_process::{PATIENCE, ServeProcess};
 
 // Regression test for issue 14, item 10: `--auth-token ""` used to serve without auth.
 #[test]
 fn an_empty_auth_token_is_refused() {
     for (flag, env) in [(Some(""), None), (Some("  "), None), (None, Some(""))] {
-        let mut command = toolsmith();
-        command.args(["serve", "examples/tools", "--http", "127.0.0.1:0"]);
-        command.env_remove("TOOLSMITH_AUTH_TOKEN");
+        let mut command = ServeProcess::http_command(&["examples/tools"], env);
         if let Some(token) = flag {
             command.args(["--auth-token", token]);
         }
-        if let Some(token) = env {
-            command.env("TOOLSMITH_AUTH_TOKEN", token);
-        }
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = child.stderr.take().unwrap();
-        let status = wait(&mut child);
-        let mut message = String::new();
-        stderr.read_to_string(&mut message).unwrap();
+        let (status, message) = ServeProcess::spawn(command).exit();
         assert_eq!(status, Some(2), "{flag:?} {env:?}: {message}");
         assert!(
             message.contains("error: the auth token is empty"),
@@ -40,23 +23,6 @@ fn an_empty_auth_token_is_refused() {
         );
         assert!(message.contains("hint:"), "{message}");
     }
-}
-
-/// Writes `request` as it is to the server at `url` and reads the whole answer; returns the
-/// status code and the answer.
-fn raw(url: &str, request: &str) -> (u16, String) {
-    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
-    let mut stream = TcpStream::connect(address).unwrap();
-    stream.set_read_timeout(Some(PATIENCE)).unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status in `{answer}`"));
-    (status, answer)
 }
 
 /// A raw `tools/list` POST with `target` in the request line and `hosts` as `Host` headers.
@@ -77,63 +43,51 @@ const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
 // request line used to get past the DNS-rebinding check, which read only the first `Host`.
 #[test]
 fn a_second_host_header_or_a_foreign_absolute_target_is_refused() {
-    let (child, url) = start_http(&[], None);
-    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let server = ServeProcess::http(&["examples/tools"], None);
+    let address = server.address();
 
-    let (status, answer) = raw(&url, &list_request("/mcp", &["localhost", "evil.example"]));
+    let (status, answer) = server.raw(&list_request("/mcp", &["localhost", "evil.example"]));
     assert_eq!(status, 400, "{answer}");
-    let (status, answer) = raw(
-        &url,
-        &list_request("http://evil.example/mcp", &["localhost"]),
-    );
+    let (status, answer) = server.raw(&list_request("http://evil.example/mcp", &["localhost"]));
     assert_eq!(status, 403, "{answer}");
 
     // Near misses: one allowed `Host`, and an absolute form naming the server itself.
-    let (status, answer) = raw(&url, &list_request("/mcp", &["localhost"]));
+    let (status, answer) = server.raw(&list_request("/mcp", &["localhost"]));
     assert_eq!(status, 200, "{answer}");
-    let (status, answer) = raw(
-        &url,
-        &list_request(&format!("http://{address}/mcp"), &[address]),
-    );
+    let (status, answer) = server.raw(&list_request(&format!("http://{address}/mcp"), &[address]));
     assert_eq!(status, 200, "{answer}");
-    assert_eq!(stop(child), Some(0));
+    assert_eq!(server.stop(), Some(0));
 }
 
 // Regression test for issue 14, item 9: a connection that sent nothing stayed open for
 // good, so idle connections could use up the file descriptors.
 #[test]
 fn a_silent_connection_is_closed_after_the_header_timeout() {
-    let (child, url) = start_http(&["--header-timeout", "1s"], None);
-    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
-    let mut silent = TcpStream::connect(address).unwrap();
-    silent.set_read_timeout(Some(PATIENCE)).unwrap();
+    let server = ServeProcess::http(&["examples/tools", "--header-timeout", "1s"], None);
+    let mut silent = server.connect();
     let mut answer = Vec::new();
     // The server closes it (end of stream); a read timeout would fail here instead.
     silent.read_to_end(&mut answer).unwrap();
     // Half a request line is as silent.
-    let mut slow = TcpStream::connect(address).unwrap();
-    slow.set_read_timeout(Some(PATIENCE)).unwrap();
+    let mut slow = server.connect();
     slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: local")
         .unwrap();
     answer.clear();
     let _ = slow.read_to_end(&mut answer);
     // The server still answers.
-    let (status, answer) = raw(&url, &list_request("/mcp", &["localhost"]));
+    let (status, answer) = server.raw(&list_request("/mcp", &["localhost"]));
     assert_eq!(status, 200, "{answer}");
-    assert_eq!(stop(child), Some(0));
+    assert_eq!(server.stop(), Some(0));
 }
 
 // Regression test for issue 14, item 9: connections past the cap are answered 503 at once,
 // and a slot frees when a connection closes.
 #[test]
 fn connections_past_the_cap_get_503() {
-    let (child, url) = start_http(&["--max-connections", "2"], None);
-    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
-    let first = TcpStream::connect(address).unwrap();
-    let second = TcpStream::connect(address).unwrap();
+    let server = ServeProcess::http(&["examples/tools", "--max-connections", "2"], None);
+    let first = server.connect();
     // The server has accepted both once it answers on the second.
-    let mut keep = second;
-    keep.set_read_timeout(Some(PATIENCE)).unwrap();
+    let mut keep = server.connect();
     let request =
         list_request("/mcp", &["localhost"]).replace("Connection: close", "Connection: keep-alive");
     keep.write_all(request.as_bytes()).unwrap();
@@ -144,14 +98,14 @@ fn connections_past_the_cap_get_503() {
         "{:?}",
         String::from_utf8_lossy(&buffer[..read])
     );
-    let (status, answer) = raw(&url, &list_request("/mcp", &["localhost"]));
+    let (status, answer) = server.raw(&list_request("/mcp", &["localhost"]));
     assert_eq!(status, 503, "{answer}");
     drop(first);
     drop(keep);
     // The server notices the closes; a new connection then gets through.
     let started = std::time::Instant::now();
     loop {
-        let (status, answer) = raw(&url, &list_request("/mcp", &["localhost"]));
+        let (status, answer) = server.raw(&list_request("/mcp", &["localhost"]));
         if status == 200 {
             break;
         }
@@ -159,13 +113,12 @@ fn connections_past_the_cap_get_503() {
         assert!(started.elapsed() < PATIENCE, "no slot freed");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    assert_eq!(stop(child), Some(0));
+    assert_eq!(server.stop(), Some(0));
 }
 
-/// A raw POST of `body` (JSON) to `url`; returns the status and the body parsed as JSON.
-fn post_json(url: &str, body: &str) -> (u16, Value) {
-    let (status, _, body) = post(
-        url,
+/// A raw POST of `body` (JSON) to `server`; returns the status and the body parsed as JSON.
+fn post_json(server: &ServeProcess, body: &str) -> (u16, Value) {
+    let (status, _, body) = server.post(
         &[
             ("Content-Type", "application/json"),
             ("Accept", "application/json, text/event-stream"),
@@ -181,7 +134,7 @@ fn post_json(url: &str, body: &str) -> (u16, Value) {
 // "fail to deserialize"; they get 400 and the JSON-RPC error.
 #[test]
 fn bodies_that_are_not_a_message_get_400_and_the_json_rpc_error() {
-    let (child, url) = start_http(&[], None);
+    let server = ServeProcess::http(&["examples/tools"], None);
     for (body, code, id) in [
         ("{not json", -32700, Value::Null),
         (
@@ -205,22 +158,22 @@ fn bodies_that_are_not_a_message_get_400_and_the_json_rpc_error() {
             Value::Null,
         ),
     ] {
-        let (status, answer) = post_json(&url, body);
+        let (status, answer) = post_json(&server, body);
         assert_eq!(status, 400, "{body}: {answer}");
         assert_eq!(answer["jsonrpc"], "2.0", "{body}: {answer}");
         assert_eq!(answer["error"]["code"], code, "{body}: {answer}");
         assert_eq!(answer["id"], id, "{body}: {answer}");
     }
-    assert_eq!(stop(child), Some(0));
+    assert_eq!(server.stop(), Some(0));
 }
 
 // Regression test for issue 14, item 9: a request whose body never comes held its
 // connection (and a reader) for good; it gets 408.
 #[test]
 fn a_body_that_does_not_arrive_gets_408() {
-    let (child, url) = start_http(&["--body-timeout", "1s"], None);
+    let server = ServeProcess::http(&["examples/tools", "--body-timeout", "1s"], None);
     let request = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"";
-    let (status, answer) = raw(&url, request);
+    let (status, answer) = server.raw(request);
     assert_eq!(status, 408, "{answer}");
-    assert_eq!(stop(child), Some(0));
+    assert_eq!(server.stop(), Some(0));
 }

@@ -1,29 +1,37 @@
 //! `toolsmith install`: the entry it writes into a client's file, in a temporary HOME, is
-//! one the client can run, and the rest of the file survives.
+//! one the client can run, and the rest of the file survives. What it prints is under
+//! snapshots, with the home folder, the tools folder, the binary and the workspace
+//! filtered.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::{folder, toolsmith};
+use crate::serve_process::ServeProcess;
+use crate::{folder, path_filters, snapshot_filtered, toolsmith, workspace};
 
 /// `toolsmith install ARGS` with `home` as the home folder.
-fn install(home: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let output = toolsmith()
+fn install(home: &Path, args: &[&str]) -> Command {
+    let mut command = toolsmith();
+    command
         .arg("install")
         .args(args)
         .env("HOME", home)
         .env_remove("XDG_CONFIG_HOME")
-        .env_remove("CODEX_HOME")
-        .output()
-        .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+        .env_remove("CODEX_HOME");
+    command
+}
+
+/// Filters for what `install` prints: `[HOME]`, `[TOOLS]` (a temporary tools folder),
+/// `[TOOLSMITH]` (the binary) and `[WORKSPACE]`.
+fn install_filters(home: &Path, tools: Option<&Path>) -> Vec<(String, String)> {
+    let binary = insta_cmd::get_cargo_bin("toolsmith");
+    let workspace = workspace();
+    let mut paths = vec![(home, "[HOME]"), (binary.as_path(), "[TOOLSMITH]")];
+    paths.extend(tools.map(|tools| (tools, "[TOOLS]")));
+    paths.push((workspace.as_path(), "[WORKSPACE]"));
+    path_filters(&paths)
 }
 
 const GREET: &str = r#"
@@ -45,36 +53,11 @@ fn greet_through(entry: &Value) -> String {
     for (name, value) in entry["env"].as_object().into_iter().flatten() {
         command.env(name, value.as_str().unwrap());
     }
-    let mut child = command
-        .current_dir(std::env::temp_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "install-test", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet", "arguments": {"name": "Ada"}}}),
-    ] {
-        writeln!(stdin, "{message}").unwrap();
-    }
-    let mut text = String::new();
-    for _ in 0..2 {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
-        if answer["id"] == 1 {
-            answer["result"]["content"][0]["text"]
-                .as_str()
-                .unwrap_or_else(|| panic!("{answer}"))
-                .clone_into(&mut text);
-        }
-    }
-    drop(stdin);
-    child.wait().unwrap();
+    command.current_dir(std::env::temp_dir());
+    let mut server = ServeProcess::spawn(command);
+    server.initialize();
+    let text = server.call_text("greet", &json!({"name": "Ada"}));
+    server.finish();
     text
 }
 
@@ -86,25 +69,23 @@ fn claude_code_gets_an_entry_it_can_run_and_keeps_the_rest() {
     let before = r#"{"theme": "dark", "mcpServers": {"other": {"command": "other-server"}}}"#;
     std::fs::write(&config, before).unwrap();
     let dir = tools.path().to_str().unwrap();
+    let filters = || install_filters(home.path(), Some(tools.path()));
 
     let options = r#"{"greet": {"greeting": "Hej"}}"#;
-    let (code, _, stderr) = install(
-        home.path(),
-        &[
-            "claude-code",
-            dir,
-            "--name",
-            "greetings",
-            "--tool-options",
-            options,
-        ],
+    snapshot_filtered!(
+        filters(),
+        install(
+            home.path(),
+            &[
+                "claude-code",
+                dir,
+                "--name",
+                "greetings",
+                "--tool-options",
+                options,
+            ],
+        )
     );
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(
-        stderr.contains("added the MCP server `greetings`"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("restart Claude Code"), "{stderr}");
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert_eq!(written["theme"], "dark");
     assert_eq!(written["mcpServers"]["other"]["command"], "other-server");
@@ -118,19 +99,22 @@ fn claude_code_gets_an_entry_it_can_run_and_keeps_the_rest() {
     assert_eq!(greet_through(entry), "Hej, Ada");
 
     // Installing again replaces the entry; --remove takes it out.
-    let (code, _, stderr) = install(home.path(), &["claude-code", dir, "--name", "greetings"]);
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("replaced"), "{stderr}");
+    snapshot_filtered!(
+        filters(),
+        install(home.path(), &["claude-code", dir, "--name", "greetings"])
+    );
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert_eq!(
         greet_through(&written["mcpServers"]["greetings"]),
         "Hello, Ada"
     );
-    let (code, _, _) = install(
-        home.path(),
-        &["claude-code", dir, "--name", "greetings", "--remove"],
+    snapshot_filtered!(
+        filters(),
+        install(
+            home.path(),
+            &["claude-code", dir, "--name", "greetings", "--remove"],
+        )
     );
-    assert_eq!(code, Some(0));
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert_eq!(
         written["mcpServers"].as_object().unwrap().len(),
@@ -146,11 +130,10 @@ fn a_file_that_is_not_json_is_left_alone_with_the_entry_to_add_by_hand() {
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     let before = "{\n  // my servers\n  \"mcpServers\": {}\n}\n";
     std::fs::write(&config, before).unwrap();
-    let (code, _, stderr) = install(home.path(), &["cursor", "examples/tools"]);
-    assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("cannot read"), "{stderr}");
-    assert!(stderr.contains("it is left as it is"), "{stderr}");
-    assert!(stderr.contains("\"mcpServers\""), "{stderr}");
+    snapshot_filtered!(
+        install_filters(home.path(), None),
+        install(home.path(), &["cursor", "examples/tools"])
+    );
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
     assert!(!home.path().join(".cursor/mcp.json.bak").exists());
 }
@@ -163,8 +146,10 @@ fn codex_gets_a_toml_table_and_keeps_its_settings() {
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     std::fs::write(&config, "# mine\nmodel = \"o3\"\n").unwrap();
     let dir = tools.path().to_str().unwrap();
-    let (code, _, stderr) = install(home.path(), &["codex", dir, "--name", "greetings"]);
-    assert_eq!(code, Some(0), "{stderr}");
+    snapshot_filtered!(
+        install_filters(home.path(), Some(tools.path())),
+        install(home.path(), &["codex", dir, "--name", "greetings"])
+    );
     let text = std::fs::read_to_string(&config).unwrap();
     assert!(text.starts_with("# mine\nmodel = \"o3\"\n"), "{text}");
     let parsed: toml::Table = text.parse().unwrap();
@@ -175,48 +160,37 @@ fn codex_gets_a_toml_table_and_keeps_its_settings() {
 #[test]
 fn a_dry_run_prints_the_entry_and_writes_nothing() {
     let home = tempfile::tempdir().unwrap();
-    let (code, stdout, stderr) = install(
-        home.path(),
-        &[
-            "vscode",
-            "examples/tools",
-            "--name",
-            "examples",
-            "--dry-run",
-        ],
+    snapshot_filtered!(
+        install_filters(home.path(), None),
+        install(
+            home.path(),
+            &[
+                "vscode",
+                "examples/tools",
+                "--name",
+                "examples",
+                "--dry-run",
+            ],
+        )
     );
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(
-        stderr.contains("would add the MCP server `examples`"),
-        "{stderr}"
-    );
-    let printed: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(printed["servers"]["examples"]["type"], "stdio");
     assert!(std::fs::read_dir(home.path()).unwrap().next().is_none());
 
-    let (code, stdout, _) = install(
-        home.path(),
-        &["gemini", "examples/tools", "--json", "--dry-run"],
+    // `--json` reports the client, the file, the action and the entry.
+    snapshot_filtered!(
+        install_filters(home.path(), None),
+        install(
+            home.path(),
+            &["gemini", "examples/tools", "--json", "--dry-run"],
+        )
     );
-    assert_eq!(code, Some(0));
-    let report: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(report["action"], "add");
-    assert_eq!(report["entry"]["args"][0], "serve");
-    assert!(
-        report["config"]
-            .as_str()
-            .unwrap()
-            .ends_with(".gemini/settings.json")
-    );
+    assert!(std::fs::read_dir(home.path()).unwrap().next().is_none());
 }
 
 #[test]
 fn a_client_without_project_files_says_so() {
     let home = tempfile::tempdir().unwrap();
-    let (code, _, stderr) = install(home.path(), &["windsurf", "examples/tools", "--project"]);
-    assert_eq!(code, Some(2));
-    assert!(
-        stderr.contains("Windsurf has no project configuration file"),
-        "{stderr}"
+    snapshot_filtered!(
+        install_filters(home.path(), None),
+        install(home.path(), &["windsurf", "examples/tools", "--project"])
     );
 }

@@ -16,6 +16,7 @@ mod new;
 mod sandbox;
 mod search;
 mod serve;
+mod serve_process;
 mod test_command;
 mod watch;
 
@@ -66,7 +67,26 @@ pub(crate) fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 /// Snapshot filters that hide a temporary folder's path.
 pub(crate) fn filters(dir: &Path) -> Vec<(String, String)> {
-    vec![(regex_escape(&dir.display().to_string()), "[DIR]".to_owned())]
+    path_filters(&[(dir, "[DIR]")])
+}
+
+/// Snapshot filters that put each label in place of its path (as given and canonical);
+/// a path inside another comes first.
+pub(crate) fn path_filters(paths: &[(&Path, &str)]) -> Vec<(String, String)> {
+    let mut filters = Vec::new();
+    for (path, label) in paths {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        for form in [canonical.as_path(), path] {
+            let filter = (
+                regex_escape(&form.display().to_string()),
+                (*label).to_owned(),
+            );
+            if !filters.contains(&filter) {
+                filters.push(filter);
+            }
+        }
+    }
+    filters
 }
 
 fn regex_escape(text: &str) -> String {
@@ -81,11 +101,19 @@ fn regex_escape(text: &str) -> String {
         .collect()
 }
 
-/// Asserts a command's snapshot with temp paths filtered.
+/// Asserts a command's snapshot with a temporary folder's path filtered.
 #[macro_export]
 macro_rules! snapshot {
-    ($dir:expr, $command:expr) => {{
-        let filters = $crate::filters($dir);
+    ($dir:expr, $command:expr) => {
+        $crate::snapshot_filtered!($crate::filters($dir), $command)
+    };
+}
+
+/// Asserts a command's snapshot with `filters` (regex, replacement) applied.
+#[macro_export]
+macro_rules! snapshot_filtered {
+    ($filters:expr, $command:expr) => {{
+        let filters: Vec<(String, String)> = $filters;
         let filters: Vec<(&str, &str)> = filters.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         insta::with_settings!({ filters => filters }, {
             insta_cmd::assert_cmd_snapshot!($command);

@@ -3,16 +3,13 @@
 //! process has get an `isError` answer, and the server keeps answering; before the guards
 //! such calls aborted the whole process (`memory allocation of … bytes failed`).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::folder;
-
-const PATIENCE: Duration = Duration::from_secs(45);
+use crate::serve_process::ServeProcess;
 
 const TOOLS: &str = r#"
 def big():
@@ -76,95 +73,33 @@ mcp.tool(garbage)
 mcp.tool(ping)
 "#;
 
-/// `toolsmith serve DIR` over stdio with `ulimit -v 4000000`.
-struct Limited {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
+/// `toolsmith serve DIR` over stdio with `ulimit -v 4000000`, initialized.
+fn limited(dir: &std::path::Path) -> ServeProcess {
+    limited_with(dir, &[])
 }
 
-impl Limited {
-    fn start(dir: &std::path::Path) -> Self {
-        Self::start_with(dir, &[])
-    }
-
-    /// Like [`Limited::start`], with environment variables set.
-    fn start_with(dir: &std::path::Path, env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new("sh")
-            .args(["-c", "ulimit -v 4000000 && exec \"$0\" serve \"$1\""])
-            .arg(insta_cmd::get_cargo_bin("toolsmith"))
-            .arg(dir)
-            .env("NO_COLOR", "1")
-            .env_remove("TOOLSMITH_LOG")
-            .env_remove("TOOLSMITH_MEMORY_BUDGET")
-            .env_remove("TOOLSMITH_MAX_RESULT_SIZE")
-            .env_remove("TOOLSMITH_HEAP_LIMIT")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut server = Self {
-            child,
-            stdin,
-            lines,
-        };
-        server.send(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "memory-test", "version": "1"}}}),
-        );
-        assert!(server.receive()["result"]["serverInfo"].is_object());
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next message; a server that died or hangs fails the test here.
-    fn receive(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(PATIENCE)
-            .expect("an answer: the server died or stopped answering");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    fn request(&mut self, id: usize, tool: &str) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool, "arguments": {}}}));
-    }
-
-    /// Calls `tool`; its result.
-    fn call(&mut self, tool: &str) -> Value {
-        self.request(1, tool);
-        self.receive()["result"].clone()
-    }
-
-    fn still_answers(&mut self) {
-        assert_eq!(self.call("ping")["content"][0]["text"], "pong");
-    }
+/// Like [`limited`], with environment variables set.
+fn limited_with(dir: &std::path::Path, env: &[(&str, &str)]) -> ServeProcess {
+    let mut command = Command::new("sh");
+    command
+        .args(["-c", "ulimit -v 4000000 && exec \"$0\" serve \"$1\""])
+        .arg(insta_cmd::get_cargo_bin("toolsmith"))
+        .arg(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("TOOLSMITH_LOG")
+        .env_remove("TOOLSMITH_MEMORY_BUDGET")
+        .env_remove("TOOLSMITH_MAX_RESULT_SIZE")
+        .env_remove("TOOLSMITH_HEAP_LIMIT")
+        .envs(env.iter().copied());
+    // These calls work near the address-space limit: more time than the default.
+    let mut server = ServeProcess::spawn(command).with_patience(Duration::from_secs(45));
+    server.initialize();
+    server
 }
 
-impl Drop for Limited {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `ping` still answers.
+fn still_answers(server: &mut ServeProcess) {
+    assert_eq!(server.call_text("ping", &json!({})), "pong");
 }
 
 fn shown(result: &Value) -> String {
@@ -177,7 +112,7 @@ fn shown(result: &Value) -> String {
 #[test]
 fn operations_that_multiply_memory_fail_the_call_not_the_server() {
     let dir = folder(&[("tools.star", TOOLS)]);
-    let mut server = Limited::start(dir.path());
+    let mut server = limited(dir.path());
     for tool in [
         "join_shared",
         "replace_grows",
@@ -187,9 +122,9 @@ fn operations_that_multiply_memory_fail_the_call_not_the_server() {
         "return_list",
         "return_dict",
     ] {
-        let result = server.call(tool);
+        let result = server.call(tool, &json!({}));
         assert_eq!(result["isError"], true, "{tool}: {}", shown(&result));
-        server.still_answers();
+        still_answers(&mut server);
     }
 }
 
@@ -199,9 +134,9 @@ fn operations_that_multiply_memory_fail_the_call_not_the_server() {
 #[test]
 fn concurrent_calls_share_the_memory_budget() {
     let dir = folder(&[("tools.star", TOOLS)]);
-    let mut server = Limited::start(dir.path());
-    for id in 1..=16 {
-        server.request(id, "grow");
+    let mut server = limited(dir.path());
+    for _ in 1..=16 {
+        server.send_request("tools/call", &json!({"name": "grow", "arguments": {}}));
     }
     for _ in 1..=16 {
         let result = server.receive()["result"].clone();
@@ -212,7 +147,7 @@ fn concurrent_calls_share_the_memory_budget() {
             shown(&result)
         );
     }
-    server.still_answers();
+    still_answers(&mut server);
 }
 
 // Regression test for issue 14, item 2: the per-call heap limit counts garbage (starlark
@@ -222,8 +157,8 @@ fn concurrent_calls_share_the_memory_budget() {
 #[test]
 fn a_loop_that_makes_garbage_is_not_stopped_by_the_heap_limit() {
     let dir = folder(&[("tools.star", TOOLS)]);
-    let mut server = Limited::start(dir.path());
-    let result = server.call("garbage");
+    let mut server = limited(dir.path());
+    let result = server.call("garbage", &json!({}));
     assert_eq!(
         result["content"][0]["text"],
         "409614890",
@@ -231,8 +166,8 @@ fn a_loop_that_makes_garbage_is_not_stopped_by_the_heap_limit() {
         shown(&result)
     );
 
-    let mut strict = Limited::start_with(dir.path(), &[("TOOLSMITH_HEAP_LIMIT", "64MiB")]);
-    let refused = strict.call("garbage");
+    let mut strict = limited_with(dir.path(), &[("TOOLSMITH_HEAP_LIMIT", "64MiB")]);
+    let refused = strict.call("garbage", &json!({}));
     let text = refused["content"][0]["text"].as_str().unwrap_or_default();
     assert_eq!(refused["isError"], true, "{}", shown(&refused));
     assert!(
@@ -240,5 +175,5 @@ fn a_loop_that_makes_garbage_is_not_stopped_by_the_heap_limit() {
             && text.contains("TOOLSMITH_HEAP_LIMIT"),
         "{text}"
     );
-    strict.still_answers();
+    still_answers(&mut strict);
 }
