@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use toolsmith_folder::Caller;
 use toolsmith_model::{
-    CallContext, CallFailure, Catalog, HARD_WATCHDOG_GRACE, JsonObject, SearchSettings, Tool,
-    ToolDefinition, ToolFailure, ToolReturn,
+    CallContext, CallFailure, Catalog, HARD_WATCHDOG_GRACE, JsonObject, Tool, ToolDefinition,
+    ToolFailure, ToolReturn,
 };
-use toolsmith_server::{PAGE_SIZE, ServerOptions, ServerState};
+use toolsmith_server::{ServerOptions, ServerState};
 
 use crate::{call, stdio_client, text};
 
@@ -95,15 +95,7 @@ async fn answers(tool: &str) -> (String, String) {
     })
     .await
     .unwrap();
-    let options = ServerOptions {
-        name: "policy".into(),
-        version: "1".into(),
-        instructions: None,
-        working_dir: std::env::temp_dir(),
-        max_concurrent_calls: 4,
-        page_size: PAGE_SIZE,
-        search: SearchSettings::default(),
-    };
+    let options = ServerOptions::new(std::env::temp_dir());
     let client = stdio_client(ServerState::new(catalog, options)).await;
     let result = tokio::time::timeout(
         Duration::from_secs(15),
