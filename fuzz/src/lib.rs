@@ -2,7 +2,7 @@
 //! per input (see docs/fuzzing.md).
 
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use toolsmith_folder::ToolFolder;
 use toolsmith_server::{ServerOptions, ServerState};
@@ -21,9 +21,14 @@ pub fn server_state() -> ServerState {
         let options = ServerOptions {
             // Fewer threads than the default: a fuzz run is one process on a small machine.
             max_concurrent_calls: 8,
-            ..ServerOptions::for_folder(&folder)
+            ..ServerOptions::new(folder.root().to_owned())
         };
-        ServerState::with_folder(&folder, options)
+        ServerState::with_content(
+            Arc::clone(folder.catalog()),
+            Arc::clone(folder.prompts()),
+            Arc::clone(folder.resources()),
+            options,
+        )
     });
     STATE.clone()
 }

@@ -47,7 +47,7 @@ use toolsmith_model::{
 
 pub use config::{CONFIG_FILE, FolderConfig};
 pub use manifest::{parse_toml, toml_to_json};
-pub use run::{Caller, HARD_WATCHDOG_GRACE, OPTIONS_ENV};
+pub use run::{Caller, OPTIONS_ENV};
 
 /// A folder that cannot be loaded at all.
 #[derive(Debug, thiserror::Error)]

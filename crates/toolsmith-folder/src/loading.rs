@@ -10,11 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
-use toolsmith_model::Diagnostic;
+use toolsmith_model::{Diagnostic, Watchdog};
 use toolsmith_starlark::{LoadSettings, LoadedModule};
 
 use crate::discover::{self, ToolFile};
-use crate::run::HARD_WATCHDOG_GRACE;
 
 /// At most this many files load at once (never fewer than two, so one slow file cannot
 /// hold the others up on a one-core machine).
@@ -109,8 +108,9 @@ pub(crate) fn load_files(
                     let _ = sender.send((index, module));
                 });
             if spawned.is_ok() {
-                let deadline = Instant::now() + settings.load_timeout + HARD_WATCHDOG_GRACE;
-                running.insert(index, (deadline, file, stamp));
+                // A load is watched like a call: given up on one grace past its timeout.
+                let given_up = Watchdog::start(settings.load_timeout).fires_at();
+                running.insert(index, (given_up, file, stamp));
             } else {
                 let module = discover::load_file(&file, settings);
                 finish(&mut done, index, file, stamp, module);

@@ -1,23 +1,21 @@
 //! Running a folder's tools outside the server (`toolsmith call`, `toolsmith test`): each call
-//! gets its deadline, options and working directory, and runs on its own thread under a
-//! hard watchdog, so a tool stuck in one long native operation still yields a timeout
-//! result on time.
+//! gets its deadline, options and working directory, and runs on its own thread under the
+//! hard watchdog of the call policy the server follows too ([`Watchdog`]), so a tool stuck
+//! in one long native operation still yields a timeout result on time.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, mpsc};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 use serde_json::Value;
 use toolsmith_model::{
-    CallContext, CallOutcome, Catalog, ClientBridge, Diagnostic, Interrupt, JsonObject, NoClient,
-    Severity, SourceLocation, StopReason, UnknownTool,
+    CallContext, CallFailure, CallOutcome, Catalog, ClientBridge, Diagnostic, Interrupt,
+    JsonObject, NoClient, Severity, SourceLocation, UnknownTool, Watchdog,
 };
 
 use crate::config::FolderConfig;
-
-/// How long past its deadline a call may run before the watchdog gives up on it.
-pub const HARD_WATCHDOG_GRACE: Duration = Duration::from_millis(250);
 
 /// The environment variable with tool options as JSON: `{"tool": {"option": value}}`.
 pub const OPTIONS_ENV: &str = "MCP_TOOL_OPTIONS";
@@ -62,6 +60,10 @@ impl Caller {
 
     /// Like [`Caller::call`], with `timeout` in place of the tool's own when given (a
     /// `toolsmith test` case may set its own timeout).
+    ///
+    /// The call runs on a thread of its own under the server's call policy ([`Watchdog`]):
+    /// the same deadline, the same hard watchdog and grace, the same results when the tool
+    /// gives none ([`CallFailure`]).
     pub fn call_with_timeout(
         &self,
         name: &str,
@@ -70,9 +72,9 @@ impl Caller {
     ) -> Result<CallOutcome, UnknownTool> {
         let entry = self.catalog.lookup(name)?;
         let definition = entry.definition();
-        let timeout = timeout.unwrap_or_else(|| definition.effective_timeout());
+        let watchdog = Watchdog::start(Watchdog::timeout_of(definition, timeout));
         let context = CallContext {
-            deadline: Instant::now() + timeout,
+            deadline: watchdog.deadline(),
             interrupt: Interrupt::new(),
             client: Arc::clone(&self.client),
             options: definition.options.clone(),
@@ -91,22 +93,18 @@ impl Caller {
                 }
             });
         if let Err(error) = spawned {
-            return Ok(CallOutcome::error(format!(
-                "could not start a thread for tool `{name}`: {error}"
-            )));
+            let reason = error.to_string();
+            return Ok(CallFailure::NoThread { reason }.outcome(name));
         }
-        if let Ok(outcome) = receiver.recv_timeout(timeout + HARD_WATCHDOG_GRACE) {
-            Ok(outcome)
-        } else {
-            interrupt.raise(StopReason::Timeout);
-            // One more short wait: most tools stop as soon as they see the interrupt.
-            Ok(receiver.recv_timeout(HARD_WATCHDOG_GRACE).unwrap_or_else(|_| {
-                CallOutcome::error(format!(
-                    "tool `{name}` timed out after {} and did not stop when asked; its work was abandoned",
-                    toolsmith_model::duration::format(timeout)
-                ))
-            }))
-        }
+        let outcome = match receiver.recv_timeout(watchdog.until_fired()) {
+            Ok(outcome) => outcome,
+            // A tool thread that panicked dropped its sender.
+            Err(RecvTimeoutError::Disconnected) => CallFailure::Crashed.outcome(name),
+            Err(RecvTimeoutError::Timeout) => receiver
+                .recv_timeout(watchdog.fire(&interrupt))
+                .unwrap_or_else(|_| watchdog.abandoned().outcome(name)),
+        };
+        Ok(outcome)
     }
 }
 

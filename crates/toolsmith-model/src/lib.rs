@@ -7,6 +7,8 @@
 //!   implements; the server calls tools only through it.
 //! - [`Catalog`]: the tools of a server with their schema validators, and the single call
 //!   path (validate → run → result contract → output check).
+//! - [`Watchdog`] and [`CallFailure`]: the one call policy every call path follows — the
+//!   deadline, the hard watchdog past it, and the result of a call whose tool gave none.
 //! - [`Prompts`] and [`Resources`]: a server's MCP prompts (rendered with
 //!   [`Prompt::render`]) and resources (read with [`Resources::read`], templates included).
 //!
@@ -58,6 +60,7 @@ mod tool;
 pub mod toon;
 mod uri_template;
 mod validate;
+mod watchdog;
 
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
@@ -85,3 +88,4 @@ pub use uri_template::{UriTemplate, UriTemplateError, percent_encode};
 pub use validate::{
     ArgumentErrors, ArgumentValidator, SchemaError, SchemaValidator, Violation, compile_schema,
 };
+pub use watchdog::{CallFailure, HARD_WATCHDOG_GRACE, Watchdog};

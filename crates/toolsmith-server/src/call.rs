@@ -1,17 +1,19 @@
 //! One `tools/call`: the tool runs on a call thread ([`crate::pool`]) with its deadline,
 //! options and working directory, while the request's task serves the tool's client requests and
-//! watches for cancellation and the hard watchdog. Calls never block one another.
+//! watches for cancellation and the hard watchdog. Calls never block one another. The
+//! deadline, the watchdog and the results of calls whose tool gives none are the model's call
+//! policy ([`Watchdog`], [`CallFailure`]), which `toolsmith call` follows too.
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ProgressToken};
 use rmcp::service::RequestContext;
 use tokio::sync::Semaphore;
-use toolsmith_folder::HARD_WATCHDOG_GRACE;
-use toolsmith_model::{CallContext, Catalog, Interrupt, JsonObject, LogLevel, StopReason};
+use toolsmith_model::{
+    CallContext, CallFailure, Catalog, Interrupt, JsonObject, LogLevel, StopReason, Watchdog,
+};
 
 use crate::bridge::{self, McpBridge};
 use crate::convert::{Published, call_result, error_result};
@@ -53,7 +55,7 @@ pub(crate) async fn run(
 ) -> CallToolResult {
     let _running = state.call_started();
     let definition = published.catalog.entries()[index].definition();
-    let timeout = definition.effective_timeout();
+    let timeout = Watchdog::timeout_of(definition, None);
     let name = definition.name.as_str();
     let cancelled = &request.context.ct;
 
@@ -67,25 +69,15 @@ pub(crate) async fn run(
     };
     let slots = tokio::select! {
         slots = tokio::time::timeout(timeout, slots) => slots,
-        () = cancelled.cancelled() => return error_result(format!("tool `{name}` was cancelled by the client")),
+        () = cancelled.cancelled() => return failed(&CallFailure::Cancelled, name),
     };
     let Ok(Ok(slots)) = slots else {
-        if tool_slots.available_permits() == 0 {
-            return error_result(match definition.max_concurrency {
-                Some(limit) => format!(
-                    "tool `{name}` did not start: {limit} calls of it are running, its `max_concurrency`; try again later"
-                ),
-                None => format!(
-                    "tool `{name}` did not start: its calls hold as many of the server's call slots as one tool may (three quarters); try again later, or set its `max_concurrency`"
-                ),
-            });
-        }
-        return error_result(format!(
-            "tool `{name}` did not start: the server is busy with other calls; try again later"
-        ));
+        let own_slots_full = tool_slots.available_permits() == 0;
+        return failed(&CallFailure::not_started(definition, own_slots_full), name);
     };
 
-    let deadline = Instant::now() + timeout;
+    let watchdog = Watchdog::start(timeout);
+    let deadline = watchdog.deadline();
     let interrupt = Interrupt::new();
     let bridge = Arc::new(McpBridge::new(
         request.progress_token.is_some(),
@@ -115,8 +107,8 @@ pub(crate) async fn run(
         catalog.entries()[index].call(arguments, &context)
     });
 
-    let watchdog = tokio::time::sleep_until((deadline + HARD_WATCHDOG_GRACE).into());
-    tokio::pin!(watchdog);
+    let fired = tokio::time::sleep_until(watchdog.fires_at().into());
+    tokio::pin!(fired);
     loop {
         tokio::select! {
             biased;
@@ -127,7 +119,7 @@ pub(crate) async fn run(
                 }
                 let Ok(outcome) = joined else {
                     tracing::error!(tool = name, "tool thread panicked");
-                    return error_result(format!("tool `{name}` crashed; see the server log"));
+                    return failed(&CallFailure::Crashed, name);
                 };
                 return call_result(outcome);
             }
@@ -135,17 +127,12 @@ pub(crate) async fn run(
                 // Stops Starlark scripts and kills command process groups. rmcp sends no
                 // response for a cancelled request, so there is nothing to wait for.
                 interrupt.raise(StopReason::Cancelled);
-                return error_result(format!("tool `{name}` was cancelled by the client"));
+                return failed(&CallFailure::Cancelled, name);
             }
-            () = &mut watchdog => {
-                interrupt.raise(StopReason::Timeout);
-                // One more short wait: most tools stop as soon as they see the interrupt.
-                return match tokio::time::timeout(HARD_WATCHDOG_GRACE, &mut finished).await {
+            () = &mut fired => {
+                return match tokio::time::timeout(watchdog.fire(&interrupt), &mut finished).await {
                     Ok(Ok(outcome)) => call_result(outcome),
-                    _ => error_result(format!(
-                        "tool `{name}` timed out after {} and did not stop when asked; its work was abandoned",
-                        toolsmith_model::duration::format(timeout)
-                    )),
+                    _ => failed(&watchdog.abandoned(), name),
                 };
             }
             () = bridge.ready() => {
@@ -159,6 +146,11 @@ pub(crate) async fn run(
             }
         }
     }
+}
+
+/// The `isError` result of a call of `tool` that ended with no result from the tool.
+fn failed(failure: &CallFailure, tool: &str) -> CallToolResult {
+    error_result(failure.message(tool))
 }
 
 /// Closes the bridge when the call's task stops listening.

@@ -15,13 +15,18 @@
 //! §3); only an unknown tool name is a JSON-RPC error (`-32602`, with "did you mean").
 //! Calls run concurrently; a client's `notifications/cancelled` interrupts its call.
 //!
+//! The server takes a catalog and settings, not a folder: `toolsmith serve` builds both from
+//! a tools folder and its `toolsmith.toml`.
+//!
 //! ```no_run
 //! use std::path::Path;
+//! use std::sync::Arc;
 //! use toolsmith_folder::ToolFolder;
-//! use toolsmith_server::{HttpOptions, ServerState};
+//! use toolsmith_server::{HttpOptions, ServerOptions, ServerState};
 //!
 //! let folder = ToolFolder::load(Path::new("examples/tools")).expect("the folder exists");
-//! let state = ServerState::from_folder(&folder);
+//! let options = ServerOptions::new(folder.root().to_owned());
+//! let state = ServerState::new(Arc::clone(folder.catalog()), options);
 //! let address = "127.0.0.1:8080".parse().expect("a socket address");
 //! toolsmith_server::serve_http(state, &HttpOptions::default(), address, |bound| {
 //!     eprintln!("http://{bound}/mcp");

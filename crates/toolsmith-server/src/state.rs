@@ -19,7 +19,6 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
-use toolsmith_folder::ToolFolder;
 use toolsmith_model::{Catalog, Prompts, Resources, SearchSettings};
 
 use crate::content::Content;
@@ -50,24 +49,19 @@ pub struct ServerOptions {
 }
 
 impl ServerOptions {
-    /// The options a tools folder asks for in its `toolsmith.toml`, with defaults for the
-    /// rest: name `toolsmith`, this crate's version, the folder as working directory.
-    pub fn for_folder(folder: &ToolFolder) -> Self {
-        let config = folder.config();
+    /// Options with every default: name `toolsmith`, this crate's version, no
+    /// instructions, command tools running in `working_dir`,
+    /// [`DEFAULT_MAX_CONCURRENT_CALLS`], [`PAGE_SIZE`] tools a page and the default
+    /// `[search]` settings. `toolsmith serve` fills them from the folder's `toolsmith.toml`.
+    pub fn new(working_dir: PathBuf) -> Self {
         Self {
-            name: config
-                .name
-                .clone()
-                .unwrap_or_else(|| "toolsmith".to_owned()),
-            version: config
-                .version
-                .clone()
-                .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
-            instructions: config.instructions.clone(),
-            working_dir: folder.root().to_owned(),
+            name: "toolsmith".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            working_dir,
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             page_size: PAGE_SIZE,
-            search: config.search,
+            search: SearchSettings::default(),
         }
     }
 }
@@ -164,18 +158,19 @@ impl ServerState {
         }))
     }
 
-    /// A server for a loaded tools folder, configured by its `toolsmith.toml`.
-    pub fn from_folder(folder: &ToolFolder) -> Self {
-        Self::with_folder(folder, ServerOptions::for_folder(folder))
-    }
-
-    /// A server for a loaded tools folder's tools, prompts and resources, with `options`.
-    pub fn with_folder(folder: &ToolFolder, options: ServerOptions) -> Self {
-        let state = Self::new(Arc::clone(folder.catalog()), options);
-        state.0.content.store(Arc::new(Content::new(
-            Arc::clone(folder.prompts()),
-            Arc::clone(folder.resources()),
-        )));
+    /// A server for `catalog`, `prompts` and `resources` (a tools folder's), with
+    /// `options`.
+    pub fn with_content(
+        catalog: Arc<Catalog>,
+        prompts: Arc<Prompts>,
+        resources: Arc<Resources>,
+        options: ServerOptions,
+    ) -> Self {
+        let state = Self::new(catalog, options);
+        state
+            .0
+            .content
+            .store(Arc::new(Content::new(prompts, resources)));
         state
     }
 

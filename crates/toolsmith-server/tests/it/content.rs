@@ -7,7 +7,7 @@ use rmcp::model::{
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 use toolsmith_folder::ToolFolder;
-use toolsmith_server::ServerState;
+use toolsmith_server::{DEFAULT_MAX_CONCURRENT_CALLS, ServerState};
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -15,11 +15,17 @@ use std::time::Duration;
 
 use toolsmith_model::{Prompt, Prompts, Resource, ResourceBody, ResourceInfo, Resources};
 
-use crate::{examples, state_for, stdio_client};
+use crate::{examples, options_for, state_for, stdio_client};
 
 fn conformance() -> ServerState {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/conformance");
-    ServerState::from_folder(&ToolFolder::load(&dir).unwrap())
+    let folder = ToolFolder::load(&dir).unwrap();
+    ServerState::with_content(
+        Arc::clone(folder.catalog()),
+        Arc::clone(folder.prompts()),
+        Arc::clone(folder.resources()),
+        options_for(&folder, DEFAULT_MAX_CONCURRENT_CALLS),
+    )
 }
 
 fn params<T: serde::de::DeserializeOwned>(value: Value) -> T {

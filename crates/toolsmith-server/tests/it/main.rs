@@ -15,6 +15,7 @@ mod calls;
 mod content;
 mod discovery;
 mod http;
+mod policy;
 mod roots;
 mod session_calls;
 mod stdio;
@@ -90,13 +91,22 @@ def ask(prompt: str) -> str:
 mcp.tool(ask)
 "#;
 
-/// A server state for a folder, with `calls` concurrent calls allowed.
+/// A server state for a folder's tools, with `calls` concurrent calls allowed.
 pub(crate) fn state_for(dir: &Path, calls: usize) -> ServerState {
     let folder = ToolFolder::load(dir).unwrap();
     assert!(!folder.has_errors(), "{:?}", folder.catalog().diagnostics());
-    let mut options = ServerOptions::for_folder(&folder);
+    ServerState::new(Arc::clone(folder.catalog()), options_for(&folder, calls))
+}
+
+/// Server options presenting `folder` by its `[server]` name and instructions, as `toolsmith
+/// serve` does (the CLI crate maps the whole table), with `calls` concurrent calls allowed.
+pub(crate) fn options_for(folder: &ToolFolder, calls: usize) -> ServerOptions {
+    let config = folder.config();
+    let mut options = ServerOptions::new(folder.root().to_owned());
     options.max_concurrent_calls = calls;
-    ServerState::new(Arc::clone(folder.catalog()), options)
+    options.name = config.name.clone().unwrap_or(options.name);
+    options.instructions.clone_from(&config.instructions);
+    options
 }
 
 /// What a test client saw besides responses.

@@ -1,7 +1,9 @@
 //! `toolsmith serve`: the folder's tools over MCP, on stdio or Streamable HTTP.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
 
+use toolsmith_folder::ToolFolder;
 use toolsmith_server::{HttpOptions, MCP_PATH, ServeError, ServerOptions, ServerState};
 
 use crate::ExitStatus;
@@ -42,11 +44,16 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let loaded = folder::load_for(folder_arg.dir.as_deref(), Some(transport))?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
-    let mut options = ServerOptions::for_folder(&loaded);
+    let mut options = server_options(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = search.apply(options.search);
     folder::explain_search(printer, loaded.catalog(), options.search);
-    let state = ServerState::with_folder(&loaded, options);
+    let state = ServerState::with_content(
+        Arc::clone(loaded.catalog()),
+        Arc::clone(loaded.prompts()),
+        Arc::clone(loaded.resources()),
+        options,
+    );
     let tools = loaded.catalog().entries().len();
     if *watch {
         crate::watch::spawn(loaded, search.clone(), state.clone(), printer)
@@ -84,6 +91,20 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     })
     .map_err(serve_error)?;
     Ok(ExitStatus::Success)
+}
+
+/// The server a tools folder asks for in its `toolsmith.toml` (`[server]`, `[search]`),
+/// with defaults for the rest and the folder as command tools' working directory.
+fn server_options(folder: &ToolFolder) -> ServerOptions {
+    let config = folder.config();
+    let defaults = ServerOptions::new(folder.root().to_owned());
+    ServerOptions {
+        name: config.name.clone().unwrap_or(defaults.name),
+        version: config.version.clone().unwrap_or(defaults.version),
+        instructions: config.instructions.clone(),
+        search: config.search,
+        ..defaults
+    }
 }
 
 /// Whether `address` listens where other machines can reach it (an IPv4-mapped loopback
@@ -136,7 +157,39 @@ fn serve_error(error: ServeError) -> anyhow::Error {
 
 #[cfg(test)]
 mod tests {
+    use toolsmith_model::{SearchMode, SearchSettings};
+
     use super::*;
+
+    #[test]
+    fn toolsmith_toml_names_and_configures_the_server() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("toolsmith.toml"),
+            "[server]\nname = \"weather\"\nversion = \"2.1.0\"\ninstructions = \"Ask about the weather.\"\n\n[search]\nmode = \"always\"\n",
+        )
+        .unwrap();
+        let options = server_options(&ToolFolder::load(dir.path()).unwrap());
+        assert_eq!(options.name, "weather");
+        assert_eq!(options.version, "2.1.0");
+        assert_eq!(
+            options.instructions.as_deref(),
+            Some("Ask about the weather.")
+        );
+        assert_eq!(options.search.mode, SearchMode::Always);
+        assert_eq!(options.working_dir, dir.path());
+    }
+
+    #[test]
+    fn a_folder_without_toolsmith_toml_serves_as_toolsmith() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = server_options(&ToolFolder::load(dir.path()).unwrap());
+        assert_eq!(options.name, "toolsmith");
+        assert_eq!(options.version, env!("CARGO_PKG_VERSION"));
+        assert_eq!(options.instructions, None);
+        assert_eq!(options.search, SearchSettings::default());
+        assert_eq!(options.working_dir, dir.path());
+    }
 
     #[test]
     fn bare_port_means_loopback() {
