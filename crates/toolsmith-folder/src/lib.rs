@@ -34,10 +34,12 @@ mod loading;
 mod manifest;
 mod mime;
 pub mod prompts;
+mod reload;
 pub mod resources;
 mod run;
 mod walk;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -47,7 +49,9 @@ use toolsmith_model::{
 
 pub use config::{CONFIG_FILE, FolderConfig};
 pub use manifest::{parse_toml, toml_to_json};
+pub use reload::{Published, Snapshot};
 pub use run::{Caller, HARD_WATCHDOG_GRACE, OPTIONS_ENV};
+pub use walk::Walk;
 
 /// A folder that cannot be loaded at all.
 #[derive(Debug, thiserror::Error)]
@@ -202,6 +206,26 @@ impl ToolFolder {
     /// load are diagnostics on the catalog.
     pub fn resources(&self) -> &Arc<Resources> {
         &self.resources
+    }
+
+    /// Every file in the folder, relative to it, as `toolsmith check` looks at them:
+    /// private (`_`) names included; hidden (`.`) names and the build folders `target/`,
+    /// `node_modules/` and `__pycache__/` left out; at most 16 folders deep, links to
+    /// folders followed, what cannot be read skipped.
+    pub fn files(&self) -> BTreeSet<PathBuf> {
+        let build = |dir: &Path| {
+            dir.file_name()
+                .is_some_and(|name| walk::BUILD_FOLDERS.contains(&name.to_string_lossy().as_ref()))
+        };
+        Walk::new(&self.root)
+            .private(true)
+            .follow_links(true)
+            .max_depth(16)
+            .prune(&build)
+            .readable_files()
+            .into_iter()
+            .filter_map(|path| Some(path.strip_prefix(&self.root).ok()?.to_owned()))
+            .collect()
     }
 
     /// A caller that runs this folder's tools under a watchdog.

@@ -61,7 +61,7 @@ pub(crate) fn load(root: &Path, resources: &Resources) -> (Prompts, Vec<Diagnost
     let base = root.join(PROMPTS_FOLDER);
     let mut files = Vec::new();
     if base.is_dir() {
-        match crate::walk::visible_files(&base, &|_| false) {
+        match crate::Walk::new(&base).files() {
             Ok(found) => files = found,
             Err(error) => diagnostics.push(Diagnostic::error(
                 "unreadable-file",

@@ -78,7 +78,7 @@ pub(crate) fn load(root: &Path, config: &FolderConfig) -> (Resources, Vec<Diagno
     let base = root.join(RESOURCES_FOLDER);
     let mut found = Vec::new();
     if base.is_dir() {
-        match crate::walk::visible_files(&base, &|_| false) {
+        match crate::Walk::new(&base).files() {
             Ok(paths) => found = paths,
             Err(error) => diagnostics.push(Diagnostic::error(
                 "unreadable-file",

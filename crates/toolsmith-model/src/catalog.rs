@@ -326,6 +326,20 @@ impl Catalog {
         Self::sorted(entries, diagnostics)
     }
 
+    /// This catalog plus `kept` entries of another one, as that one published them (their
+    /// schemas not compiled again); an entry whose name this catalog has is left out.
+    ///
+    /// A reload keeps this way what a file that broke defined before it broke.
+    #[must_use]
+    pub fn with_entries(&self, kept: impl IntoIterator<Item = CatalogEntry>) -> Self {
+        let mut entries = self.entries.clone();
+        entries.extend(
+            kept.into_iter()
+                .filter(|entry| self.get(&entry.definition.name).is_none()),
+        );
+        Self::sorted(entries, self.diagnostics.clone())
+    }
+
     fn sorted(mut entries: Vec<CatalogEntry>, diagnostics: Vec<Diagnostic>) -> Self {
         entries.sort_by(|a, b| a.definition().name.cmp(&b.definition().name));
         let by_name = entries
