@@ -79,6 +79,30 @@ pub enum FolderError {
     },
 }
 
+impl toolsmith_model::Hint for FolderError {
+    fn hints(&self) -> Vec<String> {
+        match self {
+            Self::NotFound { path } => vec![format!(
+                "check the path; `{}` is relative to {}",
+                path.display(),
+                current_dir()
+            )],
+            Self::NotAFolder { .. } => {
+                vec!["pass the folder that holds the tool files, not a file".to_owned()]
+            }
+            Self::Unreadable { .. } => Vec::new(),
+        }
+    }
+}
+
+/// The current directory, for messages about relative paths.
+fn current_dir() -> String {
+    std::env::current_dir().map_or_else(
+        |_| "the current directory".into(),
+        |dir| format!("`{}`", dir.display()),
+    )
+}
+
 /// A loaded tools folder.
 #[derive(Debug)]
 pub struct ToolFolder {
@@ -271,12 +295,12 @@ fn apply_overrides(definition: &mut ToolDefinition, transport: &str) -> Result<(
                 let unknown = invalid(format!(
                     "tool `{name}`: `overrides.{transport}` has unknown property `{key}`"
                 ));
-                let suggestions = toolsmith_model::names::did_you_mean(
+                let suggestion = toolsmith_model::names::suggestion(
                     key,
                     toolsmith_model::TOOL_PROPERTIES.iter().copied(),
                 );
-                return Err(match suggestions.first() {
-                    Some(best) => unknown.with_help(format!("did you mean `{best}`?")),
+                return Err(match suggestion {
+                    Some(suggestion) => unknown.with_help(suggestion),
                     None => unknown,
                 });
             }
@@ -361,4 +385,27 @@ pub fn arguments_object(value: serde_json::Value) -> Result<JsonObject, String> 
 /// A location at the top of `path` (for file-level diagnostics).
 pub(crate) fn file_location(path: &Path) -> SourceLocation {
     SourceLocation::file(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use toolsmith_model::Hint as _;
+
+    use super::*;
+
+    #[test]
+    fn folder_errors_say_how_to_fix_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hello.star");
+        std::fs::write(&file, "").unwrap();
+        let not_a_folder = ToolFolder::load(&file).unwrap_err();
+        assert_eq!(
+            not_a_folder.hints(),
+            ["pass the folder that holds the tool files, not a file"]
+        );
+        let missing = ToolFolder::load(&dir.path().join("missing")).unwrap_err();
+        let hints = missing.hints();
+        assert_eq!(hints.len(), 1);
+        assert!(hints[0].starts_with("check the path; `"), "{hints:?}");
+    }
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, ToolDefinition};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::names::did_you_mean;
+use crate::names::{did_you_mean, suggestion_suffix};
 use crate::notifications::Throttled;
 use crate::outcome::CallOutcome;
 use crate::tool::{CallContext, ClientBridge, Tool, ToolFailure};
@@ -141,7 +141,7 @@ fn failure_outcome(name: &str, failure: &ToolFailure) -> CallOutcome {
 /// instead: "tool `needs_key` is hidden: environment variable `API_KEY` is not set", "tool
 /// `js` failed to load: js.toml:3:1: ...".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", .reason.clone().unwrap_or_else(|| format!("unknown tool `{}`{}", .name, suggestion(.suggestions))))]
+#[error("{}", .reason.clone().unwrap_or_else(|| format!("unknown tool `{}`{}", .name, suggestion_suffix(.suggestions))))]
 pub struct UnknownTool {
     /// The name asked for.
     pub name: String,
@@ -159,20 +159,6 @@ fn absence(name: &str, diagnostic: &Diagnostic) -> String {
         Severity::Warning | Severity::Error => format!(
             "tool `{name}` failed to load: {}: {}",
             diagnostic.location, diagnostic.message
-        ),
-    }
-}
-
-fn suggestion(suggestions: &[String]) -> String {
-    match suggestions {
-        [] => String::new(),
-        [one] => format!("; did you mean `{one}`?"),
-        many => format!(
-            "; did you mean one of {}?",
-            many.iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
         ),
     }
 }

@@ -99,13 +99,7 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
 
 /// A rule id, or an error that suggests close ones.
 fn resolve(id: &str) -> anyhow::Result<&'static str> {
-    toolsmith_check::resolve(id).map_err(|unknown| {
-        let mut error = Hinted::new(unknown.to_string());
-        if unknown.suggestions.is_empty() {
-            error = error.hint("the rules are listed in docs/rules/README.md");
-        }
-        anyhow::Error::new(error)
-    })
+    toolsmith_check::resolve(id).map_err(|unknown| Hinted::wrap(unknown).into())
 }
 
 /// What the rules may look at: the folder's files, the tools' sources, the resources it
