@@ -7,6 +7,10 @@
 //!   resources (file formats in the `prompts` and `resources` module docs).
 //! - [`ToolFolder::call`]: the call path `toolsmith call` and `toolsmith test` use, with
 //!   a watchdog that returns a timeout result even when a tool cannot be interrupted.
+//! - [`Published::reloaded`]: what a server publishes after a reload (`serve --watch`),
+//!   a broken file keeping what it published before; [`Snapshot`] tells when to reload.
+//! - [`Walk`]: the one walk over a folder's files, for the loader, `toolsmith check` and
+//!   the watcher.
 //!
 //! Every file loads in isolation: a broken file becomes a [`Diagnostic`] with its path, line
 //! and column, and every other tool still loads.
