@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::Value;
-use toolsmith_model::names::did_you_mean;
+use toolsmith_model::names::{did_you_mean, suggestion, suggestion_suffix};
 use toolsmith_model::{Diagnostic, Severity, SourceLocation};
 
 use crate::registry;
@@ -32,23 +32,26 @@ pub struct UnknownRule {
 
 impl std::fmt::Display for UnknownRule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown rule `{}`", self.id)?;
-        match self.suggestions.as_slice() {
-            [] => Ok(()),
-            [one] => write!(f, "; did you mean `{one}`?"),
-            many => write!(
-                f,
-                "; did you mean one of {}?",
-                many.iter()
-                    .map(|id| format!("`{id}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
+        write!(
+            f,
+            "unknown rule `{}`{}",
+            self.id,
+            suggestion_suffix(&self.suggestions)
+        )
     }
 }
 
 impl std::error::Error for UnknownRule {}
+
+impl toolsmith_model::Hint for UnknownRule {
+    fn hints(&self) -> Vec<String> {
+        if self.suggestions.is_empty() {
+            vec!["the rules are listed in docs/rules/README.md".to_owned()]
+        } else {
+            Vec::new()
+        }
+    }
+}
 
 /// Resolves a rule id, with "did you mean" suggestions when it names no rule.
 pub fn resolve(id: &str) -> Result<&'static str, UnknownRule> {
@@ -122,10 +125,9 @@ impl Settings {
                 },
                 other => {
                     let known = ["select", "ignore", "per-tool-ignores"];
-                    let help = did_you_mean(other, known).first().map_or_else(
-                        || "`[check]` takes select, ignore and per-tool-ignores".to_owned(),
-                        |best| format!("did you mean `{best}`?"),
-                    );
+                    let help = suggestion(other, known).unwrap_or_else(|| {
+                        "`[check]` takes select, ignore and per-tool-ignores".to_owned()
+                    });
                     warn(format!("unknown key `{other}` in `[check]`"), help);
                 }
             }
@@ -186,6 +188,22 @@ mod tests {
                 .contains("did you mean `missing-examples`?"),
             "{}",
             problems[0].message
+        );
+    }
+
+    #[test]
+    fn an_unknown_rule_hints_at_the_list_only_without_suggestions() {
+        use toolsmith_model::Hint as _;
+        let close = resolve("missing-exampels").unwrap_err();
+        assert_eq!(
+            close.to_string(),
+            "unknown rule `missing-exampels`; did you mean `missing-examples`?"
+        );
+        assert!(close.hints().is_empty());
+        let far = resolve("zzzzzzzz").unwrap_err();
+        assert_eq!(
+            far.hints(),
+            ["the rules are listed in docs/rules/README.md"]
         );
     }
 }

@@ -102,12 +102,12 @@ impl FolderConfig {
                 continue;
             }
             if !SECTIONS.contains(&section.as_str()) {
-                let hint = toolsmith_model::names::did_you_mean(section, SECTIONS.iter().copied())
-                    .first()
-                    .map_or_else(
-                        || format!("known sections: {}", SECTIONS.join(", ")),
-                        |best| format!("did you mean `[{best}]`?"),
-                    );
+                let hint = toolsmith_model::names::suggestion_as(
+                    section,
+                    SECTIONS.iter().copied(),
+                    |best| format!("[{best}]"),
+                )
+                .unwrap_or_else(|| format!("known sections: {}", SECTIONS.join(", ")));
                 problem(format!("unknown section `[{section}]`"), hint);
                 continue;
             }
@@ -175,9 +175,8 @@ fn search_settings(
                 ),
             },
             _ => {
-                let hint = toolsmith_model::names::did_you_mean(key, KEYS)
-                    .first()
-                    .map_or_else(|| "known keys: mode, budget_tokens".to_owned(), |best| format!("did you mean `{best}`?"));
+                let hint = toolsmith_model::names::suggestion(key, KEYS)
+                    .unwrap_or_else(|| "known keys: mode, budget_tokens".to_owned());
                 problem(format!("unknown key `{key}` in `[search]`"), hint);
             }
         }

@@ -11,16 +11,8 @@ use toolsmith_starlark::{LoadSettings, LoadedModule};
 use crate::config::CONFIG_FILE;
 use crate::manifest::{self, ManifestKind};
 
-/// Folders of a tools folder that never hold tools.
-const RESERVED_FOLDERS: &[&str] = &[
-    "prompts",
-    "resources",
-    "icons",
-    "tests",
-    "node_modules",
-    "__pycache__",
-    "target",
-];
+/// Top-level folders of a tools folder that hold what is not tools (build folders neither).
+const CONTENT_FOLDERS: &[&str] = &["prompts", "resources", "icons", "tests"];
 
 /// A file that defines tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,11 +27,13 @@ pub(crate) enum ToolFile {
 pub(crate) fn tool_files(root: &Path) -> std::io::Result<Vec<ToolFile>> {
     let reserved = |dir: &Path| {
         dir.parent() == Some(root)
-            && dir
-                .file_name()
-                .is_some_and(|name| RESERVED_FOLDERS.contains(&name.to_string_lossy().as_ref()))
+            && dir.file_name().is_some_and(|name| {
+                let name = name.to_string_lossy();
+                CONTENT_FOLDERS.contains(&name.as_ref())
+                    || crate::walk::BUILD_FOLDERS.contains(&name.as_ref())
+            })
     };
-    let files = crate::walk::visible_files(root, &reserved)?;
+    let files = crate::Walk::new(root).prune(&reserved).files()?;
     Ok(files
         .into_iter()
         .filter_map(|path| match path.extension().and_then(|e| e.to_str()) {

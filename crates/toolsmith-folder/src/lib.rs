@@ -7,6 +7,10 @@
 //!   resources (file formats in the `prompts` and `resources` module docs).
 //! - [`ToolFolder::call`]: the call path `toolsmith call` and `toolsmith test` use, with
 //!   a watchdog that returns a timeout result even when a tool cannot be interrupted.
+//! - [`Published::reloaded`]: what a server publishes after a reload (`serve --watch`),
+//!   a broken file keeping what it published before; [`Snapshot`] tells when to reload.
+//! - [`Walk`]: the one walk over a folder's files, for the loader, `toolsmith check` and
+//!   the watcher.
 //!
 //! Every file loads in isolation: a broken file becomes a [`Diagnostic`] with its path, line
 //! and column, and every other tool still loads.
@@ -34,10 +38,12 @@ mod loading;
 mod manifest;
 mod mime;
 pub mod prompts;
+mod reload;
 pub mod resources;
 mod run;
 mod walk;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -47,7 +53,9 @@ use toolsmith_model::{
 
 pub use config::{CONFIG_FILE, FolderConfig};
 pub use manifest::{parse_toml, toml_to_json};
+pub use reload::{Published, Snapshot};
 pub use run::{Caller, OPTIONS_ENV};
+pub use walk::Walk;
 
 /// A folder that cannot be loaded at all.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +81,30 @@ pub enum FolderError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl toolsmith_model::Hint for FolderError {
+    fn hints(&self) -> Vec<String> {
+        match self {
+            Self::NotFound { path } => vec![format!(
+                "check the path; `{}` is relative to {}",
+                path.display(),
+                current_dir()
+            )],
+            Self::NotAFolder { .. } => {
+                vec!["pass the folder that holds the tool files, not a file".to_owned()]
+            }
+            Self::Unreadable { .. } => Vec::new(),
+        }
+    }
+}
+
+/// The current directory, for messages about relative paths.
+fn current_dir() -> String {
+    std::env::current_dir().map_or_else(
+        |_| "the current directory".into(),
+        |dir| format!("`{}`", dir.display()),
+    )
 }
 
 /// A loaded tools folder.
@@ -204,6 +236,26 @@ impl ToolFolder {
         &self.resources
     }
 
+    /// Every file in the folder, relative to it, as `toolsmith check` looks at them:
+    /// private (`_`) names included; hidden (`.`) names and the build folders `target/`,
+    /// `node_modules/` and `__pycache__/` left out; at most 16 folders deep, links to
+    /// folders followed, what cannot be read skipped.
+    pub fn files(&self) -> BTreeSet<PathBuf> {
+        let build = |dir: &Path| {
+            dir.file_name()
+                .is_some_and(|name| walk::BUILD_FOLDERS.contains(&name.to_string_lossy().as_ref()))
+        };
+        Walk::new(&self.root)
+            .private(true)
+            .follow_links(true)
+            .max_depth(16)
+            .prune(&build)
+            .readable_files()
+            .into_iter()
+            .filter_map(|path| Some(path.strip_prefix(&self.root).ok()?.to_owned()))
+            .collect()
+    }
+
     /// A caller that runs this folder's tools under a watchdog.
     pub fn caller(&self) -> Caller {
         Caller::new(Arc::clone(&self.catalog), self.root.clone())
@@ -247,12 +299,12 @@ fn apply_overrides(definition: &mut ToolDefinition, transport: &str) -> Result<(
                 let unknown = invalid(format!(
                     "tool `{name}`: `overrides.{transport}` has unknown property `{key}`"
                 ));
-                let suggestions = toolsmith_model::names::did_you_mean(
+                let suggestion = toolsmith_model::names::suggestion(
                     key,
                     toolsmith_model::TOOL_PROPERTIES.iter().copied(),
                 );
-                return Err(match suggestions.first() {
-                    Some(best) => unknown.with_help(format!("did you mean `{best}`?")),
+                return Err(match suggestion {
+                    Some(suggestion) => unknown.with_help(suggestion),
                     None => unknown,
                 });
             }
@@ -337,4 +389,27 @@ pub fn arguments_object(value: serde_json::Value) -> Result<JsonObject, String> 
 /// A location at the top of `path` (for file-level diagnostics).
 pub(crate) fn file_location(path: &Path) -> SourceLocation {
     SourceLocation::file(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use toolsmith_model::Hint as _;
+
+    use super::*;
+
+    #[test]
+    fn folder_errors_say_how_to_fix_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hello.star");
+        std::fs::write(&file, "").unwrap();
+        let not_a_folder = ToolFolder::load(&file).unwrap_err();
+        assert_eq!(
+            not_a_folder.hints(),
+            ["pass the folder that holds the tool files, not a file"]
+        );
+        let missing = ToolFolder::load(&dir.path().join("missing")).unwrap_err();
+        let hints = missing.hints();
+        assert_eq!(hints.len(), 1);
+        assert!(hints[0].starts_with("check the path; `"), "{hints:?}");
+    }
 }

@@ -220,9 +220,8 @@ fn unknown_key(key: &str, location: SourceLocation) -> Diagnostic {
         .iter()
         .chain(MANIFEST_KEYS)
         .copied();
-    let suggestions = toolsmith_model::names::did_you_mean(key, known);
-    let help = match suggestions.first() {
-        Some(best) => format!("did you mean `{best}`?"),
+    let help = match toolsmith_model::names::suggestion(key, known) {
+        Some(suggestion) => suggestion,
         None => format!(
             "valid keys: {}",
             toolsmith_model::TOOL_PROPERTIES
@@ -315,10 +314,8 @@ fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
     let ty = ParamType::from_manifest(type_name).ok_or_else(|| {
         let valid = format!("valid types: {}", MANIFEST_TYPES.join(", "));
         let help =
-            match toolsmith_model::names::did_you_mean(type_name, MANIFEST_TYPES.iter().copied())
-                .first()
-            {
-                Some(best) => format!("did you mean `{best}`? {valid}"),
+            match toolsmith_model::names::suggestion(type_name, MANIFEST_TYPES.iter().copied()) {
+                Some(suggestion) => format!("{suggestion} {valid}"),
                 None => valid,
             };
         (
@@ -357,16 +354,13 @@ fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
                 parameter.extra.insert(key.clone(), value.clone());
             }
             other => {
-                let suggestion = toolsmith_model::names::did_you_mean(
+                let help = toolsmith_model::names::suggestion(
                     other,
                     ["name", "type", "description", "required"]
                         .into_iter()
                         .chain(SCHEMA_KEYWORDS.iter().copied()),
-                );
-                let help = suggestion.first().map_or_else(
-                    || format!("parameter keys: name, type, description, required, or a JSON Schema keyword ({})", SCHEMA_KEYWORDS.join(", ")),
-                    |best| format!("did you mean `{best}`?"),
-                );
+                )
+                .unwrap_or_else(|| format!("parameter keys: name, type, description, required, or a JSON Schema keyword ({})", SCHEMA_KEYWORDS.join(", ")));
                 return Err((
                     format!("parameter `{name}` has unknown key `{other}`"),
                     help,

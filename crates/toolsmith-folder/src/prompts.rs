@@ -41,7 +41,7 @@ use std::path::Path;
 
 use toolsmith_model::{
     Diagnostic, Prompt, PromptArgument, Prompts, Resources, Severity, SourceLocation, line_column,
-    names::did_you_mean,
+    names::suggestion,
 };
 
 use crate::front_matter::{self, Node, Value};
@@ -61,7 +61,7 @@ pub(crate) fn load(root: &Path, resources: &Resources) -> (Prompts, Vec<Diagnost
     let base = root.join(PROMPTS_FOLDER);
     let mut files = Vec::new();
     if base.is_dir() {
-        match crate::walk::visible_files(&base, &|_| false) {
+        match crate::Walk::new(&base).files() {
             Ok(found) => files = found,
             Err(error) => diagnostics.push(Diagnostic::error(
                 "unreadable-file",
@@ -266,10 +266,8 @@ fn read_front_matter(node: &Node, prompt: &mut Prompt, problems: &mut Problems) 
                 Ok(())
             }
             other => {
-                let help = match did_you_mean(other, KEYS.iter().copied()).first() {
-                    Some(close) => format!("did you mean `{close}`?"),
-                    None => format!("front matter keys: {}", KEYS.join(", ")),
-                };
+                let help = suggestion(other, KEYS.iter().copied())
+                    .unwrap_or_else(|| format!("front matter keys: {}", KEYS.join(", ")));
                 let diagnostic = problems
                     .at_line(
                         "unknown-prompt-key",
@@ -340,10 +338,8 @@ fn read_arguments(node: &Node, prompt: &mut Prompt, problems: &mut Problems) {
                 "required" => boolean(value).map(|required| argument.required = required),
                 "values" | "enum" => texts(value).map(|values| argument.values = values),
                 other => {
-                    let help = match did_you_mean(other, ARGUMENT_KEYS.iter().copied()).first() {
-                        Some(close) => format!("did you mean `{close}`?"),
-                        None => format!("argument keys: {}", ARGUMENT_KEYS.join(", ")),
-                    };
+                    let help = suggestion(other, ARGUMENT_KEYS.iter().copied())
+                        .unwrap_or_else(|| format!("argument keys: {}", ARGUMENT_KEYS.join(", ")));
                     let diagnostic = problems
                         .at_line(
                             "unknown-prompt-key",

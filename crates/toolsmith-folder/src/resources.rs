@@ -78,7 +78,7 @@ pub(crate) fn load(root: &Path, config: &FolderConfig) -> (Resources, Vec<Diagno
     let base = root.join(RESOURCES_FOLDER);
     let mut found = Vec::new();
     if base.is_dir() {
-        match crate::walk::visible_files(&base, &|_| false) {
+        match crate::Walk::new(&base).files() {
             Ok(paths) => found = paths,
             Err(error) => diagnostics.push(Diagnostic::error(
                 "unreadable-file",
@@ -198,10 +198,10 @@ fn config_overrides(
                 location.clone(),
                 format!("`[resources.\"{file}\"]` names no file under `resources/`"),
             );
-            if let Some(close) =
-                toolsmith_model::names::did_you_mean(file, present.iter().copied()).first()
+            if let Some(suggestion) =
+                toolsmith_model::names::suggestion(file, present.iter().copied())
             {
-                warning = warning.with_help(format!("did you mean `{close}`?"));
+                warning = warning.with_help(suggestion);
             }
             warning.severity = Severity::Warning;
             diagnostics.push(warning);
@@ -369,11 +369,8 @@ impl Entry<'_> {
             if KEYS.contains(&key.as_str()) {
                 continue;
             }
-            let help = match toolsmith_model::names::did_you_mean(key, KEYS.iter().copied()).first()
-            {
-                Some(close) => format!("did you mean `{close}`?"),
-                None => format!("resource settings: {}", KEYS.join(", ")),
-            };
+            let help = toolsmith_model::names::suggestion(key, KEYS.iter().copied())
+                .unwrap_or_else(|| format!("resource settings: {}", KEYS.join(", ")));
             let warning = Diagnostic::error(
                 "unknown-resource-key",
                 self.location.clone(),

@@ -1,39 +1,220 @@
-//! Listing a folder's files the way every part of a tools folder does: recursively, sorted,
-//! skipping names that start with `_` or `.` (DESIGN.md §2).
+//! The one walk over a folder's files, for every part of Toolsmith that lists them: the
+//! loader (tool files, prompts, resources), `toolsmith check` (which files exist) and
+//! `serve --watch` (what changed). Recursive and sorted; names starting with `.` are never
+//! listed, names starting with `_` are private to a tools folder and left out unless asked
+//! for (docs/tools.md).
 
 use std::path::{Path, PathBuf};
 
-/// Every visible file under `dir`, sorted; folders for which `skip` is true are not entered.
-pub(crate) fn visible_files(
-    dir: &Path,
-    skip: &dyn Fn(&Path) -> bool,
-) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    collect(dir, skip, &mut files)?;
-    files.sort();
-    Ok(files)
+/// Folders that build tools write into, never part of a tools folder's own files.
+pub(crate) const BUILD_FOLDERS: &[&str] = &["target", "node_modules", "__pycache__"];
+
+/// Which files under a folder a walk lists, built up from [`Walk::new`].
+///
+/// ```no_run
+/// use std::path::Path;
+/// use toolsmith_folder::Walk;
+///
+/// // Every file a change to could matter, as `serve --watch` looks at them.
+/// let files = Walk::new(Path::new("tools")).private(true).max_depth(16).readable_files();
+/// ```
+#[derive(Clone, Copy)]
+pub struct Walk<'a> {
+    root: &'a Path,
+    private: bool,
+    follow_links: bool,
+    max_depth: usize,
+    prune: &'a dyn Fn(&Path) -> bool,
 }
 
-fn collect(
-    dir: &Path,
-    skip: &dyn Fn(&Path) -> bool,
-    files: &mut Vec<PathBuf>,
-) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('_') || name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            if !skip(&path) {
-                collect(&path, skip, files)?;
-            }
-        } else {
-            files.push(path);
+impl<'a> Walk<'a> {
+    /// A walk over every file under `root` except hidden (`.`) and private (`_`) names, at
+    /// any depth, symbolic links to folders not followed.
+    pub fn new(root: &'a Path) -> Self {
+        Self {
+            root,
+            private: false,
+            follow_links: false,
+            max_depth: usize::MAX,
+            prune: &|_| false,
         }
     }
-    Ok(())
+
+    /// Whether names starting with `_` are listed (and folders so named entered).
+    #[must_use]
+    pub fn private(self, private: bool) -> Self {
+        Self { private, ..self }
+    }
+
+    /// Whether a symbolic link to a folder is entered (otherwise it is listed as a file).
+    #[must_use]
+    pub fn follow_links(self, follow_links: bool) -> Self {
+        Self {
+            follow_links,
+            ..self
+        }
+    }
+
+    /// Folders more than `depth` levels below the root are not entered.
+    #[must_use]
+    pub fn max_depth(self, depth: usize) -> Self {
+        Self {
+            max_depth: depth,
+            ..self
+        }
+    }
+
+    /// Folders for which `prune` is true are not entered.
+    #[must_use]
+    pub fn prune(self, prune: &'a dyn Fn(&Path) -> bool) -> Self {
+        Self { prune, ..self }
+    }
+
+    /// The files, sorted.
+    ///
+    /// # Errors
+    ///
+    /// The first folder or entry that cannot be read.
+    pub fn files(&self) -> std::io::Result<Vec<PathBuf>> {
+        let mut files = Vec::new();
+        self.collect(self.root, 0, &mut files, &mut |error| Err(error))?;
+        files.sort();
+        Ok(files)
+    }
+
+    /// The files, sorted, leaving out whatever cannot be read.
+    pub fn readable_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        // Skipping every error leaves nothing to fail.
+        let _ = self.collect(self.root, 0, &mut files, &mut |_| Ok(()));
+        files.sort();
+        files
+    }
+
+    /// Adds the files under `dir` (`depth` levels below the root) to `files`; `failed`
+    /// decides whether an error stops the walk (`Err`) or skips what it concerns (`Ok`).
+    fn collect(
+        &self,
+        dir: &Path,
+        depth: usize,
+        files: &mut Vec<PathBuf>,
+        failed: &mut dyn FnMut(std::io::Error) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) => return failed(error),
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    failed(error)?;
+                    continue;
+                }
+            };
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || (!self.private && name.starts_with('_')) {
+                continue;
+            }
+            let path = entry.path();
+            let is_dir = if self.follow_links {
+                Ok(path.is_dir())
+            } else {
+                entry.file_type().map(|kind| kind.is_dir())
+            };
+            match is_dir {
+                Ok(true) => {
+                    if depth < self.max_depth && !(self.prune)(&path) {
+                        self.collect(&path, depth + 1, files, failed)?;
+                    }
+                }
+                Ok(false) => files.push(path),
+                Err(error) => failed(error)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for file in [
+            "a.star",
+            "_private.star",
+            ".hidden",
+            "sub/b.toml",
+            "sub/deeper/c.star",
+            "_helpers/d.star",
+            "skipped/e.star",
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        dir
+    }
+
+    fn relative(root: &Path, files: &[PathBuf]) -> Vec<String> {
+        files
+            .iter()
+            .map(|path| path.strip_prefix(root).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn leaves_out_hidden_and_private_names_by_default() {
+        let dir = folder();
+        let files = Walk::new(dir.path()).files().unwrap();
+        assert_eq!(
+            relative(dir.path(), &files),
+            [
+                "a.star",
+                "skipped/e.star",
+                "sub/b.toml",
+                "sub/deeper/c.star"
+            ]
+        );
+    }
+
+    #[test]
+    fn private_names_on_request_hidden_never() {
+        let dir = folder();
+        let files = Walk::new(dir.path()).private(true).readable_files();
+        assert_eq!(
+            relative(dir.path(), &files),
+            [
+                "_helpers/d.star",
+                "_private.star",
+                "a.star",
+                "skipped/e.star",
+                "sub/b.toml",
+                "sub/deeper/c.star"
+            ]
+        );
+    }
+
+    #[test]
+    fn pruned_and_too_deep_folders_are_not_entered() {
+        let dir = folder();
+        let prune = |path: &Path| path.ends_with("skipped");
+        let files = Walk::new(dir.path())
+            .prune(&prune)
+            .max_depth(1)
+            .files()
+            .unwrap();
+        assert_eq!(relative(dir.path(), &files), ["a.star", "sub/b.toml"]);
+    }
+
+    #[test]
+    fn a_missing_root_fails_or_lists_nothing() {
+        let dir = folder();
+        let missing = dir.path().join("missing");
+        assert!(Walk::new(&missing).files().is_err());
+        assert!(Walk::new(&missing).readable_files().is_empty());
+    }
 }

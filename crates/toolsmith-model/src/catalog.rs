@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, ToolDefinition};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::names::did_you_mean;
+use crate::names::{did_you_mean, suggestion_suffix};
 use crate::notifications::Throttled;
 use crate::outcome::CallOutcome;
 use crate::tool::{CallContext, ClientBridge, Tool, ToolFailure};
@@ -141,7 +141,7 @@ fn failure_outcome(name: &str, failure: &ToolFailure) -> CallOutcome {
 /// instead: "tool `needs_key` is hidden: environment variable `API_KEY` is not set", "tool
 /// `js` failed to load: js.toml:3:1: ...".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", .reason.clone().unwrap_or_else(|| format!("unknown tool `{}`{}", .name, suggestion(.suggestions))))]
+#[error("{}", .reason.clone().unwrap_or_else(|| format!("unknown tool `{}`{}", .name, suggestion_suffix(.suggestions))))]
 pub struct UnknownTool {
     /// The name asked for.
     pub name: String,
@@ -159,20 +159,6 @@ fn absence(name: &str, diagnostic: &Diagnostic) -> String {
         Severity::Warning | Severity::Error => format!(
             "tool `{name}` failed to load: {}: {}",
             diagnostic.location, diagnostic.message
-        ),
-    }
-}
-
-fn suggestion(suggestions: &[String]) -> String {
-    match suggestions {
-        [] => String::new(),
-        [one] => format!("; did you mean `{one}`?"),
-        many => format!(
-            "; did you mean one of {}?",
-            many.iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
         ),
     }
 }
@@ -324,6 +310,20 @@ impl Catalog {
             }
         }
         Self::sorted(entries, diagnostics)
+    }
+
+    /// This catalog plus `kept` entries of another one, as that one published them (their
+    /// schemas not compiled again); an entry whose name this catalog has is left out.
+    ///
+    /// A reload keeps this way what a file that broke defined before it broke.
+    #[must_use]
+    pub fn with_entries(&self, kept: impl IntoIterator<Item = CatalogEntry>) -> Self {
+        let mut entries = self.entries.clone();
+        entries.extend(
+            kept.into_iter()
+                .filter(|entry| self.get(&entry.definition.name).is_none()),
+        );
+        Self::sorted(entries, self.diagnostics.clone())
     }
 
     fn sorted(mut entries: Vec<CatalogEntry>, diagnostics: Vec<Diagnostic>) -> Self {

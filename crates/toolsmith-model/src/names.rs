@@ -21,6 +21,40 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
         .collect()
 }
 
+/// "did you mean `x`?" for the candidate closest to `name`, or `None` when none is close:
+/// the one way a diagnostic's help or a hint suggests a name.
+pub fn suggestion<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    suggestion_as(name, candidates, str::to_owned)
+}
+
+/// [`suggestion`] with the candidate written by `spell`: `[server]` for a TOML table,
+/// `{{name}}` for a template variable.
+pub fn suggestion_as<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    spell: impl Fn(&str) -> String,
+) -> Option<String> {
+    did_you_mean(name, candidates)
+        .first()
+        .map(|best| format!("did you mean `{}`?", spell(best)))
+}
+
+/// `; did you mean `a`?` or `; did you mean one of `a`, `b`?` to end an "unknown …"
+/// message with its suggestions (best first); empty when there are none.
+pub fn suggestion_suffix(suggestions: &[impl AsRef<str>]) -> String {
+    match suggestions {
+        [] => String::new(),
+        [one] => format!("; did you mean `{}`?", one.as_ref()),
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|name| format!("`{}`", name.as_ref()))
+                .collect();
+            format!("; did you mean one of {}?", names.join(", "))
+        }
+    }
+}
+
 /// Levenshtein distance over characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -47,5 +81,25 @@ mod tests {
         assert_eq!(did_you_mean("forcast_get", names), vec!["forecast_get"]);
         assert_eq!(did_you_mean("helo", names), vec!["hello"]);
         assert!(did_you_mean("zzzzzz", names).is_empty());
+    }
+
+    #[test]
+    fn suggestions_are_written_one_way() {
+        let names = ["server", "search"];
+        assert_eq!(
+            suggestion("serer", names).as_deref(),
+            Some("did you mean `server`?")
+        );
+        assert_eq!(
+            suggestion_as("serer", names, |name| format!("[{name}]")).as_deref(),
+            Some("did you mean `[server]`?")
+        );
+        assert_eq!(suggestion("zzzzzz", names), None);
+        assert_eq!(suggestion_suffix(&["a"]), "; did you mean `a`?");
+        assert_eq!(
+            suggestion_suffix(&["a".to_owned(), "b".to_owned()]),
+            "; did you mean one of `a`, `b`?"
+        );
+        assert_eq!(suggestion_suffix(&[] as &[&str]), "");
     }
 }

@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, SourceLocation};
 use crate::names::did_you_mean;
+use crate::names::suggestion_suffix;
 use crate::outcome::Content;
-use crate::resource::{ResourceError, ResourceReader, complete_from, suggestion_suffix};
+use crate::resource::{ResourceError, ResourceReader, complete_from};
 use crate::template::TextTemplate;
 
 /// Who speaks a prompt message (MCP `Role`).

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, SourceLocation};
-use crate::names::did_you_mean;
+use crate::names::{did_you_mean, suggestion_suffix};
 use crate::outcome::EmbeddedResource;
 use crate::template::TextTemplate;
 use crate::uri_template::UriTemplate;
@@ -267,18 +267,6 @@ pub(crate) fn complete_from(values: &[String], prefix: &str) -> Vec<String> {
         .filter(|value| value.to_lowercase().starts_with(&prefix))
         .cloned()
         .collect()
-}
-
-/// `; did you mean …?` for error messages, or nothing.
-pub(crate) fn suggestion_suffix(suggestions: &[String]) -> String {
-    match suggestions {
-        [] => String::new(),
-        [one] => format!("; did you mean `{one}`?"),
-        many => {
-            let names: Vec<String> = many.iter().map(|name| format!("`{name}`")).collect();
-            format!("; did you mean one of {}?", names.join(", "))
-        }
-    }
 }
 
 /// Why a resource could not be read or completed.

@@ -81,6 +81,20 @@ pub enum ServeError {
     Handshake(String),
 }
 
+impl toolsmith_model::Hint for ServeError {
+    fn hints(&self) -> Vec<String> {
+        match self {
+            Self::Bind { address, source } if source.kind() == std::io::ErrorKind::AddrInUse => {
+                vec![format!(
+                    "another program is using port {}; pick another with --http PORT",
+                    address.port()
+                )]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// Resolves on SIGINT or SIGTERM (Ctrl-C elsewhere).
 async fn shutdown_signal() {
     #[cfg(unix)]

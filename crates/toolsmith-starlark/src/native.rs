@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use toolsmith_model::names::did_you_mean;
+use toolsmith_model::names::suggestion;
 use toolsmith_model::{
     CallContext, Diagnostic, JsonObject, ParamType, Parameter, SourceLocation, StopReason, Tool,
     ToolDefinition, ToolFailure, ToolReturn, apply_property, input_schema, wrapped_output_schema,
@@ -478,13 +478,12 @@ fn apply_keywords(
                     .iter()
                     .copied()
                     .chain(["params"]);
-                let help = match did_you_mean(key, known).first() {
-                    Some(close) => format!("did you mean `{close}`?"),
-                    None => format!(
+                let help = suggestion(key, known).unwrap_or_else(|| {
+                    format!(
                         "`mcp.tool` takes: params, {}",
                         toolsmith_model::TOOL_PROPERTIES.join(", ")
-                    ),
-                };
+                    )
+                });
                 diagnostics.push(
                     at_call("unknown-tool-property")
                         .with_message(format!("unknown keyword `{key}` in `mcp.tool`"))
@@ -557,10 +556,8 @@ fn apply_params_overlay(
     for (name, keywords) in overlay {
         let Some(parameter) = parameters.iter_mut().find(|p| &p.name == name) else {
             let names: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
-            let help = match did_you_mean(name, names.iter().copied()).first() {
-                Some(close) => format!("did you mean `{close}`?"),
-                None => format!("the parameters are: {}", names.join(", ")),
-            };
+            let help = suggestion(name, names.iter().copied())
+                .unwrap_or_else(|| format!("the parameters are: {}", names.join(", ")));
             diagnostics.push(
                 at_call("unknown-parameter")
                     .with_message(format!("`params` names unknown parameter `{name}`"))

@@ -197,9 +197,8 @@ fn strings(key: &str, value: &Value) -> Result<Vec<String>, String> {
 
 /// "unknown `what` `key`; did you mean `x`? valid keys: a, b, c".
 pub(crate) fn unknown_key(what: &str, key: &str, valid: &[&str]) -> String {
-    let suggestion = toolsmith_model::names::did_you_mean(key, valid.iter().copied())
-        .first()
-        .map(|best| format!("did you mean `{best}`? "))
+    let suggestion = toolsmith_model::names::suggestion(key, valid.iter().copied())
+        .map(|suggestion| suggestion + " ")
         .unwrap_or_default();
     format!(
         "unknown {what} `{key}`; {suggestion}valid keys: {}",

@@ -30,24 +30,10 @@ pub(crate) fn load_for(dir: Option<&Path>, transport: Option<&str>) -> anyhow::R
             .hint(format!(
                 "or start one: `toolsmith new folder {DEFAULT_DIR}`"
             )),
-            FolderError::NotFound { path } => Hinted::new(error.to_string()).hint(format!(
-                "check the path; `{}` is relative to {}",
-                path.display(),
-                current_dir()
-            )),
-            FolderError::NotAFolder { .. } => Hinted::new(error.to_string())
-                .hint("pass the folder that holds the tool files, not a file"),
-            FolderError::Unreadable { source, .. } => Hinted::new(format!("{error}: {source}")),
+            _ => Hinted::wrap(error),
         };
         anyhow::Error::new(hinted)
     })
-}
-
-fn current_dir() -> String {
-    std::env::current_dir().map_or_else(
-        |_| "the current directory".into(),
-        |dir| format!("`{}`", dir.display()),
-    )
 }
 
 /// Prints load diagnostics to stderr: `path:line:col: severity: message [rule]` + help.

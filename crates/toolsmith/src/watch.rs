@@ -6,20 +6,13 @@
 //! Polling rather than OS events: a tools folder is a few dozen small files, it needs no
 //! extra dependency, and it behaves the same on every platform and on network mounts.
 //!
-//! A file that fails to load does not take its tools away: for each file with a load error,
-//! the previous tools, prompts and resources that came from it (by source path) are kept,
-//! and the diagnostics are printed to stderr with file and line.
+//! What a reload publishes is the folder crate's policy ([`Published::reloaded`]): a file
+//! that fails to load does not take its tools away. Here the diagnostics are printed to
+//! stderr with file and line.
 
-use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use toolsmith_folder::ToolFolder;
-use toolsmith_model::{
-    CallContext, Catalog, CatalogEntry, JsonObject, Prompts, Resources, Severity, Tool,
-    ToolDefinition, ToolFailure, ToolReturn,
-};
+use toolsmith_folder::{Published, Snapshot, ToolFolder};
 use toolsmith_server::ServerState;
 
 use crate::args::SearchArg;
@@ -31,12 +24,6 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// How long a change must be quiet before the folder is reloaded.
 const DEBOUNCE: Duration = Duration::from_millis(200);
-
-/// Folders this deep below the root are not looked into.
-const MAX_DEPTH: usize = 16;
-
-/// Every file under the root: modification time and size.
-type Snapshot = BTreeMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// Starts watching the folder `loaded` came from, swapping reloads into `state`, for as
 /// long as the process runs. Each reload evaluates only the tool files that changed since
@@ -50,7 +37,7 @@ pub(crate) fn spawn(
     state: ServerState,
     printer: Printer,
 ) -> std::io::Result<()> {
-    let seen = snapshot(loaded.root());
+    let seen = Snapshot::take(loaded.root());
     std::thread::Builder::new()
         .name("toolsmith-watch".into())
         .spawn(move || watch(loaded, seen, &search, &state, printer))
@@ -68,13 +55,13 @@ fn watch(
     let root = root.as_path();
     loop {
         std::thread::sleep(POLL);
-        let mut latest = snapshot(root);
+        let mut latest = Snapshot::take(root);
         if latest == seen {
             continue;
         }
         loop {
             std::thread::sleep(DEBOUNCE);
-            let again = snapshot(root);
+            let again = Snapshot::take(root);
             if again == latest {
                 break;
             }
@@ -107,12 +94,16 @@ fn reload(
     // An edited `[search]` applies (`--search` still wins over it).
     state.set_search(search.apply(loaded.config().search));
     folder::report(printer, loaded.catalog().diagnostics());
-    let (catalog, prompts, resources) = merge(
-        &loaded,
-        &state.catalog(),
-        &state.prompts(),
-        &state.resources(),
-    );
+    let published = Published {
+        catalog: state.catalog(),
+        prompts: state.prompts(),
+        resources: state.resources(),
+    };
+    let Published {
+        catalog,
+        prompts,
+        resources,
+    } = published.reloaded(&loaded);
     folder::explain_search(printer, &catalog, state.search());
     let tools = catalog.entries().len();
     printer.message(&format!(
@@ -132,140 +123,4 @@ fn reload(
 
 fn plural(count: usize) -> &'static str {
     if count == 1 { "" } else { "s" }
-}
-
-/// The reloaded folder, with what its broken files defined before kept: for each file
-/// with an error diagnostic, the previous tools, prompts and resources from that file that
-/// the reload no longer has.
-pub(crate) fn merge(
-    loaded: &ToolFolder,
-    old_catalog: &Catalog,
-    old_prompts: &Prompts,
-    old_resources: &Resources,
-) -> (Arc<Catalog>, Arc<Prompts>, Arc<Resources>) {
-    let catalog = loaded.catalog();
-    let broken: HashSet<&Path> = catalog
-        .diagnostics()
-        .iter()
-        .filter(|diagnostic| diagnostic.severity == Severity::Error)
-        .map(|diagnostic| diagnostic.location.path.as_path())
-        .collect();
-    let from_broken = |path: &Path| broken.contains(path);
-
-    let kept_tools: Vec<&CatalogEntry> = old_catalog
-        .entries()
-        .iter()
-        .filter(|entry| {
-            let definition = entry.definition();
-            from_broken(&definition.source.path) && catalog.get(&definition.name).is_none()
-        })
-        .collect();
-    let catalog = if kept_tools.is_empty() {
-        Arc::clone(catalog)
-    } else {
-        let tools = catalog
-            .entries()
-            .iter()
-            .chain(kept_tools)
-            .map(|entry| {
-                Arc::new(Prepared {
-                    definition: entry.definition().clone(),
-                    tool: Arc::clone(entry.tool()),
-                }) as Arc<dyn Tool>
-            })
-            .collect();
-        Arc::new(Catalog::new(tools, catalog.diagnostics().to_vec()))
-    };
-
-    let prompts = loaded.prompts();
-    let kept_prompts: Vec<_> = old_prompts
-        .list()
-        .iter()
-        .filter(|prompt| from_broken(&prompt.source.path) && prompts.get(&prompt.name).is_err())
-        .cloned()
-        .collect();
-    let prompts = if kept_prompts.is_empty() {
-        Arc::clone(prompts)
-    } else {
-        let mut all = prompts.list().to_vec();
-        all.extend(kept_prompts);
-        Arc::new(Prompts::new(all))
-    };
-
-    let resources = loaded.resources();
-    let kept_resources: Vec<_> = old_resources
-        .list()
-        .iter()
-        .filter(|resource| {
-            from_broken(&resource.info.source.path) && resources.get(&resource.uri).is_none()
-        })
-        .cloned()
-        .collect();
-    let kept_templates: Vec<_> = old_resources
-        .templates()
-        .iter()
-        .filter(|template| {
-            from_broken(&template.info.source.path)
-                && resources.template(template.uri_template.as_str()).is_none()
-        })
-        .cloned()
-        .collect();
-    let resources = if kept_resources.is_empty() && kept_templates.is_empty() {
-        Arc::clone(resources)
-    } else {
-        let mut all = resources.list().to_vec();
-        all.extend(kept_resources);
-        let mut templates = resources.templates().to_vec();
-        templates.extend(kept_templates);
-        Arc::new(Resources::new(all, templates))
-    };
-    (catalog, prompts, resources)
-}
-
-/// A tool carried over into a new catalog with the definition it was published with
-/// (icons resolved, folder defaults applied).
-struct Prepared {
-    definition: ToolDefinition,
-    tool: Arc<dyn Tool>,
-}
-
-impl Tool for Prepared {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call(
-        &self,
-        arguments: &JsonObject,
-        context: &CallContext,
-    ) -> Result<ToolReturn, ToolFailure> {
-        self.tool.call(arguments, context)
-    }
-}
-
-/// Every file under `root` (hidden names skipped), with its modification time and size.
-fn snapshot(root: &Path) -> Snapshot {
-    let mut files = Snapshot::new();
-    let mut pending = vec![(root.to_path_buf(), 0)];
-    while let Some((dir, depth)) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let Ok(metadata) = entry.metadata() else {
-                continue;
-            };
-            if metadata.is_dir() {
-                if depth < MAX_DEPTH {
-                    pending.push((entry.path(), depth + 1));
-                }
-            } else {
-                files.insert(entry.path(), (metadata.modified().ok(), metadata.len()));
-            }
-        }
-    }
-    files
 }

@@ -50,22 +50,21 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             .as_ref()
             .filter(|served| !served.contains(&uri.as_str()))
         {
-            let help =
-                match toolsmith_model::names::did_you_mean(uri, served.iter().copied()).first() {
-                    Some(close) => format!("did you mean `{close}`?"),
-                    None if served.is_empty() => {
-                        "the folder serves no `ui://` resources: add the HTML under resources/ui/"
-                            .to_owned()
-                    }
-                    None => format!(
-                        "the folder serves {}",
-                        served
-                            .iter()
-                            .map(|u| format!("`{u}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                };
+            let help = match toolsmith_model::names::suggestion(uri, served.iter().copied()) {
+                Some(suggestion) => suggestion,
+                None if served.is_empty() => {
+                    "the folder serves no `ui://` resources: add the HTML under resources/ui/"
+                        .to_owned()
+                }
+                None => format!(
+                    "the folder serves {}",
+                    served
+                        .iter()
+                        .map(|u| format!("`{u}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
             report
                 .add(
                     tool.at_keyword("ui"),

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use toolsmith_model::template::{Token, scan};
 use toolsmith_model::{
     ContentTemplate, Diagnostic, MessageTemplate, Prompt, Resources, Role, UriSource,
-    names::did_you_mean,
+    names::suggestion_as,
 };
 
 use super::Problems;
@@ -173,8 +173,10 @@ fn embed(
             )))
         }
         other => {
-            let help = match did_you_mean(other, EMBEDS.iter().copied()).first() {
-                Some(close) => format!("did you mean `{{{{{close}:…}}}}`?"),
+            let help = match suggestion_as(other, EMBEDS.iter().copied(), |close| {
+                format!("{{{{{close}:…}}}}")
+            }) {
+                Some(suggestion) => suggestion,
                 None => "embeds are `{{image:PATH}}`, `{{audio:PATH}}`, `{{resource:URI}}` and \
                          `{{resource_from:ARGUMENT}}`"
                     .into(),
@@ -199,8 +201,10 @@ fn unknown_argument(
     span: std::ops::Range<usize>,
 ) -> Diagnostic {
     let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
-    let help = match did_you_mean(name, names.iter().copied()).first() {
-        Some(close) => format!("did you mean `{{{{{close}}}}}`?"),
+    let help = match suggestion_as(name, names.iter().copied(), |close| {
+        format!("{{{{{close}}}}}")
+    }) {
+        Some(suggestion) => suggestion,
         None if names.is_empty() => {
             format!("declare it under `arguments:` in the front matter (`- name: {name}`)")
         }

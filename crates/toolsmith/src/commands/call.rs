@@ -95,7 +95,8 @@ fn arguments(json: Option<&str>, pairs: &[String]) -> anyhow::Result<JsonObject>
     let mut arguments = match json {
         Some(text) => {
             let value: Value = serde_json::from_str(text).map_err(|error| {
-                Hinted::new(format!("`--args` is not valid JSON: {error}"))
+                Hinted::new("`--args` is not valid JSON")
+                    .caused_by(error)
                     .hint("quote it for the shell: --args '{\"city\": \"Oslo\"}'")
             })?;
             toolsmith_folder::arguments_object(value).map_err(|message| {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use toolsmith_check::render;
@@ -99,13 +99,7 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
 
 /// A rule id, or an error that suggests close ones.
 fn resolve(id: &str) -> anyhow::Result<&'static str> {
-    toolsmith_check::resolve(id).map_err(|unknown| {
-        let mut error = Hinted::new(unknown.to_string());
-        if unknown.suggestions.is_empty() {
-            error = error.hint("the rules are listed in docs/rules/README.md");
-        }
-        anyhow::Error::new(error)
-    })
+    toolsmith_check::resolve(id).map_err(|unknown| Hinted::wrap(unknown).into())
 }
 
 /// What the rules may look at: the folder's files, the tools' sources, the resources it
@@ -114,7 +108,7 @@ fn gather(loaded: &ToolFolder) -> CheckContext {
     let root = loaded.root();
     let mut context = CheckContext::gather(
         root,
-        files(root),
+        loaded.files(),
         loaded.catalog().definitions(),
         loaded.config().search,
         &mut |path| std::fs::read_to_string(path).ok(),
@@ -129,35 +123,6 @@ fn gather(loaded: &ToolFolder) -> CheckContext {
             .collect(),
     );
     context
-}
-
-/// The files of a folder, relative to it; hidden files and build folders are skipped.
-fn files(root: &Path) -> BTreeSet<PathBuf> {
-    fn walk(root: &Path, dir: &Path, depth: usize, out: &mut BTreeSet<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with('.')
-                || ["target", "node_modules", "__pycache__"].contains(&name.as_ref())
-            {
-                continue;
-            }
-            let path = entry.path();
-            if path.is_dir() {
-                if depth < 16 {
-                    walk(root, &path, depth + 1, out);
-                }
-            } else if let Ok(relative) = path.strip_prefix(root) {
-                out.insert(relative.to_owned());
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk(root, root, 0, &mut out);
-    out
 }
 
 /// Writes every finding's fix into its file and drops the fixed findings; returns how many

@@ -183,8 +183,11 @@ impl Action {
 /// `--tool-options`: a JSON object of objects.
 fn tool_options(text: &str) -> anyhow::Result<Map<String, Value>> {
     let hint = r#"write it as {"tool": {"option": value}}, e.g. --tool-options '{"forecast_get": {"units": "metric"}}'"#;
-    let value: Value = serde_json::from_str(text)
-        .map_err(|error| Hinted::new(format!("--tool-options is not JSON: {error}")).hint(hint))?;
+    let value: Value = serde_json::from_str(text).map_err(|error| {
+        Hinted::new("--tool-options is not JSON")
+            .caused_by(error)
+            .hint(hint)
+    })?;
     match value {
         Value::Object(options) if options.values().all(Value::is_object) => Ok(options),
         _ => Err(

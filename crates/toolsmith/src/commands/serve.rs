@@ -3,8 +3,9 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 
+use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
-use toolsmith_server::{HttpOptions, MCP_PATH, ServeError, ServerOptions, ServerState};
+use toolsmith_server::{HttpOptions, MCP_PATH, ServerOptions, ServerState};
 
 use crate::ExitStatus;
 use crate::args::ServeArgs;
@@ -57,10 +58,10 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let tools = loaded.catalog().entries().len();
     if *watch {
         crate::watch::spawn(loaded, search.clone(), state.clone(), printer)
-            .map_err(|error| anyhow::anyhow!("cannot start watching the folder: {error}"))?;
+            .context("cannot start watching the folder")?;
     }
     let Some(address) = http else {
-        toolsmith_server::serve_stdio(state).map_err(serve_error)?;
+        toolsmith_server::serve_stdio(state).map_err(Hinted::wrap)?;
         return Ok(ExitStatus::Success);
     };
     let address = listen_address(address)?;
@@ -89,7 +90,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
             printer.hint("set TOOLSMITH_AUTH_TOKEN or --auth-token");
         }
     })
-    .map_err(serve_error)?;
+    .map_err(Hinted::wrap)?;
     Ok(ExitStatus::Success)
 }
 
@@ -139,20 +140,6 @@ fn listen_address(text: &str) -> anyhow::Result<SocketAddr> {
     };
     let mut resolved = text.to_socket_addrs().map_err(|_| invalid())?;
     resolved.next().ok_or_else(|| invalid().into())
-}
-
-fn serve_error(error: ServeError) -> anyhow::Error {
-    let hinted = match &error {
-        ServeError::Bind { address, source } if source.kind() == std::io::ErrorKind::AddrInUse => {
-            Hinted::new(format!("{error}: {source}")).hint(format!(
-                "another program is using port {}; pick another with --http PORT",
-                address.port()
-            ))
-        }
-        ServeError::Bind { source, .. } => Hinted::new(format!("{error}: {source}")),
-        _ => return anyhow::Error::new(error),
-    };
-    anyhow::Error::new(hinted)
 }
 
 #[cfg(test)]

@@ -53,6 +53,15 @@ fn unknown_tool_exits_two_with_a_suggestion() {
     insta_cmd::assert_cmd_snapshot!(command);
 }
 
+// Issue 15, item 5: what caused an error is a `Caused by:` line of its own, between the
+// error and its hints, not flattened into the message.
+#[test]
+fn invalid_args_json_names_its_cause() {
+    let mut command = toolsmith();
+    command.args(["call", "examples/tools", "hello", "--args", "{"]);
+    insta_cmd::assert_cmd_snapshot!(command);
+}
+
 #[test]
 fn string_values_are_coerced_and_json_values_kept() {
     let result = json_output(toolsmith().args([

@@ -3,10 +3,12 @@
 //! `toolsmith-server`'s tests; here the point is the process: what reaches stdout, exit
 //! codes, signals, the URL line.) Bounds are generous; nothing here measures speed.
 
+use std::process::Stdio;
+
 use serde_json::{Value, json};
 
-use crate::folder;
 use crate::serve_process::ServeProcess;
+use crate::{folder, toolsmith};
 
 #[test]
 fn stdio_serves_the_examples_and_exits_zero_at_end_of_input() {
@@ -221,4 +223,31 @@ fn serve_says_why_auto_search_put_every_tool_behind_search() {
     server.stderr_until(|line| {
         line.contains("search: ") && line.contains("over the search budget of 20")
     });
+}
+
+// Issue 15, item 5: the server's error keeps the operating system's reason as its cause
+// and says how to fix it.
+#[test]
+fn a_port_in_use_is_an_error_with_its_cause_and_a_hint() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let output = toolsmith()
+        .args(["serve", "examples/tools", "--http", &port.to_string()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    let error = format!("error: cannot listen on `127.0.0.1:{port}`");
+    let at = lines.iter().position(|line| *line == error);
+    let at = at.unwrap_or_else(|| panic!("no `{error}` line: {stderr}"));
+    assert!(lines[at + 1].starts_with("  Caused by: "), "{stderr}");
+    assert!(lines[at + 1].contains("in use"), "{stderr}");
+    assert_eq!(
+        lines[at + 2],
+        format!("  hint: another program is using port {port}; pick another with --http PORT"),
+        "{stderr}"
+    );
+    assert_eq!(lines.len(), at + 3, "{stderr}");
 }

@@ -1,0 +1,299 @@
+//! Reloading a served folder while it is edited (`toolsmith serve --watch`): noticing that
+//! its files changed ([`Snapshot`]) and deciding what the server publishes next
+//! ([`Published::reloaded`]).
+//!
+//! The policy: a file that fails to load does not take its tools away. For each file with
+//! an error diagnostic after the reload, the tools, prompts and resources that the
+//! previously published lists had from it (by source path), and that the reload no longer
+//! has, are kept as they were published. Every other file's tools are the reload's: a
+//! removed file's tools go, an edited file's change. The catalog's diagnostics are always
+//! the reload's, so the broken file is still reported.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use toolsmith_model::{Catalog, CatalogEntry, Prompts, Resources, Severity};
+
+use crate::{ToolFolder, Walk};
+
+/// Folders this deep below the root are not looked into.
+const MAX_DEPTH: usize = 16;
+
+/// What a server publishes from a folder: its tools, prompts and resources.
+#[derive(Debug, Clone)]
+pub struct Published {
+    /// The tools, with the diagnostics of what failed to load.
+    pub catalog: Arc<Catalog>,
+    /// The prompts.
+    pub prompts: Arc<Prompts>,
+    /// The resources and resource templates.
+    pub resources: Arc<Resources>,
+}
+
+impl Published {
+    /// What `folder` publishes as it was loaded.
+    pub fn of(folder: &ToolFolder) -> Self {
+        Self {
+            catalog: Arc::clone(folder.catalog()),
+            prompts: Arc::clone(folder.prompts()),
+            resources: Arc::clone(folder.resources()),
+        }
+    }
+
+    /// What to publish after `reloaded` was loaded while `self` was published: the
+    /// reload, plus what `self` had from each file that is broken now (the module docs
+    /// give the policy).
+    #[must_use]
+    pub fn reloaded(&self, reloaded: &ToolFolder) -> Self {
+        let catalog = reloaded.catalog();
+        let broken: HashSet<&Path> = catalog
+            .diagnostics()
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == Severity::Error)
+            .map(|diagnostic| diagnostic.location.path.as_path())
+            .collect();
+        let from_broken = |path: &Path| broken.contains(path);
+
+        let kept_tools: Vec<CatalogEntry> = self
+            .catalog
+            .entries()
+            .iter()
+            .filter(|entry| {
+                let definition = entry.definition();
+                from_broken(&definition.source.path) && catalog.get(&definition.name).is_none()
+            })
+            .cloned()
+            .collect();
+        let catalog = if kept_tools.is_empty() {
+            Arc::clone(catalog)
+        } else {
+            Arc::new(catalog.with_entries(kept_tools))
+        };
+
+        let prompts = reloaded.prompts();
+        let kept_prompts: Vec<_> = self
+            .prompts
+            .list()
+            .iter()
+            .filter(|prompt| from_broken(&prompt.source.path) && prompts.get(&prompt.name).is_err())
+            .cloned()
+            .collect();
+        let prompts = if kept_prompts.is_empty() {
+            Arc::clone(prompts)
+        } else {
+            let mut all = prompts.list().to_vec();
+            all.extend(kept_prompts);
+            Arc::new(Prompts::new(all))
+        };
+
+        let resources = reloaded.resources();
+        let kept_resources: Vec<_> = self
+            .resources
+            .list()
+            .iter()
+            .filter(|resource| {
+                from_broken(&resource.info.source.path) && resources.get(&resource.uri).is_none()
+            })
+            .cloned()
+            .collect();
+        let kept_templates: Vec<_> = self
+            .resources
+            .templates()
+            .iter()
+            .filter(|template| {
+                from_broken(&template.info.source.path)
+                    && resources.template(template.uri_template.as_str()).is_none()
+            })
+            .cloned()
+            .collect();
+        let resources = if kept_resources.is_empty() && kept_templates.is_empty() {
+            Arc::clone(resources)
+        } else {
+            let mut all = resources.list().to_vec();
+            all.extend(kept_resources);
+            let mut templates = resources.templates().to_vec();
+            templates.extend(kept_templates);
+            Arc::new(Resources::new(all, templates))
+        };
+        Self {
+            catalog,
+            prompts,
+            resources,
+        }
+    }
+}
+
+/// Every file under a folder a change to could matter (private `_` names too, hidden `.`
+/// ones not), with its modification time and size: two snapshots differ when a file was
+/// added, removed or written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot(BTreeMap<PathBuf, (Option<SystemTime>, u64)>);
+
+impl Snapshot {
+    /// The files under `root` now; what cannot be read is left out.
+    pub fn take(root: &Path) -> Self {
+        let files = Walk::new(root)
+            .private(true)
+            .max_depth(MAX_DEPTH)
+            .readable_files();
+        Self(
+            files
+                .into_iter()
+                .filter_map(|path| {
+                    // Not following a link, as the walk does not.
+                    let metadata = std::fs::symlink_metadata(&path).ok()?;
+                    Some((path, (metadata.modified().ok(), metadata.len())))
+                })
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_TOOLS: &str = r#"
+def first(text: str) -> str:
+    """Returns its text."""
+    return text
+
+mcp.tool(first, title = "First")
+
+def second(text: str) -> str:
+    """Returns its text, twice."""
+    return text + text
+
+mcp.tool(second)
+"#;
+
+    const OTHER: &str = r#"
+def other(text: str) -> str:
+    """Returns its text."""
+    return text
+
+mcp.tool(other)
+"#;
+
+    const BROKEN: &str = "def first(text: str) -> str:\n    return (\n";
+
+    const PROMPT: &str = "---\ndescription: Says hello.\n---\nHello!\n";
+
+    fn write(root: &Path, file: &str, text: &str) {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn names(published: &Published) -> Vec<String> {
+        published
+            .catalog
+            .definitions()
+            .map(|definition| definition.name.clone())
+            .collect()
+    }
+
+    fn folder() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "tools.star", TWO_TOOLS);
+        write(dir.path(), "other.star", OTHER);
+        write(dir.path(), "prompts/hello.md", PROMPT);
+        write(dir.path(), "resources/notes.txt", "notes");
+        write(
+            dir.path(),
+            "resources/notes.txt.toml",
+            "description = \"Notes\"\n",
+        );
+        dir
+    }
+
+    #[test]
+    fn a_broken_file_keeps_its_tools_as_published() {
+        let dir = folder();
+        let first = ToolFolder::load(dir.path()).unwrap();
+        let published = Published::of(&first);
+        write(dir.path(), "tools.star", BROKEN);
+        let reloaded = first.reload().unwrap();
+        assert!(reloaded.catalog().get("first").is_none());
+
+        let next = published.reloaded(&reloaded);
+        assert_eq!(names(&next), ["first", "other", "second"]);
+        let kept = next.catalog.get("first").unwrap().definition();
+        assert_eq!(kept.title.as_deref(), Some("First"));
+        // The break is still reported.
+        assert!(
+            next.catalog
+                .diagnostics()
+                .iter()
+                .any(|diagnostic| diagnostic.location.path.ends_with("tools.star"))
+        );
+    }
+
+    #[test]
+    fn a_removed_or_edited_file_that_loads_replaces_its_tools() {
+        let dir = folder();
+        let first = ToolFolder::load(dir.path()).unwrap();
+        let published = Published::of(&first);
+        std::fs::remove_file(dir.path().join("other.star")).unwrap();
+        write(
+            dir.path(),
+            "tools.star",
+            OTHER.replace("other", "renamed").as_str(),
+        );
+        let next = published.reloaded(&first.reload().unwrap());
+        assert_eq!(names(&next), ["renamed"]);
+    }
+
+    #[test]
+    fn broken_prompts_and_resources_keep_what_they_published() {
+        let dir = folder();
+        let first = ToolFolder::load(dir.path()).unwrap();
+        let published = Published::of(&first);
+        assert_eq!(published.prompts.list().len(), 1);
+        assert_eq!(published.resources.list().len(), 1);
+        write(
+            dir.path(),
+            "prompts/hello.md",
+            "---\ndescription: [\n---\nHello!\n",
+        );
+        write(dir.path(), "resources/notes.txt.toml", "mime_type = [\n");
+        let reloaded = first.reload().unwrap();
+        assert!(reloaded.prompts().list().is_empty(), "the prompt breaks");
+        assert!(
+            reloaded.resources().list().is_empty(),
+            "the resource breaks"
+        );
+
+        let next = published.reloaded(&reloaded);
+        assert_eq!(next.prompts.list()[0].name, "hello");
+        assert_eq!(next.resources.list().len(), 1);
+    }
+
+    #[test]
+    fn nothing_is_kept_when_nothing_broke() {
+        let dir = folder();
+        let first = ToolFolder::load(dir.path()).unwrap();
+        let published = Published::of(&first);
+        let reloaded = first.reload().unwrap();
+        let next = published.reloaded(&reloaded);
+        assert!(Arc::ptr_eq(&next.catalog, reloaded.catalog()));
+        assert!(Arc::ptr_eq(&next.prompts, reloaded.prompts()));
+        assert!(Arc::ptr_eq(&next.resources, reloaded.resources()));
+    }
+
+    #[test]
+    fn a_snapshot_changes_when_a_file_is_added_or_written() {
+        let dir = folder();
+        let before = Snapshot::take(dir.path());
+        assert_eq!(before, Snapshot::take(dir.path()));
+        write(dir.path(), "_helpers.star", "x = 1\n");
+        let added = Snapshot::take(dir.path());
+        assert_ne!(before, added, "private files are watched");
+        write(dir.path(), ".cache", "ignored");
+        assert_eq!(added, Snapshot::take(dir.path()), "hidden files are not");
+        write(dir.path(), "other.star", TWO_TOOLS);
+        assert_ne!(added, Snapshot::take(dir.path()));
+    }
+}
