@@ -30,6 +30,7 @@ mod front_matter;
 #[doc(hidden)]
 pub mod fuzzing;
 mod icons;
+mod keys;
 mod loading;
 mod manifest;
 mod mime;

@@ -169,3 +169,22 @@ fn a_one_token_description_is_counted_in_the_singular() {
         ["description of `echo` is 1 token with its parameters; aim for 100 to 250"]
     );
 }
+
+#[test]
+fn a_call_written_in_a_docstring_needs_no_permission() {
+    // Regression test for issue 15, item 3: the rule searched the source text, so a
+    // docstring naming `http.get(` was taken for a call.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("echo.star"),
+        "def echo(text):\n    \"\"\"Echo the text; unlike `fetch`, it never calls http.get(url).\n\n    \
+         Args:\n        text: The text.\n    \"\"\"\n    # Nor mcp.read_file(path) here.\n    \
+         return text\n\nmcp.tool(echo)\n",
+    )
+    .unwrap();
+    let (folder, context) = load(dir.path());
+    let mut settings = Settings::default();
+    settings.set_select(["missing-permission", "read-only-writes"]);
+    let findings = check(folder.catalog().definitions(), &context, &settings);
+    assert!(findings.is_empty(), "{findings:#?}");
+}
