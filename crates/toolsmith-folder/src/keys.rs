@@ -1,7 +1,8 @@
 //! Where the keys of a TOML file are written: every key at every depth, with its path and
 //! the spans of the key and its value, as the TOML parser reports them. Manifests locate
-//! their diagnostics with it and publish it for `toolsmith check`; nothing else in the
-//! workspace looks for keys in TOML text.
+//! their diagnostics with it and publish it for `toolsmith check`, and `toolsmith test`
+//! locates the cases of `tests/*.toml`; nothing else in the workspace looks for keys in TOML
+//! text.
 
 use std::ops::Range;
 use std::path::Path;
@@ -13,7 +14,7 @@ use toolsmith_model::{Key, SourceLocation, line_column};
 /// Every key of `source`, in source order (none when the text is not TOML). An entry of
 /// an array (`[[parameters]]`) is a key too, named by its index, spanning its header or
 /// its inline table.
-pub(crate) fn toml_keys(source: &str) -> Vec<Key> {
+pub fn toml_keys(source: &str) -> Vec<Key> {
     let Ok(table) = DeTable::parse(source) else {
         return Vec::new();
     };
@@ -23,17 +24,11 @@ pub(crate) fn toml_keys(source: &str) -> Vec<Key> {
     keys
 }
 
-/// Where the `occurrence`-th (0-based) key at `path` is written, for a diagnostic: the
-/// line of the key, at the line's first character (a `[table]` header's bracket); the file
-/// when there is no such key.
-pub(crate) fn key_location(
-    path: &Path,
-    source: &str,
-    keys: &[Key],
-    key: &[&str],
-    occurrence: usize,
-) -> SourceLocation {
-    let Some(found) = keys.iter().filter(|k| k.is(key)).nth(occurrence) else {
+/// Where the key at `key` (from [`toml_keys`] of `source`) is written, for a diagnostic:
+/// the line of the key, at the line's first character (a `[table]` header's bracket); the
+/// file when there is no such key.
+pub fn key_location(path: &Path, source: &str, keys: &[Key], key: &[&str]) -> SourceLocation {
+    let Some(found) = keys.iter().find(|k| k.is(key)) else {
         return SourceLocation::file(path);
     };
     let line_start = source[..found.span.start].rfind('\n').map_or(0, |n| n + 1);
@@ -96,13 +91,13 @@ mod tests {
         assert_eq!(text(&["parameters", "1", "name"]), ("name", "\"b\""));
         assert_eq!(text(&["params", "b", "pattern"]), ("pattern", "'\\d'"));
         assert_eq!(text(&["params"]).0, "params");
-        let at = |key: &[&str], n| {
-            let location = key_location(Path::new("t.toml"), source, &keys, key, n);
+        let at = |key: &[&str]| {
+            let location = key_location(Path::new("t.toml"), source, &keys, key);
             (location.line, location.column)
         };
-        assert_eq!(at(&["parameters", "1"], 0), (5, 1));
-        assert_eq!(at(&["params"], 0), (7, 1));
+        assert_eq!(at(&["parameters", "1"]), (5, 1));
+        assert_eq!(at(&["params"]), (7, 1));
         let nowhere = SourceLocation::file("t.toml");
-        assert_eq!(at(&["tests"], 0), (nowhere.line, nowhere.column));
+        assert_eq!(at(&["tests"]), (nowhere.line, nowhere.column));
     }
 }

@@ -47,6 +47,7 @@ use toolsmith_model::{
 };
 
 pub use config::{CONFIG_FILE, FolderConfig};
+pub use keys::{key_location, toml_keys};
 pub use manifest::{parse_toml, toml_to_json};
 pub use run::{Caller, HARD_WATCHDOG_GRACE, OPTIONS_ENV};
 

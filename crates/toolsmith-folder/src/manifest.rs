@@ -65,9 +65,9 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     )
     .map_err(|diagnostic| vec![diagnostic])?;
     let keys = toml_keys(source);
-    let locate = |key: &str| key_location(path, source, &keys, &[key], 0);
+    let locate = |key: &str| key_location(path, source, &keys, &[key]);
     let locate_nth =
-        |key: &str, index: usize| key_location(path, source, &keys, &[key, &index.to_string()], 0);
+        |key: &str, index: usize| key_location(path, source, &keys, &[key, &index.to_string()]);
     let stem = path
         .file_stem()
         .and_then(|stem| stem.to_str())
