@@ -133,16 +133,14 @@ pub(crate) enum Form {
     Other,
 }
 
-/// One tool as the rules see it: its definition, its source text and the script of a
-/// manifest tool.
+/// One tool as the rules see it: its definition (with the facts its loader recorded) and
+/// its source text, for snippets and fixes.
 #[derive(Debug)]
 pub(crate) struct ToolView<'a> {
     pub(crate) definition: &'a ToolDefinition,
     pub(crate) form: Form,
     /// The text of `definition.source.path`.
     pub(crate) source: Option<&'a str>,
-    /// The code that runs: the `.star` file itself, or a manifest's script.
-    pub(crate) code: Option<&'a str>,
 }
 
 impl<'a> ToolView<'a> {
@@ -154,18 +152,10 @@ impl<'a> ToolView<'a> {
             Some("toml") => Form::Manifest,
             _ => Form::Other,
         };
-        let code = match form {
-            Form::Starlark => source,
-            Form::Manifest => ["star", "py"]
-                .iter()
-                .find_map(|ext| context.source(&path.with_extension(ext))),
-            Form::Other => None,
-        };
         Self {
             definition,
             form,
             source,
-            code,
         }
     }
 

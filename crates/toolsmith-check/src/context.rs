@@ -17,12 +17,13 @@ pub struct CheckContext {
     pub root: PathBuf,
     /// Files in the folder, relative to [`CheckContext::root`] (`icons/logo.png`).
     pub files: BTreeSet<PathBuf>,
-    /// Source texts by path, as the tools' [`toolsmith_model::SourceLocation`]s name them:
-    /// `.star` files, manifests and the scripts next to manifests.
+    /// Source texts by path, as the tools' [`toolsmith_model::SourceLocation`]s name them
+    /// (`.star` files and manifests), for snippets and fixes.
     pub sources: BTreeMap<PathBuf, String>,
     /// Environment variables that are set (only the names matter).
     pub env: BTreeSet<String>,
-    /// Tools that have test cases outside their definition (`tests/*.toml`).
+    /// Tools that have test cases outside their definition (`tests/*.toml`), as `toolsmith
+    /// test` collects them; the caller fills it in.
     pub tested_tools: BTreeSet<String>,
     /// The URIs of the resources the folder serves (`ui://…` MCP Apps documents among
     /// them); `None` when the caller does not know them.
@@ -42,9 +43,9 @@ impl CheckContext {
         }
     }
 
-    /// Gathers a context for the tools of the folder `root`: their sources (and the scripts
-    /// next to manifests), the tools named by `tests/*.toml`, which required environment
-    /// variables are set; `search` is the folder's `[search]` settings.
+    /// Gathers a context for the tools of the folder `root`: their sources and which
+    /// required environment variables are set; `search` is the folder's `[search]`
+    /// settings.
     ///
     /// `files` lists the folder's files relative to `root`; `read` reads a file (`None`
     /// when it cannot), and `is_set` tells whether an environment variable is set. The
@@ -60,35 +61,15 @@ impl CheckContext {
         let mut context = Self::new(root);
         for definition in definitions {
             let path = &definition.source.path;
-            let mut wanted = vec![path.clone()];
-            if path.extension().is_some_and(|ext| ext == "toml") {
-                wanted.extend(["star", "py"].iter().map(|ext| path.with_extension(ext)));
-            }
-            for path in wanted {
-                if !context.sources.contains_key(&path)
-                    && let Some(text) = read(&path)
-                {
-                    context.sources.insert(path, text);
-                }
+            if !context.sources.contains_key(path)
+                && let Some(text) = read(path)
+            {
+                context.sources.insert(path.clone(), text);
             }
             for name in &definition.requires.env {
                 if is_set(name) {
                     context.env.insert(name.clone());
                 }
-            }
-        }
-        for file in &files {
-            let in_tests = file.parent() == Some(Path::new("tests"));
-            if !in_tests || file.extension().is_none_or(|ext| ext != "toml") {
-                continue;
-            }
-            if let Some(stem) = file.file_stem() {
-                context
-                    .tested_tools
-                    .insert(stem.to_string_lossy().into_owned());
-            }
-            if let Some(text) = read(&root.join(file)) {
-                context.tested_tools.extend(tools_named(&text));
             }
         }
         if files.contains(Path::new(CONFIG_FILE)) {
@@ -109,35 +90,5 @@ impl CheckContext {
     pub fn has_file(&self, relative: &str) -> bool {
         let relative = relative.trim_start_matches("./");
         self.files.contains(Path::new(relative))
-    }
-}
-
-/// The values of `tool = "..."` lines in a test file.
-fn tools_named(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|line| {
-            let value = line
-                .trim()
-                .strip_prefix("tool")?
-                .trim_start()
-                .strip_prefix('=')?
-                .trim();
-            let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-            let inner = &value[1..];
-            Some(inner[..inner.find(quote)?].to_owned())
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn test_files_name_their_tools() {
-        assert_eq!(
-            tools_named("[[tests]]\ntool = \"forecast_get\"\nargs = {}\ntool='x'\n"),
-            ["forecast_get", "x"]
-        );
     }
 }

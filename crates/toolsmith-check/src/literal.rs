@@ -1,6 +1,6 @@
-//! String literals in Starlark and TOML sources: finding the literal that holds a value
-//! (a schema `pattern`) and writing a replacement in the same quoting style, so that a fix
-//! edits exactly that literal and nothing else.
+//! String literals in Starlark and TOML sources: reading the literal at a span the loader
+//! recorded (a schema `pattern`'s value) and writing a replacement in the same quoting
+//! style, so that a fix edits exactly that literal and nothing else.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -29,90 +29,43 @@ pub(crate) enum Dialect {
     Toml,
 }
 
-/// Every string literal in `source`, in order (comments skipped).
-pub(crate) fn literals(source: &str, dialect: Dialect) -> Vec<Literal> {
-    let bytes = source.as_bytes();
-    let mut found = Vec::new();
-    let mut index = 0;
-    while index < bytes.len() {
-        let byte = bytes[index];
-        if byte == b'#' {
-            index = source[index..]
-                .find('\n')
-                .map_or(bytes.len(), |n| index + n);
-            continue;
-        }
-        if byte != b'"' && byte != b'\'' {
-            index += 1;
-            continue;
-        }
-        let prefixed = dialect == Dialect::Starlark
-            && index > 0
-            && matches!(bytes[index - 1], b'r' | b'R')
-            && (index < 2
-                || !(bytes[index - 2].is_ascii_alphanumeric() || bytes[index - 2] == b'_'));
-        let raw = prefixed || (dialect == Dialect::Toml && byte == b'\'');
-        let start = if prefixed { index - 1 } else { index };
-        let quote = char::from(byte);
-        let triple = source[index..].starts_with(&quote.to_string().repeat(3));
-        let delimiter = if triple {
-            quote.to_string().repeat(3)
-        } else {
-            quote.to_string()
-        };
-        let body_start = index + delimiter.len();
-        let mut at = body_start;
-        let mut end = None;
-        while at < bytes.len() {
-            if bytes[at] == b'\\' && !(dialect == Dialect::Toml && raw) {
-                at += 2;
-                continue;
-            }
-            if !triple && bytes[at] == b'\n' {
-                break;
-            }
-            if source[at..].starts_with(&delimiter) {
-                end = Some(at);
-                break;
-            }
-            at += 1;
-        }
-        let Some(body_end) = end else {
-            index = at.max(index + 1);
-            continue;
-        };
-        let body = &source[body_start..body_end];
-        let mut value = if raw { body.to_owned() } else { unescape(body) };
-        if triple && dialect == Dialect::Toml {
-            // TOML trims the newline right after the opening delimiter.
-            value = value.strip_prefix('\n').map(str::to_owned).unwrap_or(value);
-        }
-        found.push(Literal {
-            span: start..body_end + delimiter.len(),
-            value,
-            raw,
-            quote,
-            triple,
-        });
-        index = body_end + delimiter.len();
+/// The string literal written at `span` of `source` (a span a loader recorded), decoded;
+/// `None` when the text there is not exactly one string literal.
+pub(crate) fn at(source: &str, span: Range<usize>, dialect: Dialect) -> Option<Literal> {
+    let text = source.get(span.clone())?;
+    let bytes = text.as_bytes();
+    let prefixed = dialect == Dialect::Starlark && matches!(bytes.first(), Some(b'r' | b'R'));
+    let index = usize::from(prefixed);
+    let byte = *bytes.get(index)?;
+    if byte != b'"' && byte != b'\'' {
+        return None;
     }
-    found
-}
-
-/// The one literal in `region` whose value is `value`; `None` when there is none or more
-/// than one (a fix must not guess).
-pub(crate) fn unique(
-    source: &str,
-    dialect: Dialect,
-    region: Range<usize>,
-    value: &str,
-) -> Option<Literal> {
-    let mut matches = literals(source, dialect)
-        .into_iter()
-        .filter(|literal| literal.span.start >= region.start && literal.span.end <= region.end)
-        .filter(|literal| literal.value == value);
-    let first = matches.next()?;
-    matches.next().is_none().then_some(first)
+    let raw = prefixed || (dialect == Dialect::Toml && byte == b'\'');
+    let quote = char::from(byte);
+    let triple = text[index..].starts_with(&quote.to_string().repeat(3));
+    let delimiter = if triple {
+        quote.to_string().repeat(3)
+    } else {
+        quote.to_string()
+    };
+    let body_start = index + delimiter.len();
+    let body_end = text.len().checked_sub(delimiter.len())?;
+    if body_end < body_start || !text.ends_with(&delimiter) {
+        return None;
+    }
+    let body = &text[body_start..body_end];
+    let mut value = if raw { body.to_owned() } else { unescape(body) };
+    if triple && dialect == Dialect::Toml {
+        // TOML trims the newline right after the opening delimiter.
+        value = value.strip_prefix('\n').map(str::to_owned).unwrap_or(value);
+    }
+    Some(Literal {
+        span,
+        value,
+        raw,
+        quote,
+        triple,
+    })
 }
 
 /// `value` written as a literal in the style of `like` (raw stays raw when it can).
@@ -197,25 +150,26 @@ mod tests {
 
     #[test]
     fn starlark_literals_decode_and_reencode() {
-        let source = "x = {\"pattern\": \"\\\\A[a-z]+\\\\z\"}  # \"not this\"\ny = r'\\d+'\n";
-        let found = literals(source, Dialect::Starlark);
-        let values: Vec<&str> = found.iter().map(|l| l.value.as_str()).collect();
-        assert_eq!(values, ["pattern", "\\A[a-z]+\\z", "\\d+"]);
+        let source = "x = {\"pattern\": \"\\\\A[a-z]+\\\\z\"}\ny = r'\\d+'\n";
+        let escaped = at(source, 16..30, Dialect::Starlark).unwrap();
+        assert_eq!(escaped.value, "\\A[a-z]+\\z");
         assert_eq!(
-            encode("^[a-z]+$", &found[1], Dialect::Starlark),
+            encode("^[a-z]+$", &escaped, Dialect::Starlark),
             "\"^[a-z]+$\""
         );
-        assert_eq!(encode("^\\d+$", &found[2], Dialect::Starlark), "r'^\\d+$'");
+        let raw = at(source, 36..42, Dialect::Starlark).unwrap();
+        assert_eq!(raw.value, "\\d+");
+        assert_eq!(encode("^\\d+$", &raw, Dialect::Starlark), "r'^\\d+$'");
+        assert!(at(source, 0..1, Dialect::Starlark).is_none());
     }
 
     #[test]
     fn toml_literal_strings_are_raw() {
         let source = "pattern = '\\A\\w+'\nother = \"a\\\\b\"\n";
-        let found = literals(source, Dialect::Toml);
-        assert_eq!(found[0].value, "\\A\\w+");
-        assert_eq!(found[1].value, "a\\b");
-        assert_eq!(encode("^\\w+", &found[0], Dialect::Toml), "'^\\w+'");
-        assert_eq!(encode("it's", &found[0], Dialect::Toml), "\"it's\"");
-        assert!(unique(source, Dialect::Toml, 0..source.len(), "a\\b").is_some());
+        let literal = at(source, 10..17, Dialect::Toml).unwrap();
+        assert_eq!(literal.value, "\\A\\w+");
+        assert_eq!(at(source, 26..32, Dialect::Toml).unwrap().value, "a\\b");
+        assert_eq!(encode("^\\w+", &literal, Dialect::Toml), "'^\\w+'");
+        assert_eq!(encode("it's", &literal, Dialect::Toml), "\"it's\"");
     }
 }

@@ -34,6 +34,7 @@ mod front_matter;
 #[doc(hidden)]
 pub mod fuzzing;
 mod icons;
+mod keys;
 mod loading;
 mod manifest;
 mod mime;
@@ -52,6 +53,7 @@ use toolsmith_model::{
 };
 
 pub use config::{CONFIG_FILE, FolderConfig};
+pub use keys::{key_location, toml_keys};
 pub use manifest::{parse_toml, toml_to_json};
 pub use reload::{Published, Snapshot};
 pub use run::{Caller, OPTIONS_ENV};

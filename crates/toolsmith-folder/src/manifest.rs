@@ -1,13 +1,16 @@
 //! Tool manifests (`hello.toml`): Scriptling-compatible metadata for a script with the same
 //! stem, or a `command = [...]` for a program in any language (DESIGN.md §2.2, §2.3).
 
+use std::ops::Range;
 use std::path::Path;
 
 use serde_json::Value;
 use toolsmith_model::{
-    Diagnostic, JsonObject, MANIFEST_TYPES, ParamType, Parameter, SourceLocation, ToolDefinition,
-    apply_property, input_schema, kind, line_column,
+    Diagnostic, JsonObject, Key, MANIFEST_TYPES, ParamType, Parameter, SourceFacts, SourceLocation,
+    ToolDefinition, apply_property, input_schema, kind, line_column,
 };
+
+use crate::keys::{key_location, toml_keys};
 
 /// JSON Schema keywords a `[[parameters]]` entry may carry besides its own keys.
 const SCHEMA_KEYWORDS: &[&str] = &[
@@ -61,8 +64,10 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
         "fix the TOML syntax; see https://toml.io for the format",
     )
     .map_err(|diagnostic| vec![diagnostic])?;
-    let locate = |key: &str| key_location(path, source, key, 0);
-    let locate_nth = |key: &str, index: usize| key_location(path, source, key, index);
+    let keys = toml_keys(source);
+    let locate = |key: &str| key_location(path, source, &keys, &[key]);
+    let locate_nth =
+        |key: &str, index: usize| key_location(path, source, &keys, &[key, &index.to_string()]);
     let stem = path
         .file_stem()
         .and_then(|stem| stem.to_str())
@@ -141,8 +146,27 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     if !explicit_schema {
         definition.input_schema = input_schema(&parameters);
     }
+    definition.facts = SourceFacts {
+        parameters: manifest_parameters(&keys, &parameters),
+        keys,
+        ..SourceFacts::default()
+    };
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
     Ok(Manifest { definition, kind })
+}
+
+/// Where each `[[parameters]]` entry's name is written: its `name = "…"` value.
+fn manifest_parameters(keys: &[Key], parameters: &[Parameter]) -> Vec<(String, Range<usize>)> {
+    parameters
+        .iter()
+        .enumerate()
+        .filter_map(|(index, parameter)| {
+            let key = keys
+                .iter()
+                .find(|key| key.is(&["parameters", &index.to_string(), "name"]))?;
+            Some((parameter.name.clone(), key.value.clone()))
+        })
+        .collect()
 }
 
 /// Parses TOML text into a JSON object; a syntax error is one diagnostic under `rule`,
@@ -369,36 +393,6 @@ fn parse_parameter(entry: &Value) -> Result<Parameter, ParameterError> {
         }
     }
     Ok(parameter)
-}
-
-/// Where `key` is set in a TOML source: its `occurrence`-th (0-based) `key =` or
-/// `[key]`/`[[key]]` line.
-fn key_location(path: &Path, source: &str, key: &str, occurrence: usize) -> SourceLocation {
-    let mut seen = 0;
-    for (number, text) in source.lines().enumerate() {
-        let trimmed = text.trim_start();
-        let indent = text.len() - trimmed.len();
-        let header = trimmed.trim_start_matches('[').trim_start();
-        let is_header = trimmed.starts_with('[')
-            && header
-                .strip_prefix(key)
-                .is_some_and(|rest| rest.starts_with(']') || rest.starts_with('.'));
-        let is_assignment = trimmed
-            .strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('=') || rest.starts_with('.'));
-        if is_header || is_assignment {
-            if seen < occurrence {
-                seen += 1;
-                continue;
-            }
-            return SourceLocation {
-                path: path.to_owned(),
-                line: u32::try_from(number + 1).unwrap_or(u32::MAX),
-                column: u32::try_from(indent + 1).unwrap_or(u32::MAX),
-            };
-        }
-    }
-    SourceLocation::file(path)
 }
 
 /// Converts TOML to JSON (dates become strings), as manifests, `toolsmith.toml` and test

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::facts::SourceFacts;
+
 /// A JSON object, as MCP uses for schemas and `_meta`.
 pub type JsonObject = Map<String, Value>;
 
@@ -66,6 +68,8 @@ pub struct ToolDefinition {
     pub ui: Option<Ui>,
     /// Where the tool was defined.
     pub source: SourceLocation,
+    /// What its loader saw in its source, for `toolsmith check`.
+    pub facts: SourceFacts,
 }
 
 impl ToolDefinition {
@@ -98,6 +102,7 @@ impl ToolDefinition {
             permissions: Permissions::default(),
             ui: None,
             source: SourceLocation::default(),
+            facts: SourceFacts::default(),
         }
     }
 

@@ -48,6 +48,7 @@ mod definition;
 mod diagnostic;
 mod discovery;
 pub mod duration;
+mod facts;
 mod hint;
 pub mod names;
 mod notifications;
@@ -70,6 +71,7 @@ pub use definition::{
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
+pub use facts::{Call, Code, Key, SourceFacts};
 pub use hint::Hint;
 pub use notifications::{NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};

@@ -13,8 +13,9 @@ use std::time::Instant;
 use serde_json::Value;
 use toolsmith_model::names::suggestion;
 use toolsmith_model::{
-    CallContext, Diagnostic, JsonObject, ParamType, Parameter, SourceLocation, StopReason, Tool,
-    ToolDefinition, ToolFailure, ToolReturn, apply_property, input_schema, wrapped_output_schema,
+    CallContext, Code, Diagnostic, JsonObject, ParamType, Parameter, SourceFacts, SourceLocation,
+    StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn, apply_property, input_schema,
+    wrapped_output_schema,
 };
 
 use crate::docstring;
@@ -354,6 +355,7 @@ fn build(
         line,
         column,
     };
+    definition.facts = source_facts(path, program, registration, syntax);
     if let Some(returns) = syntax.and_then(|function| function.returns.as_ref()) {
         match output_schema(&returns.text) {
             Ok(schema) => definition.output_schema = schema,
@@ -376,6 +378,44 @@ fn build(
         })
     } else {
         Err(diagnostics)
+    }
+}
+
+/// What `toolsmith check` may know of the tool's source: where its `def`, parameters,
+/// docstring and `mcp.tool` keywords are written, and the calls it makes.
+fn source_facts(
+    path: &Path,
+    program: &Program,
+    registration: &Registration,
+    syntax: Option<&FunctionSyntax>,
+) -> SourceFacts {
+    let file = program.facts();
+    let on_line = || {
+        file.registrations
+            .iter()
+            .filter(|written| written.line == registration.line)
+    };
+    let written = on_line()
+        .find(|written| written.function.as_ref() == Some(&registration.function_name))
+        .or_else(|| on_line().next());
+    let function = syntax.map(|function| &function.facts);
+    SourceFacts {
+        name: function.map(|function| function.name.clone()),
+        docstring: function.and_then(|function| function.docstring.clone()),
+        parameters: function
+            .map(|function| function.parameters.clone())
+            .unwrap_or_default(),
+        keys: written
+            .map(|written| written.keys.clone())
+            .unwrap_or_default(),
+        code: Some(Code {
+            path: path.to_owned(),
+            calls: function
+                .map(|function| function.calls.clone())
+                .unwrap_or_default(),
+            file_calls: file.calls.clone(),
+            strings: file.strings.clone(),
+        }),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use toolsmith_model::{
-    CallContext, Diagnostic, JsonObject, Tool, ToolDefinition, ToolFailure, ToolReturn,
+    CallContext, Code, Diagnostic, JsonObject, Tool, ToolDefinition, ToolFailure, ToolReturn,
 };
 
 use crate::engine::{self, Form, Program};
@@ -33,14 +33,23 @@ impl Tool for ScriptTool {
     }
 }
 
-/// Parses the script; a syntax error is the tool's load diagnostic.
+/// Parses the script and records its calls on the definition; a syntax error is the
+/// tool's load diagnostic.
 pub(crate) fn load(
-    definition: ToolDefinition,
+    mut definition: ToolDefinition,
     path: &Path,
     source: &str,
 ) -> Result<Arc<dyn Tool>, Diagnostic> {
     let program = engine::parse(path, source, Form::Script)
         .map_err(|error| source_diagnostic(path, error))?;
+    // The whole script runs per call: all of its calls are the tool's.
+    let facts = program.facts();
+    definition.facts.code = Some(Code {
+        path: path.to_owned(),
+        calls: facts.calls.clone(),
+        file_calls: facts.calls.clone(),
+        strings: facts.strings.clone(),
+    });
     Ok(Arc::new(ScriptTool {
         definition,
         program,

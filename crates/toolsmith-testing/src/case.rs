@@ -217,41 +217,17 @@ pub fn parse_test_file(path: &Path, source: &str) -> TestFile {
             &[]
         }
     };
-    let lines = table_lines(source, "tests");
+    let keys = toolsmith_folder::toml_keys(source);
     for (index, value) in cases.iter().enumerate() {
         let mut case = parse_case(value, FILE_CASE_KEYS);
         if case.tool.is_none() {
             case.tool.clone_from(&default_tool);
         }
-        let location = lines.get(index).map_or_else(
-            || SourceLocation::file(path),
-            |&line| SourceLocation {
-                path: path.to_owned(),
-                line,
-                column: 1,
-            },
-        );
+        let location =
+            toolsmith_folder::key_location(path, source, &keys, &["tests", &index.to_string()]);
         file.cases.push((case, location));
     }
     file
-}
-
-/// The 1-based lines of the `[[name]]` headers in a TOML source.
-fn table_lines(source: &str, name: &str) -> Vec<u32> {
-    source
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| {
-            let line = line.trim();
-            line.strip_prefix("[[")
-                .and_then(|rest| rest.split_once("]]"))
-                .is_some_and(|(header, rest)| {
-                    header.trim() == name
-                        && (rest.trim().is_empty() || rest.trim_start().starts_with('#'))
-                })
-        })
-        .map(|(number, _)| u32::try_from(number + 1).unwrap_or(u32::MAX))
-        .collect()
 }
 
 #[cfg(test)]

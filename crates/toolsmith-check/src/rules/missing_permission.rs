@@ -1,5 +1,4 @@
 use crate::checker::{Report, Server};
-use crate::locate::first_call;
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -35,33 +34,36 @@ declare_rule! {
 
 /// Each permission and the calls that need it.
 const NEEDS: &[(&str, &[&str])] = &[
-    ("net", &["http.get(", "http.post(", "http.request("]),
-    ("fs.read", &["mcp.read_file(", "mcp.list_dir("]),
-    ("fs.write", &["mcp.write_file("]),
-    ("env", &["mcp.getenv("]),
+    ("net", &["http.get", "http.post", "http.request"]),
+    ("fs.read", &["mcp.read_file", "mcp.list_dir"]),
+    ("fs.write", &["mcp.write_file"]),
+    ("env", &["mcp.getenv"]),
 ];
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
-        let Some((code, offset)) = tool.running_code() else {
-            continue;
-        };
         let permissions = &tool.definition.permissions;
         for (family, calls) in NEEDS {
             let granted = permissions.family(family);
             if !granted.is_empty() {
                 continue;
             }
-            let Some((at, call)) = first_call(code, calls) else {
+            let Some(call) = tool
+                .calls()
+                .iter()
+                .filter(|call| calls.contains(&call.name.as_str()))
+                .min_by_key(|call| call.span.start)
+            else {
                 continue;
             };
             report
                 .add(
-                    tool.at_call(offset, at, call, "permissions"),
+                    tool.at_call(call, "permissions"),
                     Some(tool.name()),
                     format!(
-                        "`{}` calls `{call}` but is not granted `{family}`",
-                        tool.name()
+                        "`{}` calls `{}` but is not granted `{family}`",
+                        tool.name(),
+                        call.name
                     ),
                 )
                 .help(format!(

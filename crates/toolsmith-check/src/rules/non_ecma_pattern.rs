@@ -1,8 +1,8 @@
 use serde_json::Value;
 
-use crate::checker::{Edit, Fix, Form, Report, Server};
+use crate::checker::{Edit, Fix, Form, Report, Server, ToolView};
 use crate::ecma;
-use crate::literal::{self, Dialect};
+use crate::literal::{self, Dialect, Literal};
 use crate::rule::declare_rule;
 use crate::schema;
 
@@ -104,7 +104,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
                         .zip(tool.source)
                         .filter(|_| fixable)
                         .and_then(|(dialect, source)| {
-                            literal::unique(source, dialect, 0..source.len(), &pattern)
+                            pattern_literal(tool, source, dialect, &pattern)
                                 .map(|literal| (literal, dialect))
                         });
                 if let Some((literal, dialect)) = found {
@@ -127,4 +127,24 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             }
         }
     }
+}
+
+/// The one `pattern` value written for the tool (in its `params=` dict or manifest) whose
+/// value is `pattern`; `None` when there is none or more than one (a fix must not guess).
+fn pattern_literal(
+    tool: &ToolView<'_>,
+    source: &str,
+    dialect: Dialect,
+    pattern: &str,
+) -> Option<Literal> {
+    let mut matches = tool
+        .definition
+        .facts
+        .keys
+        .iter()
+        .filter(|key| key.path.last().is_some_and(|last| last == "pattern"))
+        .filter_map(|key| literal::at(source, key.value.clone(), dialect))
+        .filter(|literal| literal.value == pattern);
+    let first = matches.next()?;
+    matches.next().is_none().then_some(first)
 }

@@ -72,7 +72,13 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             ));
         }
         if permissions.net.iter().any(|host| host == "*") {
-            let hosts = tool.code.map(crate::prose::hosts_named).unwrap_or_default();
+            let hosts = tool
+                .definition
+                .facts
+                .code
+                .as_ref()
+                .map(|code| crate::prose::hosts_named(&code.strings.join("\n")))
+                .unwrap_or_default();
             if !hosts.is_empty() {
                 problems.push((
                     format!(

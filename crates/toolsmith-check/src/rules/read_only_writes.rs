@@ -1,5 +1,6 @@
 use crate::checker::{Report, Server};
-use crate::locate::first_call;
+use toolsmith_model::Call;
+
 use crate::rule::declare_rule;
 
 declare_rule! {
@@ -35,30 +36,29 @@ declare_rule! {
 }
 
 /// Calls that change something, whatever their arguments.
-const WRITES: &[&str] = &["mcp.write_file(", "http.post("];
+const WRITES: &[&str] = &["mcp.write_file", "http.post"];
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
         if tool.definition.annotations.read_only != Some(true) {
             continue;
         }
-        let Some((code, offset)) = tool.running_code() else {
-            continue;
-        };
-        let write = first_call(code, WRITES)
-            .into_iter()
-            .chain(changing_requests(code).map(|at| (at, "http.request")))
-            .min();
-        let Some((at, call)) = write else {
+        let Some(call) = tool
+            .calls()
+            .iter()
+            .filter(|call| WRITES.contains(&call.name.as_str()) || is_changing_request(call))
+            .min_by_key(|call| call.span.start)
+        else {
             continue;
         };
         report
             .add(
-                tool.at_call(offset, at, call, "read_only"),
+                tool.at_call(call, "read_only"),
                 Some(tool.name()),
                 format!(
-                    "`{}` is marked read-only but calls `{call}`, which changes something",
-                    tool.name()
+                    "`{}` is marked read-only but calls `{}`, which changes something",
+                    tool.name(),
+                    call.name
                 ),
             )
             .help(
@@ -68,17 +68,12 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
     }
 }
 
-/// Where `code` calls `http.request` with a method other than a literal `"GET"` or
+/// Whether `call` is an `http.request` with a method other than a literal `"GET"` or
 /// `"HEAD"` (a method in a variable counts as a change: it may be one).
-fn changing_requests(code: &str) -> impl Iterator<Item = usize> + '_ {
-    code.match_indices("http.request(")
-        .filter_map(|(at, call)| {
-            let method = code[at + call.len()..]
-                .trim_start()
-                .trim_start_matches(['"', '\''])
-                .get(..4)
-                .unwrap_or_default()
-                .to_ascii_uppercase();
-            (!method.starts_with("GET") && method != "HEAD").then_some(at)
-        })
+fn is_changing_request(call: &Call) -> bool {
+    call.name == "http.request"
+        && !call
+            .first_literal
+            .as_deref()
+            .is_some_and(|method| matches!(method.to_ascii_uppercase().as_str(), "GET" | "HEAD"))
 }

@@ -6,9 +6,9 @@ declare_rule! {
     /// Checks Starlark and script tools for `permissions` their code never uses: a `net`
     /// grant in a file that makes no network call and names none of the granted hosts, an
     /// `fs.read`/`fs.write` grant in a file that touches no files, an `env` grant in a file
-    /// that reads no environment variable. The check is deliberately conservative: any
-    /// mention anywhere in the file counts as use, and command tools (whose program cannot be
-    /// seen) are not checked.
+    /// that reads no environment variable. The check is deliberately conservative: a call
+    /// anywhere in the file (helpers included) counts as use, and so does a string naming a
+    /// granted host or path; command tools (whose program cannot be seen) are not checked.
     ///
     /// ## Why is this bad?
     /// Permissions are what a reviewer reads to judge what a tool can do. A grant the code
@@ -31,54 +31,58 @@ declare_rule! {
     }
 }
 
+/// Whether a call, by its dotted name, uses a permission.
+type Uses = fn(&str) -> bool;
+
+/// Each permission, what its absence of use is called, and which calls use it.
+const FAMILIES: &[(&str, &str, Uses)] = &[
+    ("net", "makes no network request", |name| {
+        first(
+            name,
+            &["http", "https", "net", "requests", "urllib", "socket"],
+        ) || last(name, &["fetch"])
+    }),
+    ("fs.read", "reads no files", |name| {
+        first(name, &["fs", "file"]) || last(name, &["open", "read_file", "list_dir"])
+    }),
+    ("fs.write", "writes no files", |name| {
+        first(name, &["fs", "file"]) || last(name, &["open", "write_file"])
+    }),
+    ("env", "reads no environment variables", |name| {
+        first(name, &["env", "environ"])
+            || last(name, &["env", "getenv"])
+            || name.contains("environ")
+    }),
+];
+
+/// Whether the dotted `name` starts with one of `segments`.
+fn first(name: &str, segments: &[&str]) -> bool {
+    segments.contains(&name.split('.').next().unwrap_or_default())
+}
+
+/// Whether the dotted `name` ends with one of `segments`.
+fn last(name: &str, segments: &[&str]) -> bool {
+    segments.contains(&name.rsplit('.').next().unwrap_or_default())
+}
+
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
-    const FAMILIES: &[(&str, &str, &[&str])] = &[
-        (
-            "net",
-            "makes no network request",
-            &[
-                "http.",
-                "https.",
-                "net.",
-                "fetch(",
-                "urllib",
-                "requests.",
-                "socket",
-            ],
-        ),
-        (
-            "fs.read",
-            "reads no files",
-            &["fs.", "open(", "read_file", "list_dir", "file."],
-        ),
-        (
-            "fs.write",
-            "writes no files",
-            &["fs.", "open(", "write_file", "file."],
-        ),
-        (
-            "env",
-            "reads no environment variables",
-            &["env.", "env(", "getenv", "environ"],
-        ),
-    ];
     for tool in &server.tools {
-        let Some(code) = tool.code.map(crate::locate::without_registrations) else {
+        let Some(code) = &tool.definition.facts.code else {
             continue;
         };
         let permissions = &tool.definition.permissions;
-        for (family, never, calls) in FAMILIES {
+        for (family, never, uses) in FAMILIES {
             let granted = permissions.family(family);
             if granted.is_empty() {
                 continue;
             }
-            let called = calls.iter().any(|call| code.contains(call));
+            let called = code.file_calls.iter().any(|call| uses(&call.name));
             let named = granted.iter().any(|value| {
                 let literal = value
                     .trim_matches('*')
                     .trim_start_matches('.')
                     .trim_end_matches('/');
-                !literal.is_empty() && code.contains(literal)
+                !literal.is_empty() && code.strings.iter().any(|text| text.contains(literal))
             });
             if !called && !named {
                 report

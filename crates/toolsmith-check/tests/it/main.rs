@@ -49,6 +49,11 @@ pub(crate) fn load(root: &Path) -> (ToolFolder, CheckContext) {
         &mut |path| std::fs::read_to_string(path).ok(),
         &|name| matches!(name, "PATH" | "HOME"),
     );
+    context.tested_tools = toolsmith_testing::collect(&folder)
+        .cases
+        .into_iter()
+        .map(|case| case.tool)
+        .collect();
     context.resource_uris = Some(
         folder
             .resources()

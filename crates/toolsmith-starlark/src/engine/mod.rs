@@ -8,6 +8,7 @@
 mod budget;
 mod builtins;
 mod convert;
+mod facts;
 mod host;
 mod http_module;
 mod mcp_module;
@@ -47,6 +48,7 @@ pub use budget::{
     DEFAULT_HEAP_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT_VAR, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR,
     heap_limit, memory_budget, result_limit, set_heap_limit, set_memory_budget, set_result_limit,
 };
+pub(crate) use facts::FileFacts;
 pub(crate) use parse::parse;
 pub(crate) use session::{ParamKind, Registration};
 pub(crate) use syntax::{Annotation, FunctionSyntax};
@@ -110,12 +112,19 @@ pub(crate) struct Program {
     file: String,
     /// The top-level `def`s, for annotations and docstrings.
     functions: Vec<FunctionSyntax>,
+    /// The calls, strings and registrations of the unedited file.
+    facts: FileFacts,
 }
 
 impl Program {
     /// The top-level functions of the file.
     pub(crate) fn functions(&self) -> &[FunctionSyntax] {
         &self.functions
+    }
+
+    /// The calls, strings and registrations of the file, as written.
+    pub(crate) fn facts(&self) -> &FileFacts {
+        &self.facts
     }
 }
 

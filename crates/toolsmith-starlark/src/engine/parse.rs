@@ -6,7 +6,7 @@ use std::path::Path;
 
 use starlark::syntax::AstModule;
 
-use super::{Form, MAX_NESTING, Program, SourceError, builtins, dialect, rewrite, syntax};
+use super::{Form, MAX_NESTING, Program, SourceError, builtins, dialect, facts, rewrite, syntax};
 
 /// Parses a file: the Scriptling rewrites, the dialect, then our own checks.
 pub(crate) fn parse(path: &Path, source: &str, form: Form) -> Result<Program, SourceError> {
@@ -58,6 +58,7 @@ pub(crate) fn parse(path: &Path, source: &str, form: Form) -> Result<Program, So
         });
     }
     let functions = syntax::top_level_functions(&ast);
+    let facts = facts::file_facts(&ast);
     if let Some(guarded) = rewrite::guard_methods(&ast, &text) {
         ast = AstModule::parse(&name, guarded, &dialect()).map_err(|error| source_error(&error))?;
     }
@@ -67,6 +68,7 @@ pub(crate) fn parse(path: &Path, source: &str, form: Form) -> Result<Program, So
         form,
         file: name,
         functions,
+        facts,
     })
 }
 

@@ -9,6 +9,8 @@ use starlark::codemap::Span;
 use starlark::syntax::AstModule;
 use starlark::syntax::ast::{AstLiteral, AstStmt, DefP, ExprP, ParameterP, StmtP};
 
+use super::facts::{calls_in, range};
+
 /// A top-level `def`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FunctionSyntax {
@@ -24,6 +26,22 @@ pub(crate) struct FunctionSyntax {
     pub(crate) returns: Option<Annotation>,
     /// The docstring, as the string literal's value.
     pub(crate) docstring: Option<String>,
+    /// Where the name, each parameter's name and the docstring's first line are written,
+    /// and the calls the body makes.
+    pub(crate) facts: FunctionFacts,
+}
+
+/// Where the parts of a `def` are written, and the calls its body makes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct FunctionFacts {
+    /// The function name.
+    pub(crate) name: Range<usize>,
+    /// Each parameter's name.
+    pub(crate) parameters: Vec<(String, Range<usize>)>,
+    /// The docstring's first line, from its opening quote.
+    pub(crate) docstring: Option<Range<usize>>,
+    /// The calls in the body, in source order.
+    pub(crate) calls: Vec<toolsmith_model::Call>,
 }
 
 /// A type annotation: its source text and where it is.
@@ -79,6 +97,16 @@ fn function(ast: &AstModule, def: &DefP<starlark::syntax::ast::AstNoPayload>) ->
             ParameterP::NoArgs | ParameterP::Slash => None,
         })
         .collect();
+    let parameters = def
+        .params
+        .iter()
+        .filter_map(|param| match &param.node {
+            ParameterP::Normal(name, ..)
+            | ParameterP::Args(name, _)
+            | ParameterP::KwArgs(name, _) => Some((name.node.ident.clone(), range(name.span))),
+            ParameterP::NoArgs | ParameterP::Slash => None,
+        })
+        .collect();
     FunctionSyntax {
         name: def.name.node.ident.clone(),
         line,
@@ -86,7 +114,32 @@ fn function(ast: &AstModule, def: &DefP<starlark::syntax::ast::AstNoPayload>) ->
         params,
         returns: def.return_type.as_ref().map(|a| annotation_of(ast, a.span)),
         docstring: docstring(&def.body),
+        facts: FunctionFacts {
+            name: range(def.name.span),
+            parameters,
+            docstring: docstring_line(ast, &def.body),
+            calls: calls_in(&def.body),
+        },
     }
+}
+
+/// The first line of the docstring opening `body`, from its opening quote.
+fn docstring_line(ast: &AstModule, body: &AstStmt) -> Option<Range<usize>> {
+    let first = match &body.node {
+        StmtP::Statements(statements) => statements.first()?,
+        _ => body,
+    };
+    let StmtP::Expression(expression) = &first.node else {
+        return None;
+    };
+    if !matches!(expression.node, ExprP::Literal(AstLiteral::String(_))) {
+        return None;
+    }
+    let span = range(expression.span);
+    let file_span = ast.file_span(expression.span);
+    let text = file_span.source_span();
+    let line = text.find('\n').unwrap_or(text.len());
+    Some(span.start..span.start + line)
 }
 
 fn docstring(body: &AstStmt) -> Option<String> {
@@ -109,7 +162,7 @@ fn annotation_of(ast: &AstModule, span: Span) -> Annotation {
         text: ast.file_span(span).source_span().to_owned(),
         line,
         column,
-        span: span.begin().get() as usize..span.end().get() as usize,
+        span: range(span),
     }
 }
 

@@ -103,7 +103,8 @@ fn resolve(id: &str) -> anyhow::Result<&'static str> {
 }
 
 /// What the rules may look at: the folder's files, the tools' sources, the resources it
-/// serves, which required environment variables are set.
+/// serves, the tools `toolsmith test` has cases for, which required environment variables
+/// are set.
 fn gather(loaded: &ToolFolder) -> CheckContext {
     let root = loaded.root();
     let mut context = CheckContext::gather(
@@ -114,6 +115,11 @@ fn gather(loaded: &ToolFolder) -> CheckContext {
         &mut |path| std::fs::read_to_string(path).ok(),
         &|name| std::env::var_os(name).is_some(),
     );
+    context.tested_tools = toolsmith_testing::collect(loaded)
+        .cases
+        .into_iter()
+        .map(|case| case.tool)
+        .collect();
     context.resource_uris = Some(
         loaded
             .resources()
