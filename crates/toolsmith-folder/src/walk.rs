@@ -1,5 +1,5 @@
 //! Listing a folder's files the way every part of a tools folder does: recursively, sorted,
-//! skipping names that start with `_` or `.` (DESIGN.md §2).
+//! skipping names that start with `_` or `.` (docs/tools.md).
 
 use std::path::{Path, PathBuf};
 
