@@ -56,7 +56,8 @@
 //! watchdog. The heap limit counts
 //! garbage too: starlark collects it only between a file's top-level statements.
 //! `print` goes to the `tracing` log (target `toolsmith_starlark::print`), never to stdout;
-//! there is no file, network or environment access, and `load()` is refused.
+//! there is no file, network or environment access beyond what the tool's `permissions`
+//! grant, and `load()` is refused.
 //!
 //! ```
 //! use std::path::{Path, PathBuf};
