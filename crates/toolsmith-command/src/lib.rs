@@ -1,5 +1,5 @@
 //! Command tools for Toolsmith: any executable, in any language, as an MCP tool
-//! (DESIGN.md §2.3).
+//! (docs/tools.md, "Command tools").
 //!
 //! A manifest such as `git_log.toml` with `command = ["git", "log", "-n", "{count}"]` or
 //! `command = ["python3", "weather.py"]` becomes a [`CommandTool`], which implements the

@@ -1,5 +1,5 @@
-//! What a command's output means (DESIGN.md §2.3, §3): stdout turned into a [`ToolReturn`],
-//! and the excerpt of stderr that explains a failure.
+//! What a command's output means (docs/tools.md, "Command tools"; docs/result-contract.md):
+//! stdout turned into a [`ToolReturn`], and the excerpt of stderr that explains a failure.
 
 use serde_json::Value;
 use toolsmith_model::{CallOutcome, ToolReturn};

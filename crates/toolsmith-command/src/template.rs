@@ -1,7 +1,7 @@
 //! Argv templates: a manifest's `command = [...]` with `{name}` placeholders, checked
-//! against the tool's parameters once at load time and filled in per call (DESIGN.md §2.3).
-//! Substitution happens element by element into argv, never through a shell, so an argument
-//! can never turn into a second command.
+//! against the tool's parameters once at load time and filled in per call (docs/tools.md,
+//! "Command tools"). Substitution happens element by element into argv, never through a
+//! shell, so an argument can never turn into a second command.
 
 use serde_json::Value;
 use toolsmith_model::JsonObject;

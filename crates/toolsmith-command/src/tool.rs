@@ -1,6 +1,7 @@
 //! [`CommandTool`]: a manifest's `command = [...]` as a [`Tool`] — how argv, the working
 //! directory and the environment are prepared for each call, and how the process's exit is
-//! turned into a result or a [`ToolFailure`] (DESIGN.md §2.3, §8).
+//! turned into a result or a [`ToolFailure`] (docs/tools.md, "Command tools";
+//! docs/architecture.md, "Sandbox and limits").
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ pub const DEFAULT_OUTPUT_LIMIT: usize = 4 * 1024 * 1024;
 /// Environment variables every command inherits; `permissions.env` adds to them.
 const INHERITED_ENV: [&str; 3] = ["PATH", "HOME", "LANG"];
 
-/// A tool that runs a program per call (DESIGN.md §2.3).
+/// A tool that runs a program per call (docs/tools.md, "Command tools").
 ///
 /// Each call spawns the program directly (never through a shell) in its own process group,
 /// with the arguments — schema defaults filled in — as one compact JSON object on stdin and

@@ -1,11 +1,11 @@
-//! A tools folder (DESIGN.md §2) loaded into a [`Catalog`]: Starlark files, manifests with a
+//! A tools folder (docs/tools.md) loaded into a [`Catalog`]: Starlark files, manifests with a
 //! script or a command, and `toolsmith.toml`; plus its MCP prompts (`prompts/*.md`) and
 //! resources (`resources/**`).
 //!
 //! - [`ToolFolder`]: a loaded folder — its configuration, its catalog and what failed.
 //! - [`ToolFolder::prompts`] and [`ToolFolder::resources`]: the folder's prompts and
 //!   resources (file formats in the `prompts` and `resources` module docs).
-//! - [`ToolFolder::call`]: the call path `toolsmith call` and `toolsmith test` use, with
+//! - [`ToolFolder::caller`]: the call path `toolsmith call` and `toolsmith test` use, with
 //!   a watchdog that returns a timeout result even when a tool cannot be interrupted.
 //! - [`Published::reloaded`]: what a server publishes after a reload (`serve --watch`),
 //!   a broken file keeping what it published before; [`Snapshot`] tells when to reload.
@@ -132,8 +132,9 @@ impl ToolFolder {
     }
 
     /// [`ToolFolder::load`] for serving over `transport` (`"stdio"` or `"http"`): each
-    /// tool's `overrides[transport]` properties replace its own (DESIGN.md §6). A tool
-    /// whose override is invalid is left out with an `invalid-override` diagnostic.
+    /// tool's `overrides[transport]` properties replace its own (docs/serve.md,
+    /// "Per-transport overrides"). A tool whose override is invalid is left out with an
+    /// `invalid-override` diagnostic.
     pub fn load_for(root: &Path, transport: Option<&str>) -> Result<Self, FolderError> {
         Self::load_reusing(root, transport, &[])
     }

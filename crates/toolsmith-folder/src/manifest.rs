@@ -1,5 +1,6 @@
 //! Tool manifests (`hello.toml`): Scriptling-compatible metadata for a script with the same
-//! stem, or a `command = [...]` for a program in any language (DESIGN.md §2.2, §2.3).
+//! stem, or a `command = [...]` for a program in any language (docs/tools.md, "Manifest +
+//! script (Scriptling)" and "Command tools").
 
 use std::ops::Range;
 use std::path::Path;

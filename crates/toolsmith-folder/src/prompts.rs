@@ -1,4 +1,5 @@
-//! `prompts/**/*.md` of a tools folder as MCP prompts (DESIGN.md §2, §4).
+//! `prompts/**/*.md` of a tools folder as MCP prompts (docs/serve.md, "Prompts, resources
+//! and completion").
 //!
 //! A prompt file is Markdown with optional front matter:
 //!

@@ -1,4 +1,5 @@
-//! `resources/**` of a tools folder as MCP resources (DESIGN.md §2, §4).
+//! `resources/**` of a tools folder as MCP resources (docs/serve.md, "Prompts, resources
+//! and completion").
 //!
 //! Every file under `resources/` is a resource, read once when the folder loads:
 //!

@@ -39,7 +39,8 @@ impl CatalogEntry {
         &self.tool
     }
 
-    /// Validates, runs and checks one call (DESIGN.md §3).
+    /// Validates, runs and checks one call: the result contract of [`CallOutcome`]
+    /// (docs/result-contract.md).
     ///
     /// Every failure is an `isError` outcome; nothing here is a protocol error. The call's
     /// progress and log notifications share one budget ([`NOTIFICATION_BURST`] at once,

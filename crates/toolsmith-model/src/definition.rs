@@ -12,7 +12,8 @@ use crate::facts::SourceFacts;
 /// A JSON object, as MCP uses for schemas and `_meta`.
 pub type JsonObject = Map<String, Value>;
 
-/// The timeout a tool gets when it declares none (DESIGN.md §2.1).
+/// The timeout a tool gets when it declares none and its folder sets no `[defaults] timeout`
+/// (docs/tools.md, "Tool properties").
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Everything known about one tool, whatever form it was written in.
@@ -256,7 +257,7 @@ pub struct Requires {
     pub env: Vec<String>,
 }
 
-/// What a tool may touch outside its sandbox (DESIGN.md §8).
+/// What a tool may touch outside its sandbox (docs/tools.md, "The language and the sandbox").
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Permissions {
     /// Paths (or globs) the tool may read.

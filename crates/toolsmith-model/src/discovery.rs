@@ -1,4 +1,4 @@
-//! Server-wide discovery settings (DESIGN.md §5): `[search]` in `toolsmith.toml` and
+//! Server-wide discovery settings (docs/search.md): `[search]` in `toolsmith.toml` and
 //! `serve --search`. Whether the tools go behind `tool_search` is decided by
 //! `toolsmith_search::plan`, which counts their tokens.
 

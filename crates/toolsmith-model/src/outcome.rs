@@ -1,5 +1,6 @@
-//! The result contract (DESIGN.md §3): what a tool hands back ([`ToolReturn`]) and what the
-//! client receives ([`CallOutcome`], an MCP `CallToolResult`).
+//! The result contract: what a tool hands back ([`ToolReturn`]) and what the client receives
+//! ([`CallOutcome`], an MCP `CallToolResult`). The contract is written once, in
+//! docs/result-contract.md, which is the rustdoc of [`CallOutcome`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -7,7 +8,9 @@ use serde_json::{Value, json};
 use crate::definition::{JsonObject, TextFormat};
 use crate::toon;
 
-/// An MCP `CallToolResult`.
+/// An MCP `CallToolResult`: what every call of every tool ends in.
+///
+#[doc = include_str!("../../../docs/result-contract.md")]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallOutcome {

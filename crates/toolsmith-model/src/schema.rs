@@ -289,7 +289,7 @@ pub fn input_schema(parameters: &[Parameter]) -> JsonObject {
 }
 
 /// The output schema for a tool whose successful result is a non-object value: the value
-/// is wrapped as `{"result": value}` (DESIGN.md §3), and so is its schema.
+/// is wrapped as `{"result": value}` (docs/result-contract.md), and so is its schema.
 pub fn wrapped_output_schema(result: &ParamType) -> JsonObject {
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));

@@ -72,7 +72,7 @@ fn compile_value(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
 /// Compiling a schema runs a good part of the `jsonschema` crate (the draft 2020-12
 /// meta-schema is compiled and checked first), which a server that has only just started
 /// and answered `initialize` never needs: those code pages are most of its memory then.
-/// A schema written only with [plain keywords](is_plain) is compiled by the first
+/// A schema written only with plain keywords (`is_plain`) is compiled by the first
 /// validation instead. Any other schema is compiled by [`SchemaValidator::new`], so an
 /// invalid one is still an error when the tool loads.
 pub struct SchemaValidator {
@@ -89,7 +89,7 @@ impl fmt::Debug for SchemaValidator {
 }
 
 impl SchemaValidator {
-    /// A validator for `schema`; compiles it now unless it [cannot fail to](is_plain).
+    /// A validator for `schema`; compiles it now unless it cannot fail to (`is_plain`).
     pub fn new(schema: &JsonObject) -> Result<Self, SchemaError> {
         let schema = Value::Object(schema.clone());
         let compiled = OnceLock::new();
@@ -103,7 +103,7 @@ impl SchemaValidator {
     ///
     /// # Errors
     ///
-    /// Only if a plain schema did not compile after all, which [`is_plain`] rules out.
+    /// Only if a plain schema did not compile after all, which `is_plain` rules out.
     pub fn compiled(&self) -> Result<&jsonschema::Validator, &SchemaError> {
         self.compiled
             .get_or_init(|| compile_value(&self.schema))

@@ -1,6 +1,6 @@
-//! The built-in discovery tools, `tool_search` and `execute_tool` (DESIGN.md §5): ordinary
-//! [`Tool`]s added to a catalog that has discoverable tools, so a server calls them through
-//! the same path as any other tool.
+//! The built-in discovery tools, `tool_search` and `execute_tool` (docs/search.md, "The
+//! built-in tools"): ordinary [`Tool`]s added to a catalog that has discoverable tools, so a
+//! server calls them through the same path as any other tool.
 //!
 //! A folder tool with a built-in's name wins: the built-in is left out and the catalog
 //! carries a `builtin-tool-shadowed` warning, so nothing changes silently.

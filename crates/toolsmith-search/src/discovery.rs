@@ -1,5 +1,5 @@
-//! Which tools `tools/list` shows and which are found through `tool_search` (DESIGN.md §5):
-//! the `[search]` settings applied to a catalog.
+//! Which tools `tools/list` shows and which are found through `tool_search`: the `[search]`
+//! settings applied to a catalog (docs/search.md, "Search modes and the token budget").
 
 use std::sync::Arc;
 

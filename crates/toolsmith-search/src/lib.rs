@@ -1,4 +1,4 @@
-//! Ranking for `tool_search` (DESIGN.md §5): find the right tool among many from a few words
+//! Ranking for `tool_search` (docs/search.md): find the right tool among many from a few words
 //! a user or model wrote, and the two built-in tools that put discoverable tools within a
 //! model's reach.
 //!

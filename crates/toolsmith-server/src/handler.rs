@@ -99,9 +99,9 @@ impl McpHandler {
             .is_ok_and(|root| matches!(*root, ClientRoot::Known(_)))
     }
 
-    /// The client's first `file://` root that is a directory here (DESIGN.md §2.3: tools
-    /// run in the client's root), asked for once per session and again after
-    /// `notifications/roots/list_changed`; `None` when the client has no roots capability
+    /// The client's first `file://` root that is a directory here (command tools run in the
+    /// client's root: docs/tools.md, "Command tools"), asked for once per session and again
+    /// after `notifications/roots/list_changed`; `None` when the client has no roots capability
     /// or no such root, and the tools folder is used.
     async fn client_root(&self, context: &RequestContext<RoleServer>) -> Option<PathBuf> {
         let declared = context

@@ -1,7 +1,7 @@
 //! Serve a Toolsmith [`Catalog`](toolsmith_model::Catalog) over MCP, on stdio or Streamable
 //! HTTP, with the official `rmcp` SDK. This is the only crate that names rmcp: it converts
-//! between rmcp's types and the model's, and holds no tool logic (STYLE.md, "The protocol
-//! layer stays thin").
+//! between rmcp's types and the model's, and holds no tool logic (docs/architecture.md, "The
+//! crates").
 //!
 //! - [`ServerState`]: what all connections share — the catalog, prompts and resources
 //!   behind swappable handles ([`ServerState::replace`] for hot reload), server identity,
@@ -11,9 +11,13 @@
 //!   [`Router`](axum::Router) that tests can drive in-process.
 //!
 //! Every `tools/call` runs the tool on a pool of call threads with the tool's timeout as its
-//! deadline, under a hard watchdog, and always answers with a `CallToolResult` (DESIGN.md
-//! §3); only an unknown tool name is a JSON-RPC error (`-32602`, with "did you mean").
-//! Calls run concurrently; a client's `notifications/cancelled` interrupts its call.
+//! deadline, under a hard watchdog, and always answers with a `CallToolResult` (the result
+//! contract: docs/result-contract.md, rendered on
+//! [`CallOutcome`](toolsmith_model::CallOutcome)); only an unknown tool name is a JSON-RPC
+//! error (`-32602`, with "did you mean"). Calls run concurrently; a client's
+//! `notifications/cancelled` interrupts its call. How a request becomes a result, and why
+//! `tools/call` takes a shorter path than rmcp's, is in docs/architecture.md; every error a
+//! client can see is listed at the end of this page (docs/errors.md).
 //!
 //! The server takes a catalog and settings, not a folder: `toolsmith serve` builds both from
 //! a tools folder and its `toolsmith.toml`.
@@ -33,6 +37,8 @@
 //! })
 //! .expect("the server ran");
 //! ```
+//!
+#![doc = include_str!("../../../docs/errors.md")]
 
 mod bridge;
 mod call;

@@ -2,8 +2,9 @@
 //! over a transport of our own.
 //!
 //! We own the transport (not rmcp's `AsyncRwTransport`) for three reasons:
-//! - DESIGN.md §3: a line that is not JSON is answered with `-32700` (rmcp ignores it
-//!   silently), well-formed JSON that is not a message with `-32600`, and the server goes on.
+//! - A line that is not JSON is answered with `-32700` (rmcp ignores it silently),
+//!   well-formed JSON that is not a message with `-32600`, and the server goes on
+//!   (docs/errors.md, "JSON-RPC errors").
 //! - stdout carries protocol messages only: the protocol gets its own handle on the output,
 //!   and file descriptor 1 is pointed at stderr, so a stray write (a library's `println!`,
 //!   a child process that inherits stdout) cannot corrupt the stream.

@@ -1,5 +1,6 @@
-//! Measures the cost of one call of a trivial native tool, the number DESIGN.md §9 cares
-//! about: `cargo run --release -p toolsmith-starlark --example call_speed [calls]`.
+//! Measures the cost of one call of a trivial native tool, the number the README's
+//! "Performance" section tracks:
+//! `cargo run --release -p toolsmith-starlark --example call_speed [calls]`.
 
 #![expect(clippy::print_stdout, reason = "an example reports its measurement")]
 

@@ -1,7 +1,8 @@
 //! Starlark tools for Toolsmith: load a file, introspect its functions into MCP tool
 //! definitions, and run them with limits.
 //!
-//! Two forms are supported (DESIGN.md §2.1 and §2.2):
+//! Two forms are supported (docs/tools.md, "Starlark tools" and "Manifest + script
+//! (Scriptling)"):
 //!
 //! - **Native** `.star` files, loaded with [`load_module`]: the file runs once at load with
 //!   a global `mcp` module; each `mcp.tool(function, ...)` call registers a tool whose name,
@@ -23,7 +24,8 @@
 //!   manifests use too. Parameter types come from annotations (`str`, `int`, `float`,
 //!   `bool`, `list[T]`, `dict`, `T | None`, `typing.Any`), descriptions from the docstring
 //!   (text before `Args:`/`Returns:`, and the `Args:` entries).
-//! - Results (DESIGN.md §3): return a string, a dict, a list or number, or
+//! - Results ([the result contract](toolsmith_model::CallOutcome), docs/result-contract.md):
+//!   return a string, a dict, a list or number, or
 //!   `mcp.error(message, **details)`, `mcp.result(content=[...], structured=..., is_error=...)`
 //!   and the content helpers `mcp.text`, `mcp.image`, `mcp.audio`, `mcp.resource`,
 //!   `mcp.resource_link` (alone or in a list). Annotations are not checked at run time, so
@@ -54,7 +56,8 @@
 //! watchdog. The heap limit counts
 //! garbage too: starlark collects it only between a file's top-level statements.
 //! `print` goes to the `tracing` log (target `toolsmith_starlark::print`), never to stdout;
-//! there is no file, network or environment access, and `load()` is refused.
+//! there is no file, network or environment access beyond what the tool's `permissions`
+//! grant, and `load()` is refused.
 //!
 //! ```
 //! use std::path::{Path, PathBuf};
@@ -155,7 +158,7 @@ impl std::fmt::Debug for LoadedModule {
     }
 }
 
-/// Loads a native Starlark tool file (DESIGN.md §2.1).
+/// Loads a native Starlark tool file (docs/tools.md, "Starlark tools").
 ///
 /// The file is parsed, its top level evaluated once (within `settings.load_timeout`) and
 /// frozen; each `mcp.tool(...)` call becomes a tool. Problems are diagnostics with the
@@ -165,8 +168,8 @@ pub fn load_module(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
     native::load(path, source, settings)
 }
 
-/// Loads the script of a manifest tool (DESIGN.md §2.2): `.star`, or `.py` in Scriptling's
-/// Python subset.
+/// Loads the script of a manifest tool (docs/tools.md, "Manifest + script (Scriptling)"):
+/// `.star`, or `.py` in Scriptling's Python subset.
 ///
 /// The script is parsed once now (a syntax error is the returned diagnostic) and runs top
 /// to bottom on every call, reading arguments with `tool.get_*` and setting the result

@@ -1,4 +1,4 @@
-//! Native tool files (DESIGN.md §2.1): evaluate the file once, then turn each
+//! Native tool files (docs/tools.md, "Starlark tools"): evaluate the file once, then turn each
 //! `mcp.tool(...)` registration into a [`ToolDefinition`] — name and parameters from the
 //! function, types from its annotations, descriptions from its docstring, everything else
 //! from the keywords through [`apply_property`] — and a [`StarlarkTool`] that calls the

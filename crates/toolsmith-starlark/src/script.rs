@@ -1,6 +1,6 @@
-//! Manifest + script tools (DESIGN.md §2.2, Scriptling-compatible): the manifest gives the
-//! definition, the script is parsed once at load and run top to bottom on every call with
-//! the `tool` module.
+//! Manifest + script tools (Scriptling-compatible; docs/tools.md, "Manifest + script
+//! (Scriptling)"): the manifest gives the definition, the script is parsed once at load and
+//! run top to bottom on every call with the `tool` module.
 
 use std::path::Path;
 use std::sync::Arc;

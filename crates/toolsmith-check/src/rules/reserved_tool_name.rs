@@ -28,7 +28,8 @@ declare_rule! {
 }
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
-    // The tools Toolsmith itself publishes in discovery mode (DESIGN.md §5).
+    // The tools Toolsmith itself publishes in discovery mode (docs/search.md, "The built-in
+    // tools").
     const BUILT_IN: &[&str] = &["tool_search", "execute_tool"];
     for tool in &server.tools {
         if BUILT_IN.contains(&tool.name()) {

@@ -1,4 +1,4 @@
-//! How stdout becomes the result (DESIGN.md §2.3 and §3).
+//! How stdout becomes the result (docs/tools.md, "Command tools"; docs/result-contract.md).
 
 use serde_json::json;
 use toolsmith_model::{CallOutcome, Content, TextFormat, ToolReturn};

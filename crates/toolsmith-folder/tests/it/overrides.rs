@@ -1,5 +1,5 @@
-//! Per-transport `overrides` (DESIGN.md §6): the same folder publishes different tool
-//! properties over stdio and HTTP.
+//! Per-transport `overrides` (docs/serve.md, "Per-transport overrides"): the same folder
+//! publishes different tool properties over stdio and HTTP.
 
 use toolsmith_folder::ToolFolder;
 

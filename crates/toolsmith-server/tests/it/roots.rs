@@ -1,5 +1,5 @@
 //! Command tools run in the client's root (MCP roots), or in the tools folder when the
-//! client has none (DESIGN.md §2.3).
+//! client has none (docs/tools.md, "Command tools").
 
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! What a running tool may reach outside its sandbox, and only as its `permissions` grant:
 //! files under the folders `fs.read` and `fs.write` name, and the environment variables
-//! `env` names (DESIGN.md §8).
+//! `env` names (docs/tools.md, "The language and the sandbox").
 //!
 //! Relative paths, in a call and in a grant alike, are taken from the call's working
 //! directory: the client's root, or the tools folder. A path is checked after symbolic

@@ -1,5 +1,5 @@
 //! The `http` module: `http.get`, `http.post` and `http.request`, to the hosts a tool's
-//! `net` permission names (DESIGN.md §8).
+//! `net` permission names (docs/tools.md, "The language and the sandbox").
 //!
 //! A request runs on the call's own thread and stops at the call's deadline. A response of
 //! any status is returned (`status` says how it went); a host the permission does not

@@ -182,8 +182,8 @@ impl RunError {
 
 /// The dialect both forms use: Starlark with top-level statements, f-strings, keyword-only
 /// arguments and type annotations that are parsed but not checked at run time (arguments
-/// are validated against the JSON Schema before a call, and DESIGN.md §3 lets any tool
-/// return `mcp.error(...)` whatever its annotation).
+/// are validated against the JSON Schema before a call, and the result contract lets any
+/// tool return `mcp.error(...)` whatever its annotation: docs/result-contract.md).
 fn dialect() -> Dialect {
     Dialect {
         enable_def: true,

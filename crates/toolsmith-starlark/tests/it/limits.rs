@@ -1,6 +1,7 @@
-//! Limits (DESIGN.md §8): deadlines, cancellation, call depth, heap, giant native
-//! operations, and `print` staying off stdout. No tight timing assertions: only that a
-//! runaway stops long before it would have finished on its own.
+//! Limits (docs/tools.md, "The language and the sandbox"; docs/architecture.md, "Sandbox
+//! and limits"): deadlines, cancellation, call depth, heap, giant native operations, and
+//! `print` staying off stdout. No tight timing assertions: only that a runaway stops long
+//! before it would have finished on its own.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! Each row of the result contract (DESIGN.md §3), through `Catalog::call`.
+//! Each row of the result contract (docs/result-contract.md), through `Catalog::call`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! `toolsmith install`: an entry in an AI client's MCP configuration that starts
-//! `toolsmith serve DIR` (DESIGN.md §1). The rest of the client's file is kept as it was;
+//! `toolsmith serve DIR` (docs/install.md). The rest of the client's file is kept as it was;
 //! a file Toolsmith cannot parse is not touched.
 
 use std::fmt::Write as _;
