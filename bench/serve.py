@@ -6,6 +6,7 @@ generator `mcpload`, and a markdown table of medians with ratios.
   python3 bench/serve.py --repeat 5 --skip http
   python3 bench/serve.py --no-build           # reuse target/perf/release/toolsmith
   python3 bench/serve.py --no-setup           # no harness setup; peers not built are left out
+  python3 bench/serve.py --no-build --baseline OLD_BINARY   # a change's before and after, same run
 
 Every server runs the same `echo(text) -> text` tool (Toolsmith: a one-line Starlark tool).
 Servers are interleaved run by run (the machine may be shared and noisy) and the table shows
@@ -49,15 +50,21 @@ mcp.tool(echo)
 '''
 
 
-def servers(tools: str) -> list[dict]:
-    ts = shlex.quote(TOOLSMITH)
+def toolsmith(name: str, binary: str, port: int, tools: str) -> dict:
+    ts = shlex.quote(binary)
+    return {
+        "name": name,
+        "stdio": f"{ts} serve {shlex.quote(tools)}",
+        "http": f"{ts} serve {shlex.quote(tools)} --http 127.0.0.1:{port}",
+        "url": f"http://127.0.0.1:{port}/mcp",
+    }
+
+
+def servers(tools: str, baseline: str | None) -> list[dict]:
+    before = [toolsmith("baseline", baseline, 8194, tools)] if baseline else []
     return [
-        {
-            "name": "toolsmith",
-            "stdio": f"{ts} serve {shlex.quote(tools)}",
-            "http": f"{ts} serve {shlex.quote(tools)} --http 127.0.0.1:8191",
-            "url": "http://127.0.0.1:8191/mcp",
-        },
+        toolsmith("toolsmith", TOOLSMITH, 8191, tools),
+        *before,
         {
             "name": "TS SDK",
             "stdio": f"node {shlex.quote(TS_SERVER)} stdio",
@@ -134,7 +141,14 @@ def main() -> int:
     ap.add_argument("--skip", action="append", default=[], choices=["stdio", "http", "cold"])
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-setup", action="store_true", help="skip peers whose binary is missing")
+    ap.add_argument("--bin", help="the toolsmith binary to measure (implies --no-build)")
+    ap.add_argument("--baseline", metavar="BIN",
+                    help="another toolsmith binary (e.g. before a change) run beside it as `baseline`")
     opts = ap.parse_args()
+    global TOOLSMITH
+    if opts.bin:
+        TOOLSMITH = os.path.abspath(opts.bin)
+        opts.no_build = True
 
     if not opts.no_setup:
         setup()
@@ -145,7 +159,9 @@ def main() -> int:
         file.write(ECHO_STAR)
     call = ["--tool", "echo", "--args", '{"text":"hello"}']
     timing = ["--warmup", str(opts.warmup), "--duration", str(opts.duration)]
-    peers = [p for p in servers(tools) if p["name"] != "rmcp" or os.path.exists(PEER_RMCP)]
+    present = {"rmcp": os.path.exists(PEER_RMCP),
+               "TS SDK": os.path.isdir(os.path.join(HARNESS, "peers", "ts", "node_modules"))}
+    peers = [p for p in servers(tools, opts.baseline) if present.get(p["name"], True)]
     runs: dict[tuple[str, str], list[dict]] = {}
     for round_ in range(opts.repeat):
         for server in peers:
