@@ -38,7 +38,6 @@ pub(crate) struct Request<'a> {
     pub(crate) working_dir: Option<PathBuf>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) min_level: LogLevel,
-    pub(crate) transport: &'static str,
     /// On a 2026-07-28 request, the replay that answers the tool's client requests.
     pub(crate) replay: Option<Arc<crate::mrtr::Replay>>,
 }
@@ -105,7 +104,6 @@ pub(crate) async fn run(
                 .clone()
                 .unwrap_or_else(|| state.working_dir().clone()),
         ),
-        transport: request.transport,
     };
     let catalog = Arc::clone(&published.catalog);
     // The slots are held until the tool's thread ends, or until this task gives up on it

@@ -25,7 +25,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
-use toolsmith_model::LogLevel;
+use toolsmith_model::{LogLevel, Transport};
 
 use crate::call::{self, Request};
 use crate::convert::log_level;
@@ -40,7 +40,7 @@ const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
 #[derive(Clone)]
 pub(crate) struct McpHandler {
     state: ServerState,
-    transport: &'static str,
+    transport: Transport,
     /// The session's `logging/setLevel`, as a [`LogLevel`] ordinal.
     log_level: Arc<AtomicU8>,
     /// The session's `resources/subscribe` URIs.
@@ -66,8 +66,8 @@ enum ClientRoot {
 const ROOTS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl McpHandler {
-    /// A handler for a new connection or session on `transport` (`stdio`, `http`).
-    pub(crate) fn new(state: ServerState, transport: &'static str) -> Self {
+    /// A handler for a new connection or session on `transport`.
+    pub(crate) fn new(state: ServerState, transport: Transport) -> Self {
         Self {
             state,
             transport,
@@ -83,7 +83,7 @@ impl McpHandler {
     pub(crate) fn for_http_session(state: ServerState, session_calls: Joiner) -> Self {
         Self {
             session_calls: Some(session_calls),
-            ..Self::new(state, "http")
+            ..Self::new(state, Transport::Http)
         }
     }
 
@@ -195,7 +195,7 @@ impl ServerHandler for McpHandler {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Over stdio the connection's peer is kept as soon as the handshake is done
         // (`stdio.rs`); keeping it here too would notify that client twice.
-        if self.transport == "http" {
+        if self.transport == Transport::Http {
             self.state.remember_peer(&context.peer);
             if let Some(session_calls) = &self.session_calls {
                 session_calls.join(self, &context);
@@ -258,7 +258,6 @@ impl ServerHandler for McpHandler {
                 .meta
                 .log_level()
                 .map_or_else(|| self.session_log_level(), log_level),
-            transport: self.transport,
             context: &context,
         };
         let arguments = request.arguments.unwrap_or_default();

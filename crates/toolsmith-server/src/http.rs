@@ -50,6 +50,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use toolsmith_model::Transport;
+
 use crate::ServeError;
 use crate::handler::McpHandler;
 use crate::session_calls::{HostRule, SESSION_HEADER, SessionCalls};
@@ -149,7 +151,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     };
     let sessions = StreamableHttpService::new(session_factory, session_manager, config.clone());
     let stateless = StreamableHttpService::new(
-        move || Ok(McpHandler::new(state.clone(), "http")),
+        move || Ok(McpHandler::new(state.clone(), Transport::Http)),
         Arc::new(NeverSessionManager::default()),
         config
             .with_legacy_session_mode(false)

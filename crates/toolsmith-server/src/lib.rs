@@ -44,6 +44,8 @@ mod session_calls;
 mod sessions;
 mod state;
 mod stdio;
+#[doc(hidden)]
+pub mod testing;
 
 pub use convert::PAGE_SIZE;
 pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MCP_PATH, router, serve_http};

@@ -310,10 +310,9 @@ impl ServerState {
         Arc::clone(&self.0.published.load().loaded)
     }
 
-    /// Serves `catalog` from now on and tells every connected client that the tool list
-    /// changed (`notifications/tools/list_changed`). Calls already running finish on the
-    /// catalog they started with.
-    pub async fn replace_catalog(&self, catalog: Arc<Catalog>) {
+    /// Serves `catalog` from now on, prompts and resources unchanged (the tests' hook,
+    /// [`crate::testing::ReplaceCatalog`]).
+    pub(crate) async fn replace_tools(&self, catalog: Arc<Catalog>) {
         let changes = ListChanges {
             tools: true,
             prompts: false,

@@ -86,7 +86,7 @@ where
 {
     let (queue, queued) = mpsc::channel(OUTPUT_QUEUE);
     let writer = tokio::spawn(write_out(output, queued));
-    let handler = McpHandler::new(state.clone(), "stdio");
+    let handler = McpHandler::new(state.clone(), toolsmith_model::Transport::Stdio);
     let fast = FastCalls::new(handler.clone(), stop.child_token());
     let transport = LineTransport::new(input, queue, fast.clone());
     let result = match serve_server_with_ct(handler, transport, stop.clone()).await {

@@ -1,3 +1,5 @@
+use toolsmith_model::PermissionFamily;
+
 use crate::checker::{Report, Server};
 use crate::rule::declare_rule;
 
@@ -32,9 +34,9 @@ declare_rule! {
 }
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
-    const FAMILIES: &[(&str, &str, &[&str])] = &[
+    const FAMILIES: &[(PermissionFamily, &str, &[&str])] = &[
         (
-            "net",
+            PermissionFamily::Net,
             "makes no network request",
             &[
                 "http.",
@@ -47,17 +49,17 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             ],
         ),
         (
-            "fs.read",
+            PermissionFamily::FsRead,
             "reads no files",
             &["fs.", "open(", "read_file", "list_dir", "file."],
         ),
         (
-            "fs.write",
+            PermissionFamily::FsWrite,
             "writes no files",
             &["fs.", "open(", "write_file", "file."],
         ),
         (
-            "env",
+            PermissionFamily::Env,
             "reads no environment variables",
             &["env.", "env(", "getenv", "environ"],
         ),
@@ -68,7 +70,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         };
         let permissions = &tool.definition.permissions;
         for (family, never, calls) in FAMILIES {
-            let granted = permissions.family(family);
+            let granted = permissions.family(*family);
             if granted.is_empty() {
                 continue;
             }

@@ -2,6 +2,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 
+use toolsmith_model::Transport;
 use toolsmith_server::{HttpOptions, MCP_PATH, ServeError, ServerOptions, ServerState};
 
 use crate::ExitStatus;
@@ -27,7 +28,11 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         watch,
         search,
     } = args;
-    let transport = if http.is_some() { "http" } else { "stdio" };
+    let transport = if http.is_some() {
+        Transport::Http
+    } else {
+        Transport::Stdio
+    };
     if http.is_some()
         && auth_token
             .as_deref()
