@@ -9,27 +9,12 @@ use std::time::Instant;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ProgressToken};
 use rmcp::service::RequestContext;
-use tokio::sync::Semaphore;
 use toolsmith_folder::HARD_WATCHDOG_GRACE;
-use toolsmith_model::{CallContext, Catalog, Interrupt, JsonObject, LogLevel, StopReason};
+use toolsmith_model::{CallContext, Interrupt, JsonObject, LogLevel, StopReason};
 
 use crate::bridge::{self, McpBridge};
 use crate::convert::{Published, call_result, error_result};
 use crate::state::ServerState;
-
-/// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
-/// of the server's `max_calls` (at least one), so one tool's calls cannot take every slot
-/// and calls of other tools still start (issue 14, item 7).
-pub(crate) fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
-    let share = max_calls.saturating_sub(max_calls.div_ceil(4)).max(1);
-    catalog
-        .definitions()
-        .map(|definition| {
-            let slots = definition.max_concurrency.unwrap_or(share);
-            Arc::new(Semaphore::new(slots.clamp(1, Semaphore::MAX_PERMITS)))
-        })
-        .collect()
-}
 
 /// Everything about the request a call needs besides the tool and its arguments.
 pub(crate) struct Request<'a> {

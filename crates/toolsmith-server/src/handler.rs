@@ -25,16 +25,33 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
-use toolsmith_model::{LogLevel, Transport};
+use toolsmith_model::LogLevel;
 
 use crate::call::{self, Request};
 use crate::convert::log_level;
 use crate::mrtr::{self, Replay};
-use crate::session_calls::Joiner;
 use crate::state::{ListChanges, ServerState, Subscriptions};
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
+
+/// What a handler serves on, which decides what it does once its client is initialized.
+#[derive(Clone)]
+pub(crate) enum Transport {
+    /// A stdio connection, whose peer `stdio/` keeps as soon as the handshake is done.
+    Stdio,
+    /// A stateless Streamable HTTP request.
+    Http,
+    /// A Streamable HTTP session, which joins the direct path once initialized.
+    HttpSession(Arc<dyn SessionJoin>),
+}
+
+/// Where a Streamable HTTP session's handler registers once its client is initialized, so
+/// that the session's plain calls skip rmcp's session worker (`http/session_calls.rs`).
+pub(crate) trait SessionJoin: Send + Sync {
+    /// Registers `handler`'s session, whose `notifications/initialized` `context` is.
+    fn join(&self, handler: &McpHandler, context: &NotificationContext<RoleServer>);
+}
 
 /// The rmcp handler of one connection or session.
 #[derive(Clone)]
@@ -47,9 +64,6 @@ pub(crate) struct McpHandler {
     subscriptions: Subscriptions,
     /// The client's root that command tools run in.
     root: Arc<tokio::sync::Mutex<ClientRoot>>,
-    /// Over HTTP: where the session joins once initialized, so its plain calls skip rmcp's
-    /// session worker (`session_calls.rs`).
-    session_calls: Option<Joiner>,
 }
 
 /// What the session knows of the client's root.
@@ -74,16 +88,6 @@ impl McpHandler {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             subscriptions: Subscriptions::default(),
             root: Arc::default(),
-            session_calls: None,
-        }
-    }
-
-    /// A handler for a new Streamable HTTP session that joins `session_calls` once
-    /// initialized.
-    pub(crate) fn for_http_session(state: ServerState, session_calls: Joiner) -> Self {
-        Self {
-            session_calls: Some(session_calls),
-            ..Self::new(state, Transport::Http)
         }
     }
 
@@ -193,12 +197,14 @@ impl ServerHandler for McpHandler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // Over stdio the connection's peer is kept as soon as the handshake is done
-        // (`stdio.rs`); keeping it here too would notify that client twice.
-        if self.transport == Transport::Http {
-            self.state.remember_peer(&context.peer);
-            if let Some(session_calls) = &self.session_calls {
-                session_calls.join(self, &context);
+        match &self.transport {
+            // The connection's peer is kept as soon as the handshake is done (`stdio/`);
+            // keeping it here too would notify that client twice.
+            Transport::Stdio => {}
+            Transport::Http => self.state.remember_peer(&context.peer),
+            Transport::HttpSession(sessions) => {
+                self.state.remember_peer(&context.peer);
+                sessions.join(self, &context);
             }
         }
     }

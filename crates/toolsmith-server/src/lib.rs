@@ -33,6 +33,7 @@ mod bridge;
 mod call;
 mod content;
 mod convert;
+mod direct;
 #[doc(hidden)]
 pub mod fuzzing;
 mod handler;
@@ -40,8 +41,7 @@ mod http;
 mod jsonrpc;
 mod mrtr;
 mod pool;
-mod session_calls;
-mod sessions;
+mod signal;
 mod state;
 mod stdio;
 #[doc(hidden)]
@@ -76,27 +76,4 @@ pub enum ServeError {
     /// The client's first messages were not a valid MCP handshake.
     #[error("the MCP handshake failed: {0}")]
     Handshake(String),
-}
-
-/// Resolves on SIGINT or SIGTERM (Ctrl-C elsewhere).
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

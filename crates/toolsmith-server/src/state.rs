@@ -88,7 +88,7 @@ struct Shared {
     /// the call is abandoned (watchdog, cancellation) while the pool has room for one more
     /// abandoned thread.
     calls: Arc<Semaphore>,
-    /// `calls`' size, for each tool's own share of it ([`crate::call::tool_slots`]).
+    /// `calls`' size, for each tool's own share of it ([`crate::convert::Published`]).
     max_calls: usize,
     pool: CallPool,
     in_flight: InFlight,
@@ -311,7 +311,7 @@ impl ServerState {
     }
 
     /// Serves `catalog` from now on, prompts and resources unchanged (the tests' hook,
-    /// [`crate::testing::ReplaceCatalog`]).
+    /// `testing::ReplaceCatalog`).
     pub(crate) async fn replace_tools(&self, catalog: Arc<Catalog>) {
         let changes = ListChanges {
             tools: true,
