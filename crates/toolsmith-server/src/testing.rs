@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use toolsmith_model::Catalog;
 
-use crate::ServerState;
+use crate::state::ServerState;
 
 /// Swaps only the catalog, as a reload that changed tools alone would.
 pub trait ReplaceCatalog {

@@ -54,7 +54,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::ServeError;
+use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
 use crate::state::ServerState;
 use guard::{Guard, HostRule};

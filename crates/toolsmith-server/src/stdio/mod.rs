@@ -32,7 +32,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::ServeError;
+use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
 use crate::state::ServerState;
 use fast::FastCalls;
