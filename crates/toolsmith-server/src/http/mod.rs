@@ -426,3 +426,78 @@ async fn post_to<M: SessionManager>(
     }
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use axum::http::Method;
+    use tower::ServiceExt as _;
+
+    use super::*;
+    use crate::state::ServerOptions;
+
+    fn app() -> Router {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = toolsmith_folder::ToolFolder::load(dir.path()).unwrap();
+        let state = ServerState::new(
+            Arc::clone(folder.catalog()),
+            ServerOptions::for_folder(&folder),
+        );
+        let options = HttpOptions {
+            max_body_bytes: 16,
+            ..HttpOptions::default()
+        };
+        router(state, &options)
+    }
+
+    async fn status_and_body(request: Request) -> (StatusCode, String) {
+        let response = app().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    fn request(method: &Method) -> axum::http::request::Builder {
+        Request::builder()
+            .method(method)
+            .uri(MCP_PATH)
+            .header(header::HOST, "localhost")
+    }
+
+    #[tokio::test]
+    async fn the_guard_stands_before_every_method() {
+        for method in [Method::POST, Method::GET, Method::DELETE, Method::PUT] {
+            let twice = request(&method)
+                .header(header::HOST, "localhost")
+                .body(Body::empty())
+                .unwrap();
+            assert_eq!(
+                status_and_body(twice).await.0,
+                StatusCode::BAD_REQUEST,
+                "{method} with two Host headers"
+            );
+            let large = request(&method)
+                .header(header::CONTENT_LENGTH, "17")
+                .body(Body::from("x".repeat(17)))
+                .unwrap();
+            assert_eq!(
+                status_and_body(large).await.0,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "{method} with a body over the limit"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn methods_mcp_does_not_use_get_rmcps_answer() {
+        let put = request(&Method::PUT).body(Body::empty()).unwrap();
+        assert_eq!(
+            status_and_body(put).await,
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method Not Allowed".to_owned()
+            )
+        );
+    }
+}
