@@ -50,6 +50,7 @@ use std::sync::Arc;
 
 use toolsmith_model::{
     Catalog, Diagnostic, JsonObject, Prompts, Resources, Severity, SourceLocation, ToolDefinition,
+    Transport,
 };
 
 pub use config::{CONFIG_FILE, FolderConfig};
@@ -117,7 +118,7 @@ pub struct ToolFolder {
     catalog: Arc<Catalog>,
     prompts: Arc<Prompts>,
     resources: Arc<Resources>,
-    transport: Option<String>,
+    transport: Option<Transport>,
     /// What each tool file loaded, for [`ToolFolder::reload`] to reuse.
     files: Vec<loading::LoadedFile>,
 }
@@ -131,11 +132,11 @@ impl ToolFolder {
         Self::load_for(root, None)
     }
 
-    /// [`ToolFolder::load`] for serving over `transport` (`"stdio"` or `"http"`): each
-    /// tool's `overrides[transport]` properties replace its own (docs/serve.md,
-    /// "Per-transport overrides"). A tool whose override is invalid is left out with an
-    /// `invalid-override` diagnostic.
-    pub fn load_for(root: &Path, transport: Option<&str>) -> Result<Self, FolderError> {
+    /// [`ToolFolder::load`] for serving over `transport`: each tool's
+    /// `overrides[transport]` properties replace its own (docs/serve.md, "Per-transport
+    /// overrides"). A tool whose override is invalid is left out with an `invalid-override`
+    /// diagnostic.
+    pub fn load_for(root: &Path, transport: Option<Transport>) -> Result<Self, FolderError> {
         Self::load_reusing(root, transport, &[])
     }
 
@@ -145,12 +146,12 @@ impl ToolFolder {
     /// a reload caused by another file (issue 14, item 6). Prompts, resources and
     /// `toolsmith.toml` are always read again.
     pub fn reload(&self) -> Result<Self, FolderError> {
-        Self::load_reusing(&self.root, self.transport.as_deref(), &self.files)
+        Self::load_reusing(&self.root, self.transport, &self.files)
     }
 
     fn load_reusing(
         root: &Path,
-        transport: Option<&str>,
+        transport: Option<Transport>,
         previous: &[loading::LoadedFile],
     ) -> Result<Self, FolderError> {
         let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
@@ -207,7 +208,7 @@ impl ToolFolder {
             catalog: Arc::new(catalog),
             prompts: Arc::new(prompts),
             resources: Arc::new(resources),
-            transport: transport.map(str::to_owned),
+            transport,
             files,
         })
     }
@@ -274,8 +275,11 @@ impl ToolFolder {
 }
 
 /// Replaces `definition`'s properties with those of its `overrides[transport]`.
-fn apply_overrides(definition: &mut ToolDefinition, transport: &str) -> Result<(), Diagnostic> {
-    let Some(overrides) = definition.overrides.get(transport).cloned() else {
+fn apply_overrides(
+    definition: &mut ToolDefinition,
+    transport: Transport,
+) -> Result<(), Diagnostic> {
+    let Some(overrides) = definition.overrides.get(transport.name()).cloned() else {
         return Ok(());
     };
     let name = definition.name.clone();

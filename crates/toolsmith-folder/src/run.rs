@@ -46,13 +46,6 @@ impl Caller {
         }
     }
 
-    /// Uses `client` for progress, logs, sampling, elicitation and roots.
-    #[must_use]
-    pub fn with_client(mut self, client: Arc<dyn ClientBridge>) -> Self {
-        self.client = client;
-        self
-    }
-
     /// Calls a tool: validate, run under the watchdog, apply the result contract.
     pub fn call(&self, name: &str, arguments: JsonObject) -> Result<CallOutcome, UnknownTool> {
         self.call_with_timeout(name, arguments, None)
@@ -79,7 +72,6 @@ impl Caller {
             client: Arc::clone(&self.client),
             options: definition.options.clone(),
             working_dir: Some(self.working_dir.clone()),
-            transport: "cli",
         };
         let interrupt = context.interrupt.clone();
         let (sender, receiver) = mpsc::channel();

@@ -271,17 +271,72 @@ pub struct Permissions {
 }
 
 impl Permissions {
-    /// The grants of one family by its name in `permissions`: `fs.read`, `fs.write`,
-    /// `net` or `env`; empty for any other name.
+    /// The grants of one family.
     #[must_use]
-    pub fn family(&self, name: &str) -> &[String] {
-        match name {
-            "fs.read" => &self.fs_read,
-            "fs.write" => &self.fs_write,
-            "net" => &self.net,
-            "env" => &self.env,
-            _ => &[],
+    pub fn family(&self, family: PermissionFamily) -> &[String] {
+        match family {
+            PermissionFamily::FsRead => &self.fs_read,
+            PermissionFamily::FsWrite => &self.fs_write,
+            PermissionFamily::Net => &self.net,
+            PermissionFamily::Env => &self.env,
         }
+    }
+
+    /// The grants of one family, to set.
+    pub(crate) fn family_mut(&mut self, family: PermissionFamily) -> &mut Vec<String> {
+        match family {
+            PermissionFamily::FsRead => &mut self.fs_read,
+            PermissionFamily::FsWrite => &mut self.fs_write,
+            PermissionFamily::Net => &mut self.net,
+            PermissionFamily::Env => &mut self.env,
+        }
+    }
+}
+
+/// A kind of access a tool's `permissions` grant: its keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PermissionFamily {
+    /// `fs.read`: paths the tool may read.
+    FsRead,
+    /// `fs.write`: paths the tool may write.
+    FsWrite,
+    /// `net`: hosts the tool may reach.
+    Net,
+    /// `env`: environment variables the tool may read.
+    Env,
+}
+
+impl PermissionFamily {
+    /// Every family, in the order messages list them.
+    pub const ALL: [Self; 4] = [Self::FsRead, Self::FsWrite, Self::Net, Self::Env];
+
+    /// The family's key in `permissions`: `fs.read`, `fs.write`, `net` or `env`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FsRead => "fs.read",
+            Self::FsWrite => "fs.write",
+            Self::Net => "net",
+            Self::Env => "env",
+        }
+    }
+
+    /// The family a `permissions` key names; `fs_read` and `fs_write` are accepted too.
+    #[must_use]
+    pub fn parse(key: &str) -> Option<Self> {
+        match key {
+            "fs.read" | "fs_read" => Some(Self::FsRead),
+            "fs.write" | "fs_write" => Some(Self::FsWrite),
+            "net" => Some(Self::Net),
+            "env" => Some(Self::Env),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for PermissionFamily {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

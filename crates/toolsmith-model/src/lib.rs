@@ -60,14 +60,15 @@ mod schema;
 pub mod template;
 mod tool;
 pub mod toon;
+mod transport;
 mod uri_template;
 mod validate;
 mod watchdog;
 
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
-    Annotations, DEFAULT_TIMEOUT, Icon, JsonObject, Permissions, Requires, SourceLocation,
-    TextFormat, ToolDefinition, Ui,
+    Annotations, DEFAULT_TIMEOUT, Icon, JsonObject, PermissionFamily, Permissions, Requires,
+    SourceLocation, TextFormat, ToolDefinition, Ui,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
@@ -88,6 +89,7 @@ pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_out
 pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
 };
+pub use transport::Transport;
 pub use uri_template::{UriTemplate, UriTemplateError, percent_encode};
 pub use validate::{
     ArgumentErrors, ArgumentValidator, SchemaError, SchemaValidator, Violation, compile_schema,

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::definition::{Icon, JsonObject, TextFormat, ToolDefinition, Ui};
+use crate::definition::{Icon, JsonObject, PermissionFamily, TextFormat, ToolDefinition, Ui};
 
 /// The property names [`apply_property`] understands (besides form-specific ones such as
 /// `params` or `[[parameters]]`).
@@ -114,17 +114,12 @@ pub fn apply_property(
             let permissions = object(value).map_err(error)?;
             for (name, entry) in &permissions {
                 let list = strings(entry).map_err(error)?;
-                match name.as_str() {
-                    "fs.read" | "fs_read" => definition.permissions.fs_read = list,
-                    "fs.write" | "fs_write" => definition.permissions.fs_write = list,
-                    "net" => definition.permissions.net = list,
-                    "env" => definition.permissions.env = list,
-                    other => {
-                        return Err(error(format!(
-                            "unknown permission `{other}`; expected `fs.read`, `fs.write`, `net` or `env`"
-                        )));
-                    }
-                }
+                let Some(family) = PermissionFamily::parse(name) else {
+                    return Err(error(format!(
+                        "unknown permission `{name}`; expected `fs.read`, `fs.write`, `net` or `env`"
+                    )));
+                };
+                *definition.permissions.family_mut(family) = list;
             }
         }
         "ui" => definition.ui = Some(ui(value).map_err(error)?),

@@ -227,8 +227,6 @@ pub struct CallContext {
     pub options: JsonObject,
     /// Where command tools run: the client's root or the tools folder.
     pub working_dir: Option<PathBuf>,
-    /// The transport the call came in on (`stdio`, `http`, `cli`).
-    pub transport: &'static str,
 }
 
 impl std::fmt::Debug for CallContext {
@@ -250,7 +248,6 @@ impl CallContext {
             client: Arc::new(NoClient),
             options: JsonObject::new(),
             working_dir: None,
-            transport: "cli",
         }
     }
 

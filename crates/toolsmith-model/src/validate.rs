@@ -195,11 +195,6 @@ impl ArgumentValidator {
         self.validator.is_compiled()
     }
 
-    /// Names of the declared properties, in schema order.
-    pub fn parameter_names(&self) -> impl Iterator<Item = &str> {
-        self.properties.iter().map(|(name, _)| name.as_str())
-    }
-
     /// Coerces and validates `arguments`, returning the arguments the tool should get.
     ///
     /// `null` for an optional parameter counts as absent. Every violation is reported, each

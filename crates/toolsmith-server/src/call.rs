@@ -10,28 +10,13 @@ use std::sync::Arc;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ProgressToken};
 use rmcp::service::RequestContext;
-use tokio::sync::Semaphore;
 use toolsmith_model::{
-    CallContext, CallFailure, Catalog, Interrupt, JsonObject, LogLevel, StopReason, Watchdog,
+    CallContext, CallFailure, Interrupt, JsonObject, LogLevel, StopReason, Watchdog,
 };
 
 use crate::bridge::{self, McpBridge};
 use crate::convert::{Published, call_result, error_result};
 use crate::state::ServerState;
-
-/// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
-/// of the server's `max_calls` (at least one), so one tool's calls cannot take every slot
-/// and calls of other tools still start (issue 14, item 7).
-pub(crate) fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
-    let share = max_calls.saturating_sub(max_calls.div_ceil(4)).max(1);
-    catalog
-        .definitions()
-        .map(|definition| {
-            let slots = definition.max_concurrency.unwrap_or(share);
-            Arc::new(Semaphore::new(slots.clamp(1, Semaphore::MAX_PERMITS)))
-        })
-        .collect()
-}
 
 /// Everything about the request a call needs besides the tool and its arguments.
 pub(crate) struct Request<'a> {
@@ -40,7 +25,6 @@ pub(crate) struct Request<'a> {
     pub(crate) working_dir: Option<PathBuf>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) min_level: LogLevel,
-    pub(crate) transport: &'static str,
     /// On a 2026-07-28 request, the replay that answers the tool's client requests.
     pub(crate) replay: Option<Arc<crate::mrtr::Replay>>,
 }
@@ -97,7 +81,6 @@ pub(crate) async fn run(
                 .clone()
                 .unwrap_or_else(|| state.working_dir().clone()),
         ),
-        transport: request.transport,
     };
     let catalog = Arc::clone(&published.catalog);
     // The slots are held until the tool's thread ends, or until this task gives up on it

@@ -13,6 +13,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
+use tokio::sync::Semaphore;
 use toolsmith_model::{CallOutcome, Catalog, Content, LogLevel, SearchSettings, ToolDefinition};
 
 /// How many tools one `tools/list` page holds.
@@ -29,8 +30,22 @@ pub(crate) struct Published {
     tools: Vec<Tool>,
     /// Indexes into `tools` of the tools `tools/list` shows (not `discoverable`).
     listed: Vec<usize>,
-    /// Each tool's own call slots, in catalog order ([`crate::call::tool_slots`]).
-    pub(crate) tool_slots: Vec<Arc<tokio::sync::Semaphore>>,
+    /// Each tool's own call slots, in catalog order ([`tool_slots`]).
+    pub(crate) tool_slots: Vec<Arc<Semaphore>>,
+}
+
+/// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
+/// of the server's `max_calls` (at least one), so one tool's calls cannot take every slot
+/// and calls of other tools still start (issue 14, item 7).
+fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
+    let share = max_calls.saturating_sub(max_calls.div_ceil(4)).max(1);
+    catalog
+        .definitions()
+        .map(|definition| {
+            let slots = definition.max_concurrency.unwrap_or(share);
+            Arc::new(Semaphore::new(slots.clamp(1, Semaphore::MAX_PERMITS)))
+        })
+        .collect()
 }
 
 impl Published {
@@ -47,7 +62,7 @@ impl Published {
             .filter(|(_, definition)| !definition.discoverable)
             .map(|(index, _)| index)
             .collect();
-        let tool_slots = crate::call::tool_slots(&catalog, max_calls);
+        let tool_slots = tool_slots(&catalog, max_calls);
         Self {
             loaded,
             catalog,

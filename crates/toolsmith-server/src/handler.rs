@@ -30,26 +30,40 @@ use toolsmith_model::LogLevel;
 use crate::call::{self, Request};
 use crate::convert::log_level;
 use crate::mrtr::{self, Replay};
-use crate::session_calls::Joiner;
 use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
 
+/// What a handler serves on, which decides what it does once its client is initialized.
+#[derive(Clone)]
+pub(crate) enum Transport {
+    /// A stdio connection, whose peer `stdio/` keeps as soon as the handshake is done.
+    Stdio,
+    /// A stateless Streamable HTTP request.
+    Http,
+    /// A Streamable HTTP session, which joins the direct path once initialized.
+    HttpSession(Arc<dyn SessionJoin>),
+}
+
+/// Where a Streamable HTTP session's handler registers once its client is initialized, so
+/// that the session's plain calls skip rmcp's session worker (`http/session_calls.rs`).
+pub(crate) trait SessionJoin: Send + Sync {
+    /// Registers `handler`'s session, whose `notifications/initialized` `context` is.
+    fn join(&self, handler: &McpHandler, context: &NotificationContext<RoleServer>);
+}
+
 /// The rmcp handler of one connection or session.
 #[derive(Clone)]
 pub(crate) struct McpHandler {
     state: ServerState,
-    transport: &'static str,
+    transport: Transport,
     /// The session's `logging/setLevel`, as a [`LogLevel`] ordinal.
     log_level: Arc<AtomicU8>,
     /// The session's `resources/subscribe` URIs.
     subscriptions: Subscriptions,
     /// The client's root that command tools run in.
     root: Arc<tokio::sync::Mutex<ClientRoot>>,
-    /// Over HTTP: where the session joins once initialized, so its plain calls skip rmcp's
-    /// session worker (`session_calls.rs`).
-    session_calls: Option<Joiner>,
 }
 
 /// What the session knows of the client's root.
@@ -66,24 +80,14 @@ enum ClientRoot {
 const ROOTS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl McpHandler {
-    /// A handler for a new connection or session on `transport` (`stdio`, `http`).
-    pub(crate) fn new(state: ServerState, transport: &'static str) -> Self {
+    /// A handler for a new connection or session on `transport`.
+    pub(crate) fn new(state: ServerState, transport: Transport) -> Self {
         Self {
             state,
             transport,
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             subscriptions: Subscriptions::default(),
             root: Arc::default(),
-            session_calls: None,
-        }
-    }
-
-    /// A handler for a new Streamable HTTP session that joins `session_calls` once
-    /// initialized.
-    pub(crate) fn for_http_session(state: ServerState, session_calls: Joiner) -> Self {
-        Self {
-            session_calls: Some(session_calls),
-            ..Self::new(state, "http")
         }
     }
 
@@ -193,12 +197,14 @@ impl ServerHandler for McpHandler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // Over stdio the connection's peer is kept as soon as the handshake is done
-        // (`stdio.rs`); keeping it here too would notify that client twice.
-        if self.transport == "http" {
-            self.state.remember_peer(&context.peer);
-            if let Some(session_calls) = &self.session_calls {
-                session_calls.join(self, &context);
+        match &self.transport {
+            // The connection's peer is kept as soon as the handshake is done (`stdio/`);
+            // keeping it here too would notify that client twice.
+            Transport::Stdio => {}
+            Transport::Http => self.state.remember_peer(&context.peer),
+            Transport::HttpSession(sessions) => {
+                self.state.remember_peer(&context.peer);
+                sessions.join(self, &context);
             }
         }
     }
@@ -258,7 +264,6 @@ impl ServerHandler for McpHandler {
                 .meta
                 .log_level()
                 .map_or_else(|| self.session_log_level(), log_level),
-            transport: self.transport,
             context: &context,
         };
         let arguments = request.arguments.unwrap_or_default();

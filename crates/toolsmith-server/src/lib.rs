@@ -44,6 +44,8 @@ mod bridge;
 mod call;
 mod content;
 mod convert;
+mod direct;
+mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod handler;
@@ -51,75 +53,14 @@ mod http;
 mod jsonrpc;
 mod mrtr;
 mod pool;
-mod session_calls;
-mod sessions;
+mod signal;
 mod state;
 mod stdio;
+#[doc(hidden)]
+pub mod testing;
 
 pub use convert::PAGE_SIZE;
+pub use error::ServeError;
 pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MCP_PATH, router, serve_http};
 pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
 pub use stdio::{serve_stdio, serve_stream};
-
-/// Why a server could not start or stopped with an error.
-#[derive(Debug, thiserror::Error)]
-pub enum ServeError {
-    /// The async runtime could not be created.
-    #[error("cannot start the async runtime")]
-    Runtime(#[source] std::io::Error),
-    /// The HTTP address could not be bound.
-    #[error("cannot listen on `{address}`")]
-    Bind {
-        /// The address asked for.
-        address: std::net::SocketAddr,
-        /// Why (in use, permission denied, …).
-        #[source]
-        source: std::io::Error,
-    },
-    /// The HTTP server failed.
-    #[error("the HTTP server failed")]
-    Http(#[source] std::io::Error),
-    /// stdin or stdout could not be used.
-    #[error("cannot serve on stdin/stdout")]
-    Stdio(#[source] std::io::Error),
-    /// The client's first messages were not a valid MCP handshake.
-    #[error("the MCP handshake failed: {0}")]
-    Handshake(String),
-}
-
-impl toolsmith_model::Hint for ServeError {
-    fn hints(&self) -> Vec<String> {
-        match self {
-            Self::Bind { address, source } if source.kind() == std::io::ErrorKind::AddrInUse => {
-                vec![format!(
-                    "another program is using port {}; pick another with --http PORT",
-                    address.port()
-                )]
-            }
-            _ => Vec::new(),
-        }
-    }
-}
-
-/// Resolves on SIGINT or SIGTERM (Ctrl-C elsewhere).
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}

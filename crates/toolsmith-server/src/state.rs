@@ -82,7 +82,7 @@ struct Shared {
     /// the call is abandoned (watchdog, cancellation) while the pool has room for one more
     /// abandoned thread.
     calls: Arc<Semaphore>,
-    /// `calls`' size, for each tool's own share of it ([`crate::call::tool_slots`]).
+    /// `calls`' size, for each tool's own share of it ([`crate::convert::Published`]).
     max_calls: usize,
     pool: CallPool,
     in_flight: InFlight,
@@ -305,10 +305,9 @@ impl ServerState {
         Arc::clone(&self.0.published.load().loaded)
     }
 
-    /// Serves `catalog` from now on and tells every connected client that the tool list
-    /// changed (`notifications/tools/list_changed`). Calls already running finish on the
-    /// catalog they started with.
-    pub async fn replace_catalog(&self, catalog: Arc<Catalog>) {
+    /// Serves `catalog` from now on, prompts and resources unchanged (the tests' hook,
+    /// `testing::ReplaceCatalog`).
+    pub(crate) async fn replace_tools(&self, catalog: Arc<Catalog>) {
         let changes = ListChanges {
             tools: true,
             prompts: false,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use toolsmith_folder::{FolderError, ToolFolder};
-use toolsmith_model::{Catalog, Diagnostic, SearchMode, SearchSettings, Severity};
+use toolsmith_model::{Catalog, Diagnostic, SearchMode, SearchSettings, Severity, Transport};
 
 use crate::error::Hinted;
 use crate::printer::{Printer, Style};
@@ -19,7 +19,10 @@ pub(crate) fn load(dir: Option<&Path>) -> anyhow::Result<ToolFolder> {
 
 /// Loads `dir` (default `./tools`) for serving over `transport`, its tools' per-transport
 /// `overrides` applied.
-pub(crate) fn load_for(dir: Option<&Path>, transport: Option<&str>) -> anyhow::Result<ToolFolder> {
+pub(crate) fn load_for(
+    dir: Option<&Path>,
+    transport: Option<Transport>,
+) -> anyhow::Result<ToolFolder> {
     let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
     ToolFolder::load_for(&path, transport).map_err(|error| {
         let hinted = match &error {

@@ -1,3 +1,5 @@
+use toolsmith_model::PermissionFamily;
+
 use crate::checker::{Report, Server};
 use crate::rule::declare_rule;
 
@@ -33,18 +35,21 @@ declare_rule! {
 }
 
 /// Each permission and the calls that need it.
-const NEEDS: &[(&str, &[&str])] = &[
-    ("net", &["http.get", "http.post", "http.request"]),
-    ("fs.read", &["mcp.read_file", "mcp.list_dir"]),
-    ("fs.write", &["mcp.write_file"]),
-    ("env", &["mcp.getenv"]),
+const NEEDS: &[(PermissionFamily, &[&str])] = &[
+    (
+        PermissionFamily::Net,
+        &["http.get", "http.post", "http.request"],
+    ),
+    (PermissionFamily::FsRead, &["mcp.read_file", "mcp.list_dir"]),
+    (PermissionFamily::FsWrite, &["mcp.write_file"]),
+    (PermissionFamily::Env, &["mcp.getenv"]),
 ];
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
         let permissions = &tool.definition.permissions;
         for (family, calls) in NEEDS {
-            let granted = permissions.family(family);
+            let granted = permissions.family(*family);
             if !granted.is_empty() {
                 continue;
             }

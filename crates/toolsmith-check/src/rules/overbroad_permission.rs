@@ -1,3 +1,5 @@
+use toolsmith_model::PermissionFamily;
+
 use crate::checker::{Report, Server};
 use crate::rule::declare_rule;
 
@@ -48,8 +50,8 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             ));
         }
         for (family, granted) in [
-            ("fs.read", &permissions.fs_read),
-            ("fs.write", &permissions.fs_write),
+            (PermissionFamily::FsRead, &permissions.fs_read),
+            (PermissionFamily::FsWrite, &permissions.fs_write),
         ] {
             if let Some(all) = granted
                 .iter()

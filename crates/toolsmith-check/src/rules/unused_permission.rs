@@ -1,3 +1,5 @@
+use toolsmith_model::PermissionFamily;
+
 use crate::checker::{Report, Server};
 use crate::rule::declare_rule;
 
@@ -35,24 +37,28 @@ declare_rule! {
 type Uses = fn(&str) -> bool;
 
 /// Each permission, what its absence of use is called, and which calls use it.
-const FAMILIES: &[(&str, &str, Uses)] = &[
-    ("net", "makes no network request", |name| {
+const FAMILIES: &[(PermissionFamily, &str, Uses)] = &[
+    (PermissionFamily::Net, "makes no network request", |name| {
         first(
             name,
             &["http", "https", "net", "requests", "urllib", "socket"],
         ) || last(name, &["fetch"])
     }),
-    ("fs.read", "reads no files", |name| {
+    (PermissionFamily::FsRead, "reads no files", |name| {
         first(name, &["fs", "file"]) || last(name, &["open", "read_file", "list_dir"])
     }),
-    ("fs.write", "writes no files", |name| {
+    (PermissionFamily::FsWrite, "writes no files", |name| {
         first(name, &["fs", "file"]) || last(name, &["open", "write_file"])
     }),
-    ("env", "reads no environment variables", |name| {
-        first(name, &["env", "environ"])
-            || last(name, &["env", "getenv"])
-            || name.contains("environ")
-    }),
+    (
+        PermissionFamily::Env,
+        "reads no environment variables",
+        |name| {
+            first(name, &["env", "environ"])
+                || last(name, &["env", "getenv"])
+                || name.contains("environ")
+        },
+    ),
 ];
 
 /// Whether the dotted `name` starts with one of `segments`.
@@ -72,7 +78,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         };
         let permissions = &tool.definition.permissions;
         for (family, never, uses) in FAMILIES {
-            let granted = permissions.family(family);
+            let granted = permissions.family(*family);
             if granted.is_empty() {
                 continue;
             }

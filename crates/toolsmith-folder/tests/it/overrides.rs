@@ -2,6 +2,7 @@
 //! publishes different tool properties over stdio and HTTP.
 
 use toolsmith_folder::ToolFolder;
+use toolsmith_model::Transport;
 
 const STAR: &str = r#"
 def notebook_write(text: str) -> str:
@@ -31,7 +32,7 @@ fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
 #[test]
 fn the_transport_picks_its_overrides() {
     let dir = folder(&[("notebook.star", STAR)]);
-    let description = |transport: Option<&str>| {
+    let description = |transport: Option<Transport>| {
         let loaded = ToolFolder::load_for(dir.path(), transport).expect("loads");
         let tool = loaded.catalog().get("notebook_write").expect("the tool");
         (
@@ -40,14 +41,14 @@ fn the_transport_picks_its_overrides() {
         )
     };
     assert_eq!(
-        description(Some("http")),
+        description(Some(Transport::Http)),
         (
             "Write text into a cloud notebook.".to_owned(),
             Some(std::time::Duration::from_secs(5))
         )
     );
     assert_eq!(
-        description(Some("stdio")).0,
+        description(Some(Transport::Stdio)).0,
         "Write text into the open notebook."
     );
     assert_eq!(description(None).0, "Write text into the open notebook.");
@@ -57,7 +58,7 @@ fn the_transport_picks_its_overrides() {
 fn an_invalid_override_leaves_the_tool_out_with_a_reason() {
     let manifest = "description = \"Echo the text back.\"\ncommand = [\"cat\"]\n\n[overrides.http]\ndescripton = \"typo\"\n";
     let dir = folder(&[("echo.toml", manifest)]);
-    let loaded = ToolFolder::load_for(dir.path(), Some("http")).expect("loads");
+    let loaded = ToolFolder::load_for(dir.path(), Some(Transport::Http)).expect("loads");
     assert!(loaded.catalog().get("echo").is_none());
     let diagnostic = &loaded.catalog().diagnostics()[0];
     assert_eq!(diagnostic.rule, "invalid-override");
@@ -70,6 +71,6 @@ fn an_invalid_override_leaves_the_tool_out_with_a_reason() {
         Some("did you mean `description`?")
     );
     // Over stdio the tool has no override and loads.
-    let stdio = ToolFolder::load_for(dir.path(), Some("stdio")).expect("loads");
+    let stdio = ToolFolder::load_for(dir.path(), Some(Transport::Stdio)).expect("loads");
     assert!(stdio.catalog().get("echo").is_some());
 }

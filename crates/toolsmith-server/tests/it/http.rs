@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
 use crate::{TestClient, call, examples, state_for, text};
+use toolsmith_server::testing::ReplaceCatalog as _;
 use toolsmith_server::{HttpOptions, router};
 
 /// Serves the example tools on 127.0.0.1 (a free port); returns the `/mcp` URL.

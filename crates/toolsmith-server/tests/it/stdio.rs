@@ -6,6 +6,7 @@ use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
+use toolsmith_server::testing::ReplaceCatalog as _;
 
 use crate::{BEHAVIOUR, call, examples, folder, state_for, stdio_client, text};
 

@@ -15,7 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use nix::errno::Errno;
 use nix::fcntl::{OFlag, openat};
 use nix::sys::stat::Mode;
-use toolsmith_model::ToolDefinition;
+use toolsmith_model::{PermissionFamily, ToolDefinition};
 
 /// The most a tool reads at once, from a file (`mcp.read_file`) or a response body
 /// (`http.*`): a tool's heap is limited, and a model's context more.
@@ -29,10 +29,10 @@ pub(crate) enum Access {
 }
 
 impl Access {
-    fn permission(self) -> &'static str {
+    fn permission(self) -> PermissionFamily {
         match self {
-            Self::Read => "fs.read",
-            Self::Write => "fs.write",
+            Self::Read => PermissionFamily::FsRead,
+            Self::Write => PermissionFamily::FsWrite,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
+use toolsmith_model::Transport;
 use toolsmith_server::{HttpOptions, MCP_PATH, ServerOptions, ServerState};
 
 use crate::ExitStatus;
@@ -31,7 +32,11 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         watch,
         search,
     } = args;
-    let transport = if http.is_some() { "http" } else { "stdio" };
+    let transport = if http.is_some() {
+        Transport::Http
+    } else {
+        Transport::Stdio
+    };
     if http.is_some()
         && auth_token
             .as_deref()

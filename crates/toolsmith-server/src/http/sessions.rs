@@ -34,7 +34,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 
 /// The sessions of the endpoint, by id. Cheap to clone.
 #[derive(Clone)]
-pub(crate) struct SessionBook(Arc<Book>);
+pub(super) struct SessionBook(Arc<Book>);
 
 struct Book {
     max: usize,
@@ -64,10 +64,10 @@ struct Page {
 }
 
 /// A place for one new session, held while its `initialize` is answered.
-pub(crate) struct Opening(Arc<Book>);
+pub(super) struct Opening(Arc<Book>);
 
 /// A request of a known session, being answered (a `GET` stream: open).
-pub(crate) struct InFlight {
+pub(super) struct InFlight {
     book: Arc<Book>,
     session: Arc<str>,
     request: Option<RequestId>,
@@ -82,7 +82,7 @@ impl Book {
 impl SessionBook {
     /// A book of at most `max` sessions of `rmcp`, the session service's manager, which
     /// closes sessions idle for `timeout`.
-    pub(crate) fn new(max: usize, timeout: Duration, rmcp: Arc<LocalSessionManager>) -> Self {
+    pub(super) fn new(max: usize, timeout: Duration, rmcp: Arc<LocalSessionManager>) -> Self {
         Self(Arc::new(Book {
             max: max.max(1),
             idle_under_pressure: timeout / 5,
@@ -97,18 +97,17 @@ impl SessionBook {
 
     /// Makes room for one more session. At the cap, the session idle longest is closed,
     /// and its id returned with the place; `None` when every session is busy.
-    pub(crate) async fn open(&self) -> Option<(Opening, Option<Arc<str>>)> {
+    pub(super) async fn open(&self) -> Option<(Opening, Option<Arc<str>>)> {
         self.close_idle_under_pressure().await;
         if self.reserve() {
             return Some((Opening(Arc::clone(&self.0)), None));
         }
         // Full: first forget the sessions rmcp has closed on its own (idle, or ended).
-        {
-            let live = self.0.rmcp.sessions.read().await;
-            self.0
-                .lock()
-                .sessions
-                .retain(|id, _| live.contains_key(&**id));
+        let known: Vec<Arc<str>> = self.0.lock().sessions.keys().cloned().collect();
+        for id in known {
+            if !self.0.rmcp.has_session(&id).await.unwrap_or(false) {
+                self.0.lock().sessions.remove(&id);
+            }
         }
         if self.reserve() {
             return Some((Opening(Arc::clone(&self.0)), None));
@@ -189,7 +188,7 @@ impl SessionBook {
     /// or a `GET` stream) in flight until the returned guard drops; `Ok(None)` for a
     /// session the book does not know (rmcp answers it 404). `Err` with the id when that id
     /// is already running in the session.
-    pub(crate) fn enter(
+    pub(super) fn enter(
         &self,
         session: &str,
         request: Option<RequestId>,
@@ -217,14 +216,14 @@ impl SessionBook {
     }
 
     /// Forgets `session` (the client deleted it).
-    pub(crate) fn forget(&self, session: &str) {
+    pub(super) fn forget(&self, session: &str) {
         self.0.lock().sessions.remove(session);
     }
 }
 
 impl Opening {
     /// Records the session the `initialize` opened.
-    pub(crate) fn opened(self, session: &str) {
+    pub(super) fn opened(self, session: &str) {
         self.0.lock().sessions.insert(
             session.into(),
             Page {
@@ -256,9 +255,26 @@ impl Drop for InFlight {
     }
 }
 
+/// Tells rmcp's worker for session `id` that the session is alive, resetting its idle
+/// timeout, when the session's calls take the direct path and the worker sees none of them.
+///
+/// The one place this crate reaches past rmcp's `SessionManager` trait: rmcp 3.11.0 has no
+/// call that only says "alive". Its worker resets the timeout on any event it receives,
+/// and the trait's calls that send one either carry a message to the handler
+/// (`accept_message`, `create_stream`) or open a stream; so this takes the session's
+/// handle from `LocalSessionManager::sessions` (a public field) and closes a request
+/// stream that does not exist (`close_request_wise_channel` with an id rmcp never hands
+/// out: they count up from 0), an event that does nothing else.
+pub(super) async fn keep_alive(rmcp: &LocalSessionManager, id: &str) {
+    let handle = rmcp.sessions.read().await.get(id).cloned();
+    if let Some(handle) = handle {
+        let _ = handle.close_request_wise_channel(u64::MAX).await;
+    }
+}
+
 /// `response`, with the request kept in flight until its body has been sent or dropped
 /// (an event stream lasts as long as the client listens).
-pub(crate) fn until_sent(response: Response, in_flight: Option<InFlight>) -> Response {
+pub(super) fn until_sent(response: Response, in_flight: Option<InFlight>) -> Response {
     match in_flight {
         Some(in_flight) => response.map(|body| {
             Body::new(Tracked {

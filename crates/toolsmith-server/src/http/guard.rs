@@ -1,0 +1,246 @@
+//! The endpoint's guards, as layers in front of MCP: the request's target (a second `Host`,
+//! an absolute-form target naming a host that is not allowed), a declared body over the
+//! limit, and the bearer token.
+//!
+//! [`Guard`] is a tower layer on each method's handler, not on the router: axum boxes a
+//! router layer's future, and this one is on the `tools/call` hot path; its own future is
+//! the handler's, or the refusal. The token check is a router layer (so it covers every
+//! path), present only when a token is set.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::extract::{Request, State};
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use subtle::ConstantTimeEq;
+use tower::{Layer, Service};
+
+use super::peek::content_length;
+use super::replies::{too_large, unauthorized};
+
+/// Refuses, before MCP sees it, a request whose target the `Host` checks would miss
+/// ([`HostRule::refuse_target`]) or whose declared body is over the limit (413).
+#[derive(Clone)]
+pub(super) struct Guard(Arc<Rules>);
+
+struct Rules {
+    hosts: HostRule,
+    max_body_bytes: usize,
+}
+
+impl Guard {
+    pub(super) fn new(hosts: HostRule, max_body_bytes: usize) -> Self {
+        Self(Arc::new(Rules {
+            hosts,
+            max_body_bytes,
+        }))
+    }
+
+    fn refuse(&self, request: &Request) -> Option<Response> {
+        if let Some(refusal) = self.0.hosts.refuse_target(request.uri(), request.headers()) {
+            return Some(refusal);
+        }
+        let limit = self.0.max_body_bytes;
+        content_length(request.headers())
+            .is_some_and(|length| length > limit)
+            .then(|| too_large(limit))
+    }
+}
+
+impl<S> Layer<S> for Guard {
+    type Service = Guarded<S>;
+
+    fn layer(&self, inner: S) -> Guarded<S> {
+        Guarded {
+            guard: self.clone(),
+            inner,
+        }
+    }
+}
+
+/// A service behind the [`Guard`].
+#[derive(Clone)]
+pub(super) struct Guarded<S> {
+    guard: Guard,
+    inner: S,
+}
+
+impl<S> Service<Request> for Guarded<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+    S::Future: Unpin,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Checked<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Checked<S::Future> {
+        match self.guard.refuse(&request) {
+            Some(refusal) => Checked::Refused(Some(refusal)),
+            None => Checked::Passed(self.inner.call(request)),
+        }
+    }
+}
+
+/// The answer of a [`Guarded`] service: the refusal, or the inner service's answer.
+pub(super) enum Checked<F> {
+    /// Refused; `None` once answered.
+    Refused(Option<Response>),
+    /// Let through.
+    Passed(F),
+}
+
+impl<F> Future for Checked<F>
+where
+    F: Future<Output = Result<Response, Infallible>> + Unpin,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Self::Refused(refusal) => {
+                Poll::Ready(Ok(refusal.take().expect("a refusal is answered once")))
+            }
+            Self::Passed(future) => Pin::new(future).poll(cx),
+        }
+    }
+}
+
+/// The `Host` rule of the endpoint, as far as it applies it itself: rmcp's services check
+/// `Host` too, and the direct path (`session_calls.rs`) leaves to them a request it does
+/// not plainly accept.
+#[derive(Debug, Clone)]
+pub(super) struct HostRule {
+    /// `None`: any host.
+    allowed: Option<Vec<(String, Option<u16>)>>,
+}
+
+impl HostRule {
+    /// Accepts the hosts in `allowed` (`name` or `name:port`); `*` accepts any.
+    pub(super) fn new<'a>(allowed: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut hosts = Vec::new();
+        for host in allowed {
+            if host == "*" {
+                return Self { allowed: None };
+            }
+            let parsed = match Authority::try_from(host.trim()) {
+                Ok(authority) => (normalize_host(authority.host()), authority.port_u16()),
+                Err(_) => (normalize_host(host.trim()), None),
+            };
+            hosts.push(parsed);
+        }
+        Self {
+            allowed: Some(hosts),
+        }
+    }
+
+    pub(super) fn accepts(&self, headers: &HeaderMap) -> bool {
+        if self.allowed.is_none() {
+            return true;
+        }
+        headers
+            .get(header::HOST)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|host| Authority::try_from(host).ok())
+            .is_some_and(|authority| self.accepts_authority(&authority))
+    }
+
+    fn accepts_authority(&self, authority: &Authority) -> bool {
+        let Some(allowed) = &self.allowed else {
+            return true;
+        };
+        let host = normalize_host(authority.host());
+        let port = authority.port_u16();
+        allowed.iter().any(|(name, allowed_port)| {
+            *name == host && allowed_port.is_none_or(|p| port == Some(p))
+        })
+    }
+
+    /// The refusal of a request whose target the `Host` check alone would let through:
+    /// more than one `Host` header (rmcp reads only the first; RFC 9112 §3.2 says 400), or
+    /// an absolute-form request line such as `POST http://evil.example/mcp` naming a host
+    /// that is not allowed (its host, not `Host`, is the target: RFC 9112 §3.2.2).
+    pub(super) fn refuse_target(&self, uri: &Uri, headers: &HeaderMap) -> Option<Response> {
+        if headers.get_all(header::HOST).iter().nth(1).is_some() {
+            tracing::warn!("refused a request with more than one `Host` header");
+            return Some(
+                (
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: more than one Host header",
+                )
+                    .into_response(),
+            );
+        }
+        let authority = uri.authority()?;
+        if self.accepts_authority(authority) {
+            return None;
+        }
+        tracing::warn!(%authority, "refused an absolute-form request for a host that is not allowed");
+        Some(
+            (
+                StatusCode::FORBIDDEN,
+                "Forbidden: the host in the request line is not allowed",
+            )
+                .into_response(),
+        )
+    }
+}
+
+fn normalize_host(host: &str) -> String {
+    host.trim_matches('[')
+        .trim_matches(']')
+        .to_ascii_lowercase()
+}
+
+/// Checks `Authorization: Bearer <token>` against the configured token in constant time
+/// (RFC 6750 §3: 401 with `WWW-Authenticate: Bearer`).
+pub(super) async fn authorize(
+    State(expected): State<Arc<Vec<u8>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim().as_bytes());
+    match given {
+        Some(given) if bool::from(given.ct_eq(expected.as_slice())) => next.run(request).await,
+        Some(_) => unauthorized(r#"Bearer realm="toolsmith", error="invalid_token""#),
+        None => unauthorized(r#"Bearer realm="toolsmith""#),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(value: &str) -> HeaderMap {
+        super::super::peek::one_header(header::HOST, value)
+    }
+
+    #[test]
+    fn host_rule_matches_names_and_ports() {
+        let rule = HostRule::new(["localhost", "127.0.0.1", "::1", "example.com:8080"]);
+        assert!(rule.accepts(&host("localhost:3000")));
+        assert!(rule.accepts(&host("LOCALHOST")));
+        assert!(rule.accepts(&host("[::1]:80")));
+        assert!(rule.accepts(&host("example.com:8080")));
+        assert!(!rule.accepts(&host("example.com:8081")));
+        assert!(!rule.accepts(&host("evil.example")));
+        assert!(!rule.accepts(&HeaderMap::new()));
+        assert!(HostRule::new(["*"]).accepts(&HeaderMap::new()));
+    }
+}
