@@ -1,5 +1,5 @@
 //! Plain `tools/call` POSTs in a Streamable HTTP session, answered by Toolsmith itself
-//! rather than rmcp's session worker (`src/session_calls.rs`): JSON answers, and everything
+//! rather than rmcp's session worker (`src/http/session_calls.rs`): JSON answers, and everything
 //! that needs the request's SSE stream still taking rmcp's path.
 
 use std::time::Duration;
