@@ -7,7 +7,15 @@
 //! budget: a few MiB when it starts (waiting briefly when the budget is used up, then
 //! failing as "busy"), grown as its heap grows (checked with the periodic cancellation
 //! check, and before each guarded operation that builds a large value). The bookkeeping is
-//! one atomic counter plus a thread-local; nothing locks on the call path.
+//! one atomic counter plus a thread-local, and a set of the running evaluations' start
+//! tickets, locked once when an evaluation starts and once when it ends.
+//!
+//! When the budget is used up, every growing evaluation waits for room, and room appears
+//! only when one of them ends. So they do not all wait alike: the evaluation that started
+//! first waits longest ([`OLDEST_GROWTH_WAIT`], or until its own deadline), the others give
+//! up after [`GROWTH_WAIT`] and free what they hold. Sixteen calls that each need a tenth
+//! of the budget then end with the first ones answered and the rest "busy", instead of all
+//! sixteen holding a sixteenth and failing together.
 //!
 //! The budget defaults to half of the smallest of: the cgroup's `memory.max`, physical
 //! memory, and half the address space left under `ulimit -v` (the heap's arena grows in
@@ -23,9 +31,10 @@
 //! not this limit, is what keeps many calls from exhausting the process.
 
 use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::marker::PhantomData;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::convert::megabytes;
@@ -59,14 +68,25 @@ const GROWTH: usize = 8 << 20;
 const START_WAIT: Duration = Duration::from_secs(2);
 const GROWTH_WAIT: Duration = Duration::from_millis(500);
 
+/// How long the evaluation that started first waits to grow (never past its deadline).
+const OLDEST_GROWTH_WAIT: Duration = Duration::from_secs(10);
+
 static BUDGET: OnceLock<usize> = OnceLock::new();
 static RESULT_LIMIT: OnceLock<usize> = OnceLock::new();
 static HEAP_LIMIT: OnceLock<usize> = OnceLock::new();
 static USED: AtomicUsize = AtomicUsize::new(0);
 
+/// The start tickets of the running evaluations, oldest first.
+static RUNNING: Mutex<BTreeSet<u64>> = Mutex::new(BTreeSet::new());
+static NEXT_TICKET: AtomicU64 = AtomicU64::new(0);
+
 thread_local! {
     /// What the evaluation running on this thread has reserved; `None` when none runs.
     static HELD: Cell<Option<usize>> = const { Cell::new(None) };
+    /// The start ticket of the evaluation running on this thread.
+    static TICKET: Cell<u64> = const { Cell::new(0) };
+    /// When the evaluation running on this thread must be over.
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
 /// Sets the memory budget for all running Starlark evaluations, in bytes; false when it
@@ -214,8 +234,9 @@ pub(crate) struct Reservation {
 }
 
 /// Reserves the start of an evaluation's memory, waiting up to a couple of seconds for
-/// other evaluations to finish (or until `stopped` says the call is over).
-pub(crate) fn reserve(stopped: &dyn Fn() -> bool) -> Result<Reservation, Busy> {
+/// other evaluations to finish (or until `stopped` says the call is over). The evaluation
+/// must end by `deadline`: waiting to grow never goes past it.
+pub(crate) fn reserve(stopped: &dyn Fn() -> bool, deadline: Instant) -> Result<Reservation, Busy> {
     if HELD.get().is_some() {
         return Ok(Reservation {
             outer: false,
@@ -226,6 +247,10 @@ pub(crate) fn reserve(stopped: &dyn Fn() -> bool) -> Result<Reservation, Busy> {
         return Err(Busy);
     }
     HELD.set(Some(INITIAL_RESERVATION));
+    let ticket = NEXT_TICKET.fetch_add(1, Ordering::Relaxed);
+    TICKET.set(ticket);
+    DEADLINE.set(Some(deadline));
+    running().insert(ticket);
     Ok(Reservation {
         outer: true,
         _not_send: PhantomData,
@@ -237,14 +262,21 @@ impl Drop for Reservation {
         if self.outer
             && let Some(held) = HELD.take()
         {
+            running().remove(&TICKET.get());
             USED.fetch_sub(held, Ordering::AcqRel);
         }
     }
 }
 
+fn running() -> std::sync::MutexGuard<'static, BTreeSet<u64>> {
+    RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Grows the running evaluation's reservation to cover `bytes`; `Err` when the budget
-/// stays exhausted. Outside an evaluation there is nothing to grow.
-pub(crate) fn ensure(bytes: usize) -> Result<(), Busy> {
+/// stays exhausted, or `stopped` says the call is over while it waits. The evaluation that
+/// started first waits up to [`OLDEST_GROWTH_WAIT`] (never past its deadline), the others
+/// [`GROWTH_WAIT`]. Outside an evaluation there is nothing to grow.
+pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Busy> {
     let Some(held) = HELD.get() else {
         return Ok(());
     };
@@ -252,7 +284,21 @@ pub(crate) fn ensure(bytes: usize) -> Result<(), Busy> {
         return Ok(());
     }
     let wanted = bytes.div_ceil(GROWTH).saturating_mul(GROWTH);
-    if take(wanted - held, GROWTH_WAIT, &|| false) {
+    let more = wanted - held;
+    let granted = take(more, Duration::ZERO, stopped) || {
+        let wait = if running().first() == Some(&TICKET.get()) {
+            DEADLINE
+                .get()
+                .map_or(GROWTH_WAIT, |deadline| {
+                    deadline.saturating_duration_since(Instant::now())
+                })
+                .min(OLDEST_GROWTH_WAIT)
+        } else {
+            GROWTH_WAIT
+        };
+        take(more, wait, stopped)
+    };
+    if granted {
         HELD.set(Some(wanted));
         Ok(())
     } else {

@@ -95,7 +95,7 @@ fn check_size(size: usize, heap: Heap, what: &str) -> anyhow::Result<()> {
     if after > heap_limit() {
         anyhow::bail!(heap_limit_message());
     }
-    budget::ensure(after).map_err(|_| anyhow::anyhow!(budget::Busy::message()))
+    budget::ensure(after, &|| false).map_err(|_| anyhow::anyhow!(budget::Busy::message()))
 }
 
 /// Refuses a guarded method call whose result would pass the value or heap limit.

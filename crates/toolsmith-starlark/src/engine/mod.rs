@@ -251,7 +251,7 @@ pub(crate) fn load_native(
         file: &program.file,
     };
     let stop = || (Instant::now() >= deadline).then_some(StopReason::Timeout);
-    let _reservation = reserve(&stop)?;
+    let _reservation = reserve(&stop, deadline)?;
     let frozen = guarded(|| {
         Module::with_temp_heap(|module| {
             {
@@ -320,7 +320,7 @@ pub(crate) fn call_function(
     let file = invocation.definition.source.path.display().to_string();
     let printer = TracingPrint { file: &file };
     let stop = || invocation.context.stop_reason();
-    let _reservation = reserve(&stop)?;
+    let _reservation = reserve(&stop, invocation.context.deadline)?;
     guarded(|| {
         Module::with_temp_heap(|module| {
             let heap = module.heap();
@@ -380,7 +380,7 @@ pub(crate) fn run_script(
     let file = definition.source.path.display().to_string();
     let printer = TracingPrint { file: &file };
     let stop = || context.stop_reason();
-    let _reservation = reserve(&stop)?;
+    let _reservation = reserve(&stop, context.deadline)?;
     guarded(|| {
         Module::with_temp_heap(|module| {
             let watch = Watch::new(&stop, module.heap());
@@ -406,8 +406,12 @@ pub(crate) fn run_script(
 }
 
 /// Takes an evaluation's first share of the memory budget.
-fn reserve(stop: &dyn Fn() -> Option<StopReason>) -> Result<budget::Reservation, RunError> {
-    budget::reserve(&|| stop().is_some()).map_err(|_| RunError::script(budget::Busy::message()))
+fn reserve(
+    stop: &dyn Fn() -> Option<StopReason>,
+    deadline: Instant,
+) -> Result<budget::Reservation, RunError> {
+    budget::reserve(&|| stop().is_some(), deadline)
+        .map_err(|_| RunError::script(budget::Busy::message()))
 }
 
 /// What the periodic check of a running evaluation looks at: the call's deadline and
@@ -432,8 +436,10 @@ impl<'a, 'v> Watch<'a, 'v> {
         if (self.stop)().is_some() {
             return true;
         }
-        if budget::ensure(self.heap.allocated_bytes()).is_err() {
-            self.busy.set(true);
+        let stopped = || (self.stop)().is_some();
+        if budget::ensure(self.heap.allocated_bytes(), &stopped).is_err() {
+            // Stopped while waiting for memory: the stop is the reason, not the budget.
+            self.busy.set(!stopped());
             return true;
         }
         false
