@@ -11,11 +11,12 @@
 //! tickets, locked once when an evaluation starts and once when it ends.
 //!
 //! When the budget is used up, every growing evaluation waits for room, and room appears
-//! only when one of them ends. So they do not all wait alike: the evaluation that started
-//! first waits longest ([`OLDEST_GROWTH_WAIT`], or until its own deadline), the others give
-//! up after [`GROWTH_WAIT`] and free what they hold. Sixteen calls that each need a tenth
-//! of the budget then end with the first ones answered and the rest "busy", instead of all
-//! sixteen holding a sixteenth and failing together.
+//! only when one of them ends. So they do not all wait alike: after each [`GROWTH_WAIT`]
+//! the younger half of the evaluations still running gives up and frees what it holds,
+//! and the older half waits on (at most [`OLDEST_GROWTH_WAIT`], never past its deadline),
+//! until what is left fits. Sixteen calls that each need a tenth of the budget then end
+//! with the first several answered and the rest "busy", instead of all sixteen holding a
+//! sixteenth and failing together.
 //!
 //! The budget defaults to half of the smallest of: the cgroup's `memory.max`, physical
 //! memory, and half the address space left under `ulimit -v` (the heap's arena grows in
@@ -68,7 +69,8 @@ const GROWTH: usize = 8 << 20;
 const START_WAIT: Duration = Duration::from_secs(2);
 const GROWTH_WAIT: Duration = Duration::from_millis(500);
 
-/// How long the evaluation that started first waits to grow (never past its deadline).
+/// How long an evaluation in the older half waits to grow, at most (never past its
+/// deadline).
 const OLDEST_GROWTH_WAIT: Duration = Duration::from_secs(10);
 
 static BUDGET: OnceLock<usize> = OnceLock::new();
@@ -273,9 +275,9 @@ fn running() -> std::sync::MutexGuard<'static, BTreeSet<u64>> {
 }
 
 /// Grows the running evaluation's reservation to cover `bytes`; `Err` when the budget
-/// stays exhausted, or `stopped` says the call is over while it waits. The evaluation that
-/// started first waits up to [`OLDEST_GROWTH_WAIT`] (never past its deadline), the others
-/// [`GROWTH_WAIT`]. Outside an evaluation there is nothing to grow.
+/// stays exhausted, or `stopped` says the call is over while it waits: the younger half of
+/// the running evaluations waits [`GROWTH_WAIT`], the older half on (see the module
+/// documentation). Outside an evaluation there is nothing to grow.
 pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Busy> {
     let Some(held) = HELD.get() else {
         return Ok(());
@@ -285,25 +287,40 @@ pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Bus
     }
     let wanted = bytes.div_ceil(GROWTH).saturating_mul(GROWTH);
     let more = wanted - held;
-    let granted = take(more, Duration::ZERO, stopped) || {
-        let wait = if running().first() == Some(&TICKET.get()) {
-            DEADLINE
-                .get()
-                .map_or(GROWTH_WAIT, |deadline| {
-                    deadline.saturating_duration_since(Instant::now())
-                })
-                .min(OLDEST_GROWTH_WAIT)
-        } else {
-            GROWTH_WAIT
+    // Rounds of GROWTH_WAIT: after each, only the older half of the evaluations still
+    // running waits on (the rest give up and free what they hold), so the set shrinks
+    // until what is left fits, down to the one that started first.
+    let patience = DEADLINE
+        .get()
+        .map_or(GROWTH_WAIT, |deadline| {
+            deadline.saturating_duration_since(Instant::now())
+        })
+        .clamp(GROWTH_WAIT, OLDEST_GROWTH_WAIT);
+    let started = Instant::now();
+    let granted = take(more, Duration::ZERO, stopped)
+        || loop {
+            if take(more, GROWTH_WAIT, stopped) {
+                break true;
+            }
+            if stopped() || started.elapsed() >= patience || !in_older_half() {
+                break false;
+            }
         };
-        take(more, wait, stopped)
-    };
     if granted {
         HELD.set(Some(wanted));
         Ok(())
     } else {
         Err(Busy)
     }
+}
+
+/// Whether this thread's evaluation is in the older half of those running (the oldest
+/// always is).
+fn in_older_half() -> bool {
+    let running = running();
+    let ticket = TICKET.get();
+    let rank = running.iter().take_while(|other| **other < ticket).count();
+    rank == 0 || rank * 2 < running.len()
 }
 
 /// Takes `bytes` from the budget, retrying for up to `wait`.
