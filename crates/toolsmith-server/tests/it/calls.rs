@@ -87,32 +87,6 @@ async fn tools_can_ask_the_clients_model() {
     assert_eq!(text(&result), "pong: ping");
 }
 
-/// A tool that ignores its interrupt and blocks until the test releases it: what a tool
-/// stuck in a native call looks like to the server.
-struct Stuck {
-    definition: toolsmith_model::ToolDefinition,
-    released: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
-}
-
-impl toolsmith_model::Tool for Stuck {
-    fn definition(&self) -> &toolsmith_model::ToolDefinition {
-        &self.definition
-    }
-
-    fn call(
-        &self,
-        _arguments: &toolsmith_model::JsonObject,
-        _context: &toolsmith_model::CallContext,
-    ) -> Result<toolsmith_model::ToolReturn, toolsmith_model::ToolFailure> {
-        let (released, wake) = &*self.released;
-        let mut done = released.lock().unwrap();
-        while !*done {
-            done = wake.wait(done).unwrap();
-        }
-        Ok(toolsmith_model::ToolReturn::Text("released".into()))
-    }
-}
-
 /// Returns its `text` argument.
 struct Echo(toolsmith_model::ToolDefinition);
 
@@ -145,25 +119,17 @@ fn definition(name: &str, timeout: Duration) -> toolsmith_model::ToolDefinition 
 // its thread ended, so as many stuck calls as slots left no later call answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn abandoned_calls_give_their_slots_back() {
-    let released = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
-    let tools: Vec<std::sync::Arc<dyn toolsmith_model::Tool>> = vec![
-        std::sync::Arc::new(Stuck {
-            definition: definition("stuck", Duration::from_millis(300)),
-            released: std::sync::Arc::clone(&released),
-        }),
-        std::sync::Arc::new(Echo(definition("echo", Duration::from_secs(5)))),
-    ];
-    let catalog = toolsmith_model::Catalog::new(tools, Vec::new());
-    let options = toolsmith_server::ServerOptions {
-        name: "stuck".into(),
-        version: "1".into(),
-        instructions: None,
-        working_dir: std::env::temp_dir(),
-        max_concurrent_calls: 2,
-        page_size: 100,
-        search: toolsmith_model::SearchSettings::default(),
-    };
-    let state = toolsmith_server::ServerState::new(std::sync::Arc::new(catalog), options);
+    let gate = std::sync::Arc::new(Gate::default());
+    let state = serve_tools(
+        vec![
+            std::sync::Arc::new(Hold {
+                definition: definition("stuck", Duration::from_millis(300)),
+                gate: std::sync::Arc::clone(&gate),
+            }),
+            std::sync::Arc::new(Echo(definition("echo", Duration::from_secs(5)))),
+        ],
+        2,
+    );
     let client = stdio_client(state).await;
     // More stuck calls than slots, one after the other: two give their slots back (as many
     // abandoned threads as slots may go on), the third keeps its own.
@@ -183,9 +149,7 @@ async fn abandoned_calls_give_their_slots_back() {
     .expect("an answer")
     .unwrap();
     assert_eq!(text(&echoed), "still serving");
-    let (done, wake) = &*released;
-    *done.lock().unwrap() = true;
-    wake.notify_all();
+    gate.release();
 }
 
 /// A tool that holds its call until the test releases it (ignoring its interrupt), and
@@ -273,13 +237,8 @@ fn serve_tools(
 ) -> toolsmith_server::ServerState {
     let catalog = toolsmith_model::Catalog::new(tools, Vec::new());
     let options = toolsmith_server::ServerOptions {
-        name: "limits".into(),
-        version: "1".into(),
-        instructions: None,
-        working_dir: std::env::temp_dir(),
         max_concurrent_calls,
-        page_size: 100,
-        search: toolsmith_model::SearchSettings::default(),
+        ..toolsmith_server::ServerOptions::new(std::env::temp_dir())
     };
     toolsmith_server::ServerState::new(std::sync::Arc::new(catalog), options)
 }

@@ -235,56 +235,15 @@ fn a_script_reads_only_the_environment_variables_its_permissions_name() {
     assert!(!stdout.contains("hunter2"), "{stdout}");
 }
 
-/// A one-thread HTTP/1.1 server on loopback: `/old` redirects to `/echo`; `/echo` answers
-/// with the request line and body as JSON; `/away` redirects to `localhost`.
+/// `/old` redirects to `/echo`, `/away` to `localhost`; anything else echoes.
 fn echo_server() -> u16 {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let mut length = 0;
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).unwrap();
-                if header.trim().is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = header.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let target = request_line.split(' ').nth(1).unwrap_or("/");
-            let path = target.split('?').next().unwrap_or_default();
-            let response = if path == "/old" {
-                "HTTP/1.1 302 Found\r\nLocation: /echo?from=old\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
-            } else if path == "/away" {
-                format!(
-                    "HTTP/1.1 302 Found\r\nLocation: http://localhost:{port}/echo\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                )
-            } else {
-                let echo = serde_json::json!({
-                    "request": request_line.trim(),
-                    "body": String::from_utf8_lossy(&body),
-                })
-                .to_string();
-                format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{echo}",
-                    echo.len()
-                )
-            };
-            let _ = stream.write_all(response.as_bytes());
+    crate::http_server::echo_server(|target, port| {
+        match target.split('?').next().unwrap_or_default() {
+            "/old" => Some("/echo?from=old".to_owned()),
+            "/away" => Some(format!("http://localhost:{port}/echo")),
+            _ => None,
         }
-    });
-    port
+    })
 }
 
 #[test]

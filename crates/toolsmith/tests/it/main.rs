@@ -9,6 +9,7 @@ mod call;
 mod check;
 mod help;
 mod http_guards;
+mod http_server;
 mod install;
 mod list;
 mod memory;

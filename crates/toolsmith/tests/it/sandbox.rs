@@ -89,45 +89,14 @@ fn a_read_refuses_a_fifo_instead_of_blocking() {
     );
 }
 
-/// A one-thread HTTP/1.1 server on loopback: `/hop?to=PORT` redirects to
-/// `//127.0.0.1:PORT/echo` (a network-path reference: another host); anything else answers
-/// with its request line and this server's port as JSON. It serves until the test exits.
+/// `/hop?to=PORT` redirects to `//127.0.0.1:PORT/echo` (a network-path reference: another
+/// host); anything else echoes, with this server's port.
 fn hop_server() -> u16 {
-    use std::io::{BufRead, BufReader, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            if reader.read_line(&mut request_line).is_err() {
-                continue;
-            }
-            loop {
-                let mut header = String::new();
-                match reader.read_line(&mut header) {
-                    Ok(read) if read > 0 && !header.trim().is_empty() => {}
-                    _ => break,
-                }
-            }
-            let target = request_line.split(' ').nth(1).unwrap_or("/");
-            let response = if let Some(to) = target.strip_prefix("/hop?to=") {
-                format!(
-                    "HTTP/1.1 302 Found\r\nLocation: //127.0.0.1:{to}/echo\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                )
-            } else {
-                let echo =
-                    serde_json::json!({"request": request_line.trim(), "port": port}).to_string();
-                format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{echo}",
-                    echo.len()
-                )
-            };
-            let _ = stream.write_all(response.as_bytes());
-        }
-    });
-    port
+    crate::http_server::echo_server(|target, _| {
+        target
+            .strip_prefix("/hop?to=")
+            .map(|to| format!("//127.0.0.1:{to}/echo"))
+    })
 }
 
 // Regression test for issue 14, item 12: `Location: //127.0.0.1:PORT/x` was fetched as the
