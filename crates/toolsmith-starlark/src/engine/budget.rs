@@ -297,15 +297,14 @@ pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Bus
         })
         .clamp(GROWTH_WAIT, OLDEST_GROWTH_WAIT);
     let started = Instant::now();
-    let granted = take(more, Duration::ZERO, stopped)
-        || loop {
-            if take(more, GROWTH_WAIT, stopped) {
-                break true;
-            }
-            if stopped() || started.elapsed() >= patience || !in_older_half() {
-                break false;
-            }
-        };
+    let granted = loop {
+        if take(more, GROWTH_WAIT, stopped) {
+            break true;
+        }
+        if stopped() || started.elapsed() >= patience || !in_older_half() {
+            break false;
+        }
+    };
     if granted {
         HELD.set(Some(wanted));
         Ok(())
@@ -314,13 +313,13 @@ pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Bus
     }
 }
 
-/// Whether this thread's evaluation is in the older half of those running (the oldest
-/// always is).
+/// Whether this thread's evaluation is in the older half of those running (the oldest,
+/// rank 0, always is: its own ticket is in the set).
 fn in_older_half() -> bool {
     let running = running();
     let ticket = TICKET.get();
     let rank = running.iter().take_while(|other| **other < ticket).count();
-    rank == 0 || rank * 2 < running.len()
+    rank * 2 < running.len()
 }
 
 /// Takes `bytes` from the budget, retrying for up to `wait`.
