@@ -126,9 +126,7 @@ impl SessionBook {
         };
         let opening = Opening(Arc::clone(&self.0));
         tracing::info!(session = %oldest, max = self.0.max, "closing the session idle longest: at the session cap");
-        if let Err(error) = self.0.rmcp.close_session(&oldest).await {
-            tracing::debug!(%error, "could not close the session");
-        }
+        self.close(&oldest).await;
         Some((opening, Some(oldest)))
     }
 
@@ -167,9 +165,14 @@ impl SessionBook {
             "closing sessions idle too long while more than half the session cap is open"
         );
         for id in idle {
-            if let Err(error) = self.0.rmcp.close_session(&id).await {
-                tracing::debug!(%error, "could not close the session");
-            }
+            self.close(&id).await;
+        }
+    }
+
+    /// Closes `id` in rmcp (its client gets 404 from now on), already out of the book.
+    async fn close(&self, id: &Arc<str>) {
+        if let Err(error) = self.0.rmcp.close_session(id).await {
+            tracing::debug!(%error, "could not close the session");
         }
     }
 
