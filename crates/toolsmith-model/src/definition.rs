@@ -71,6 +71,29 @@ pub struct ToolDefinition {
     pub source: SourceLocation,
     /// What its loader saw in its source, for `toolsmith check`.
     pub facts: SourceFacts,
+    /// The package it came from (`[packages.NAME]` in `toolsmith.toml`, docs/packages.md);
+    /// `None` for the folder's own tools.
+    pub package: Option<PackageOrigin>,
+}
+
+/// Where a package's tool came from: what its qualified name `publisher/package/tool` is
+/// made of (docs/packages.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageOrigin {
+    /// `[package] publisher` of the package folder's `toolsmith.toml` (else the key of
+    /// `[packages.NAME]`).
+    pub publisher: String,
+    /// `[package] name` (else the key of `[packages.NAME]`).
+    pub name: String,
+    /// The tool's name inside its package, before the prefix was added.
+    pub tool: String,
+}
+
+impl PackageOrigin {
+    /// `publisher/package/tool`.
+    pub fn qualified_name(&self) -> String {
+        format!("{}/{}/{}", self.publisher, self.name, self.tool)
+    }
 }
 
 impl ToolDefinition {
@@ -104,7 +127,13 @@ impl ToolDefinition {
             ui: None,
             source: SourceLocation::default(),
             facts: SourceFacts::default(),
+            package: None,
         }
+    }
+
+    /// `publisher/package/tool` for a package's tool; `None` for the folder's own.
+    pub fn qualified_name(&self) -> Option<String> {
+        self.package.as_ref().map(PackageOrigin::qualified_name)
     }
 
     /// The timeout that applies to a call of this tool.
