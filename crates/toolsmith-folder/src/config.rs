@@ -1,7 +1,9 @@
 //! `toolsmith.toml`: server information, defaults and tool options for a folder
 //! (docs/tools.md, docs/serve.md). Sections read elsewhere (`check`, `resources`) are kept
-//! as raw tables; `[profiles]` and `[packages]` are not built yet and draw a warning.
+//! as raw tables; `[profiles]` is read by the `profiles` module; `[packages]` is not built
+//! yet and draws a warning.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -11,6 +13,7 @@ use toolsmith_model::{
 };
 
 use crate::manifest::parse_toml;
+use crate::profiles::{self, Profile};
 
 /// The file name of a folder's configuration.
 pub const CONFIG_FILE: &str = "toolsmith.toml";
@@ -22,11 +25,11 @@ const SECTIONS: &[&str] = &[
     "options",
     "check",
     "resources",
+    "profiles",
 ];
 
-/// Sections planned (profiles, packages) that do nothing yet: said so, rather than silently
-/// ignored.
-const NOT_YET_SUPPORTED: &[&str] = &["profiles", "packages"];
+/// Sections planned (packages) that do nothing yet: said so, rather than silently ignored.
+const NOT_YET_SUPPORTED: &[&str] = &["packages"];
 
 /// A folder's `toolsmith.toml` (all parts optional).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,6 +48,8 @@ pub struct FolderConfig {
     pub options: JsonObject,
     /// `[search]`: when tools go behind `tool_search`.
     pub search: SearchSettings,
+    /// `[profiles.NAME]`, by name (docs/profiles.md).
+    pub profiles: BTreeMap<String, Profile>,
     /// The whole file as JSON, for sections read elsewhere.
     pub raw: JsonObject,
 }
@@ -145,39 +150,57 @@ impl FolderConfig {
             config.options.clone_from(options);
         }
         if let Some(Value::Object(search)) = raw.get("search") {
-            config.search = search_settings(search, &mut problem);
+            config.search =
+                search_settings(search, SearchSettings::default(), "search", &mut problem);
+        }
+        if let Some(Value::Object(table)) = raw.get("profiles") {
+            let keys = crate::keys::toml_keys(source);
+            config.profiles = profiles::parse(
+                table,
+                config.search,
+                (path, source, &keys),
+                &mut |location, message, help| {
+                    let mut diagnostic =
+                        Diagnostic::error("invalid-config", location, message).with_help(help);
+                    diagnostic.severity = Severity::Warning;
+                    diagnostics.push(diagnostic);
+                },
+            );
         }
         (config, diagnostics)
     }
 }
 
-/// `[search]`: `mode` and `budget_tokens`; a bad value keeps its default with a warning.
-fn search_settings(
+/// `[search]` (or another `section`, such as `profiles.NAME.search`): `mode` and
+/// `budget_tokens` set on `base`; a bad value keeps the base's with a warning.
+pub(crate) fn search_settings(
     search: &JsonObject,
-    problem: &mut impl FnMut(String, String),
+    base: SearchSettings,
+    section: &str,
+    problem: &mut dyn FnMut(String, String),
 ) -> SearchSettings {
     const KEYS: [&str; 2] = ["mode", "budget_tokens"];
-    let mut settings = SearchSettings::default();
+    let mut settings = base;
     for (key, value) in search {
         match key.as_str() {
             "mode" => match value.as_str().map(str::parse::<SearchMode>) {
                 Some(Ok(mode)) => settings.mode = mode,
                 _ => problem(
-                    format!("`[search] mode` must be \"auto\", \"always\" or \"never\", got {value}"),
+                    format!("`[{section}] mode` must be \"auto\", \"always\" or \"never\", got {value}"),
                     "auto (the default) lists the tools while they fit `budget_tokens`, always puts them all behind tool_search, never lists them all".into(),
                 ),
             },
             "budget_tokens" => match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
                 Some(budget) if budget > 0 => settings.budget_tokens = budget,
                 _ => problem(
-                    format!("`[search] budget_tokens` must be a positive whole number, got {value}"),
+                    format!("`[{section}] budget_tokens` must be a positive whole number, got {value}"),
                     format!("e.g. budget_tokens = {}", toolsmith_model::DEFAULT_BUDGET_TOKENS),
                 ),
             },
             _ => {
                 let hint = toolsmith_model::names::suggestion(key, KEYS)
                     .unwrap_or_else(|| "known keys: mode, budget_tokens".to_owned());
-                problem(format!("unknown key `{key}` in `[search]`"), hint);
+                problem(format!("unknown key `{key}` in `[{section}]`"), hint);
             }
         }
     }

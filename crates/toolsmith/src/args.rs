@@ -163,10 +163,31 @@ pub(crate) struct FolderArg {
     pub(crate) dir: Option<PathBuf>,
 }
 
+/// Which of the folder's profiles to use.
+#[derive(Debug, Args)]
+pub(crate) struct ProfileArg {
+    /// Use only profile NAME: its tools, prompts, resources and server settings.
+    ///
+    /// A profile is a `[profiles.NAME]` table in toolsmith.toml (docs/profiles.md);
+    /// `toolsmith list --profiles` shows them. `toolsmith-dev` is built in: every tool of
+    /// the folder plus tools that let an assistant write, check and test tools in it.
+    /// Default: every tool, prompt and resource of the folder.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
+
+    /// Show the folder's profiles instead of its tools: each with its tool count and what
+    /// its listed tools cost a model's context in tokens.
+    #[arg(long, conflicts_with = "profile")]
+    pub(crate) profiles: bool,
 
     /// Print `{"tools": [...], "errors": [...], "search": {...}}`: MCP Tool objects as
     /// the folder defines them, the load errors, and what discovery decides (token costs).
@@ -196,6 +217,9 @@ pub(crate) struct CallArgs {
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
 
     /// Serve Streamable HTTP on ADDR (endpoint `/mcp`) instead of stdio.
     ///
@@ -370,6 +394,9 @@ pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
 
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
+
     /// How to print the findings.
     ///
     /// `human`: source snippets with carets and help lines (colour on a terminal);
@@ -427,6 +454,9 @@ pub(crate) enum CheckFormat {
 pub(crate) struct TestArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
 
     /// Run only the cases whose id (`TOOL: NAME`) contains PATTERN (repeatable).
     ///
@@ -592,6 +622,9 @@ pub(crate) struct SearchArgs {
     /// The same as `tool_search`'s `max_results`. Example: `-n 10`.
     #[arg(short = 'n', long = "limit", value_name = "K", default_value_t = 5)]
     pub(crate) limit: usize,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
 
     /// Print `{"results": [{name, title, description, score, inputSchema}]}`, exactly the
     /// structured content `tool_search` returns.

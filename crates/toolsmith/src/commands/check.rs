@@ -21,6 +21,7 @@ use crate::printer::Printer;
 pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let CheckArgs {
         folder: folder_arg,
+        profile,
         format,
         explain,
         strict,
@@ -42,7 +43,7 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
         .map(|id| resolve(id))
         .collect::<Result<_, _>>()?;
 
-    let loaded = folder::load(folder_arg.dir.as_deref())?;
+    let loaded = folder::load_profile(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
     let root = loaded.root();
     let (mut settings, config_problems) =
         Settings::from_config(&loaded.config().raw, &root.join(CONFIG_FILE));

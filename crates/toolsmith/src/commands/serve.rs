@@ -17,6 +17,7 @@ use crate::printer::Printer;
 pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let ServeArgs {
         folder: folder_arg,
+        profile,
         http,
         allow_hosts,
         allow_origins,
@@ -47,7 +48,11 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
             .hint("pass a non-empty token with --auth-token or TOOLSMITH_AUTH_TOKEN, or unset both to serve without auth")
             .into());
     }
-    let loaded = folder::load_for(folder_arg.dir.as_deref(), Some(transport))?;
+    let loaded = folder::load_profile(
+        folder_arg.dir.as_deref(),
+        Some(transport),
+        profile.profile.as_deref(),
+    )?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
     let mut options = server_options(&loaded);

@@ -15,11 +15,12 @@ use crate::printer::{Printer, Style};
 pub(crate) fn run(args: &TestArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let TestArgs {
         folder: folder_arg,
+        profile,
         filter,
         json,
         junit,
     } = args;
-    let loaded = folder::load(folder_arg.dir.as_deref())?;
+    let loaded = folder::load_profile(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
     let collection = toolsmith_testing::collect(&loaded);
     let diagnostics: Vec<Diagnostic> = loaded
         .catalog()
