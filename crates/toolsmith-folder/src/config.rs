@@ -255,9 +255,9 @@ mod tests {
 
     #[test]
     fn sections_not_built_yet_say_so() {
-        // Regression test for issue 14, item 23: `[profiles]` and `[packages]` were
-        // accepted and ignored in silence, and `[profilez]` was steered to them.
-        let (_, diagnostics) = FolderConfig::parse(
+        // Regression test for issue 14, item 23: `[packages]` was accepted and ignored in
+        // silence. (`[profiles]` is read since issue 16.)
+        let (config, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
             "[profiles.dev]\ntools = [\"x\"]\n[packages]\nx = \"1\"\n[profilez]\n",
         );
@@ -266,13 +266,15 @@ mod tests {
             messages,
             [
                 "`[packages]` is not supported yet; it is ignored",
-                "`[profiles]` is not supported yet; it is ignored",
                 "unknown section `[profilez]`",
             ]
         );
-        let help = diagnostics[2].help.as_deref().unwrap_or_default();
-        assert!(!help.contains("profiles"), "{help}");
+        assert_eq!(
+            diagnostics[1].help.as_deref(),
+            Some("did you mean `[profiles]`?")
+        );
         assert!(diagnostics.iter().all(|d| d.severity == Severity::Warning));
+        assert_eq!(config.profiles.keys().collect::<Vec<_>>(), ["dev"]);
     }
 
     #[test]

@@ -202,10 +202,14 @@ fn parse_one(
             "version" => text(&mut profile.version),
             "instructions" => text(&mut profile.instructions),
             "tools" | "prompts" | "resources" | "discoverable" => {
-                let selectors =
-                    selectors(value, &format!("profiles.{name}.{key}"), problem, |index| {
+                let selectors = selectors(
+                    value,
+                    &format!("profiles.{name}.{key}"),
+                    problem,
+                    (at(keys, &[]), |index: usize| {
                         at(keys, &[&index.to_string()])
-                    });
+                    }),
+                );
                 match key.as_str() {
                     "tools" => profile.tools = Some(selectors),
                     "prompts" => profile.prompts = Some(selectors),
@@ -254,11 +258,11 @@ fn selectors(
     value: &Value,
     what: &str,
     problem: &mut dyn FnMut(SourceLocation, String, String),
-    at: impl Fn(usize) -> SourceLocation,
+    (whole, at): (SourceLocation, impl Fn(usize) -> SourceLocation),
 ) -> Vec<Selector> {
     let Value::Array(items) = value else {
         problem(
-            at(0),
+            whole,
             format!("`{what}` must be a list of strings, got {}", kind(value)),
             format!(
                 "e.g. {} = [\"github_*\", \"tag:search\"]",
@@ -429,11 +433,30 @@ impl Profile {
                 "fix the tool's file; the rest of the profile serves meanwhile".to_owned(),
             );
         }
-        self.unmatched(
+        let mut diagnostic = self.unmatched(
             selector,
             "tool",
             catalog.definitions().map(|tool| tool.name.as_str()),
+        );
+        // A file that failed to load may be where the tool was meant to come from.
+        let broken: Vec<String> = catalog
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == Severity::Error && d.tool.is_none())
+            .map(|d| format!("`{}`", d.location.path.display()))
+            .collect();
+        let suggested = toolsmith_model::names::suggestion(
+            &selector.text,
+            catalog.definitions().map(|tool| tool.name.as_str()),
         )
+        .is_some();
+        if !broken.is_empty() && !suggested && matches!(selector.pattern, Pattern::Exact(_)) {
+            diagnostic.help = Some(format!(
+                "{} failed to load; if the tool is defined there, fix that file",
+                broken.join(", ")
+            ));
+        }
+        diagnostic
     }
 
     /// The warning for a selector that matches nothing of `what`, with a did-you-mean
@@ -470,4 +493,106 @@ fn warning(selector: &Selector, message: String, help: String) -> Diagnostic {
         Diagnostic::error(PROFILE_PROBLEM, selector.location.clone(), message).with_help(help);
     diagnostic.severity = Severity::Warning;
     diagnostic
+}
+
+#[cfg(test)]
+mod tests {
+    use toolsmith_model::{PackageOrigin, SearchMode};
+
+    use super::*;
+    use crate::FolderConfig;
+
+    fn config(text: &str) -> (FolderConfig, Vec<String>) {
+        let (config, diagnostics) = FolderConfig::parse(Path::new("toolsmith.toml"), text);
+        let messages = diagnostics
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}:{}: {} ({})",
+                    d.location.line,
+                    d.location.column,
+                    d.message,
+                    d.help.clone().unwrap_or_default()
+                )
+            })
+            .collect();
+        (config, messages)
+    }
+
+    fn tool(name: &str, tags: &[&str]) -> ToolDefinition {
+        let mut tool = ToolDefinition::new(name, "A tool.", JsonObject::new());
+        tool.tags = tags.iter().map(|&tag| tag.to_owned()).collect();
+        tool
+    }
+
+    #[test]
+    fn selectors_match_names_globs_tags_and_qualified_names() {
+        // Issue 16, item 1: names, globs, `tag:NAME` and qualified package names.
+        let (config, problems) = config(
+            "[profiles.p]\ntools = [\"hello\", \"github_*\", \"tag:search\", \"acme/weather/*\"]\n",
+        );
+        assert_eq!(problems, Vec::<String>::new());
+        let profile = &config.profiles["p"];
+        let selects = |tool: &ToolDefinition| {
+            profile
+                .tools
+                .iter()
+                .flatten()
+                .any(|selector| selector.selects_tool(tool))
+        };
+        assert!(selects(&tool("hello", &[])));
+        assert!(selects(&tool("github_search", &[])));
+        assert!(selects(&tool("notes_find", &["search"])));
+        let mut packaged = tool("weather_forecast_get", &[]);
+        packaged.package = Some(PackageOrigin {
+            publisher: "acme".into(),
+            name: "weather".into(),
+            tool: "forecast_get".into(),
+        });
+        assert!(selects(&packaged));
+        assert!(!selects(&tool("hello_world", &[])));
+        assert!(!selects(&tool("notes_add", &["writing"])));
+    }
+
+    #[test]
+    fn server_and_search_settings_replace_the_folders() {
+        let (config, problems) = config(
+            "[search]\nbudget_tokens = 500\n[profiles.p]\nname = \"p-server\"\ninstructions = \"Use p.\"\n[profiles.p.search]\nmode = \"always\"\n",
+        );
+        assert_eq!(problems, Vec::<String>::new());
+        let profile = &config.profiles["p"];
+        assert_eq!(profile.server_name.as_deref(), Some("p-server"));
+        assert_eq!(profile.instructions.as_deref(), Some("Use p."));
+        let search = profile.search.unwrap();
+        // The keys the profile sets replace the folder's; the others are the folder's.
+        assert_eq!(
+            (search.mode, search.budget_tokens),
+            (SearchMode::Always, 500)
+        );
+    }
+
+    #[test]
+    fn mistakes_are_warnings_at_their_line() {
+        let (config, problems) = config(
+            "[profiles.p]\ntool = [\"x\"]\ntools = [\"ok\", 3, \"bad[\"]\n[profiles.q]\ntools = \"x\"\n[profiles.toolsmith-dev]\n",
+        );
+        assert_eq!(
+            problems,
+            [
+                "2:1: unknown key `tool` in `[profiles.p]` (did you mean `tools`?)",
+                "3:1: `profiles.p.tools` entries must be strings, got a number (write a name, a glob such as `github_*`, or `tag:NAME`)",
+                "3:1: `profiles.p.tools`: `bad[` is not a valid glob: unclosed character class; missing ']' (`*` matches any run of characters, `?` one, `[abc]` one of a set)",
+                "5:1: `profiles.q.tools` must be a list of strings, got a string (e.g. tools = [\"github_*\", \"tag:search\"])",
+                "6:1: `[profiles.toolsmith-dev]` is the name of the built-in profile; it is ignored (give your profile another name)",
+            ]
+        );
+        assert_eq!(config.profiles.keys().collect::<Vec<_>>(), ["p", "q"]);
+        let kept: Vec<&str> = config.profiles["p"]
+            .tools
+            .iter()
+            .flatten()
+            .map(|s| s.text.as_str())
+            .collect();
+        assert_eq!(kept, ["ok"]);
+    }
 }

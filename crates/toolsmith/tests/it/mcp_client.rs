@@ -92,7 +92,10 @@ impl McpClient {
     /// What `initialize` answered: the server's name.
     pub(crate) fn server_name(&self) -> String {
         let info = self.service().peer_info().expect("initialized");
-        info.server_info.clone().expect("the server says who it is").name
+        info.server_info
+            .clone()
+            .expect("the server says who it is")
+            .name
     }
 
     /// The names `tools/list` gives, in its order (every page).
