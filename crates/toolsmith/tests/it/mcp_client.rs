@@ -52,7 +52,7 @@ impl McpClient {
                 .args(args)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::inherit())
+                .stderr(Stdio::null())
                 .kill_on_drop(true);
             let mut child = command.spawn().unwrap();
             let stdout = child.stdout.take().unwrap();
