@@ -293,6 +293,18 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) watch: bool,
 
+    /// Serve a profile of the folder; `toolsmith-dev` adds tools for writing tools.
+    ///
+    /// `--profile toolsmith-dev` serves every tool of the folder plus `toolsmith_*` tools
+    /// that let an AI assistant author tools in DIR over MCP: list the tools and load
+    /// errors, read and write files inside DIR, run `check` and `test`, call a tool, and
+    /// scaffold one as `toolsmith new tool` does. A write reloads the folder before it is
+    /// answered, so a new tool is callable at once; it implies `--watch`. Only for an
+    /// assistant you trust with DIR: a command tool it writes runs any program.
+    /// Example: `toolsmith serve tools --profile toolsmith-dev` (see docs/profiles.md).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
+
     #[command(flatten)]
     pub(crate) search: SearchArg,
 }
