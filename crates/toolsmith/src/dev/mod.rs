@@ -27,8 +27,8 @@ use anyhow::Context as _;
 use serde_json::Value;
 use toolsmith_folder::ToolFolder;
 use toolsmith_model::{
-    CallOutcome, Content, Diagnostic, JsonObject, SourceLocation, Tool, ToolDefinition,
-    ToolFailure, ToolReturn,
+    CallContext, CallOutcome, Content, Diagnostic, JsonObject, SourceLocation, Tool,
+    ToolDefinition, ToolFailure, ToolReturn,
 };
 
 use crate::error::Hinted;
@@ -55,19 +55,52 @@ pub(crate) fn attach(served: &Arc<ServedFolder>, profile: Option<&str>) -> anyho
         }
     }
     let bench = Arc::new(Workbench::new(served)?);
-    let tools: Vec<Arc<dyn Tool>> = vec![
-        Arc::new(list_tools::ListTools::new(Arc::clone(&bench))),
-        Arc::new(read_file::ReadFile::new(Arc::clone(&bench))),
-        Arc::new(write_file::WriteFile::new(Arc::clone(&bench))),
-        Arc::new(check::Check::new(Arc::clone(&bench))),
-        Arc::new(test::Test::new(Arc::clone(&bench))),
-        Arc::new(call::Call::new(Arc::clone(&bench))),
-        Arc::new(new_tool::NewTool::new(bench)),
-    ];
+    let tools: Vec<Arc<dyn Tool>> = [
+        (list_tools::definition(), list_tools::run as Run),
+        (read_file::definition(), read_file::run),
+        (write_file::definition(), write_file::run),
+        (check::definition(), check::run),
+        (test::definition(), test::run),
+        (call::definition(), call::run),
+        (new_tool::definition(), new_tool::run),
+    ]
+    .into_iter()
+    .map(|(definition, run)| {
+        Arc::new(DevTool {
+            definition,
+            bench: Arc::clone(&bench),
+            run,
+        }) as Arc<dyn Tool>
+    })
+    .collect();
     served
         .add_builtins(tools)
         .context("cannot publish the toolsmith-dev tools")?;
     Ok(true)
+}
+
+/// How a dev tool runs: on the workbench, with the call's validated arguments.
+type Run = fn(&Workbench, &JsonObject, &CallContext) -> Result<ToolReturn, ToolFailure>;
+
+/// One dev tool: its definition (each tool's file has a `definition()` and a `run`).
+struct DevTool {
+    definition: ToolDefinition,
+    bench: Arc<Workbench>,
+    run: Run,
+}
+
+impl Tool for DevTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
+        (self.run)(&self.bench, arguments, context)
+    }
 }
 
 /// What every dev tool works on: the served folder, and its path with links resolved, which
@@ -131,7 +164,7 @@ impl Workbench {
 
 /// A dev tool's definition: its input schema and output schema as JSON objects, published
 /// from `<toolsmith-dev>`.
-fn definition(
+fn describe(
     name: &str,
     title: &str,
     description: &str,
