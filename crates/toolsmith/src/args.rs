@@ -169,9 +169,16 @@ pub(crate) struct ProfileArg {
     /// Use only profile NAME: its tools, prompts, resources and server settings.
     ///
     /// A profile is a `[profiles.NAME]` table in toolsmith.toml (docs/profiles.md);
-    /// `toolsmith list --profiles` shows them. `toolsmith-dev` is built in: every tool of
-    /// the folder plus tools that let an assistant write, check and test tools in it.
-    /// Default: every tool, prompt and resource of the folder.
+    /// `toolsmith list --profiles` shows them. Default: every tool, prompt and resource of
+    /// the folder.
+    ///
+    /// `toolsmith-dev` is built in: with `serve`, every tool of the folder plus `toolsmith_*`
+    /// tools that let an AI assistant author tools in DIR over MCP (list the tools and load
+    /// errors, read and write files inside DIR, run `check` and `test`, call a tool,
+    /// scaffold one as `toolsmith new tool` does); a write reloads the folder before it is
+    /// answered, and it implies `--watch`. Only for an assistant you trust with DIR: a
+    /// command tool it writes runs any program. Example: `toolsmith serve tools --profile
+    /// toolsmith-dev`.
     #[arg(long, value_name = "NAME")]
     pub(crate) profile: Option<String>,
 }

@@ -508,6 +508,15 @@ mod tests {
         }
     }
 
+    async fn answer_on(app: &Router, request: Request) -> (StatusCode, String) {
+        let response = app.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
     #[tokio::test]
     async fn the_probes_answer_without_the_token_or_a_host_check() {
         // Issue 18, item 4: `/healthz` and `/readyz` for load balancers and orchestrators.
@@ -534,14 +543,6 @@ mod tests {
                 .body(Body::empty())
                 .unwrap()
         };
-        async fn answer_on(app: &Router, request: Request) -> (StatusCode, String) {
-            let response = app.clone().oneshot(request).await.unwrap();
-            let status = response.status();
-            let body = axum::body::to_bytes(response.into_body(), 1024)
-                .await
-                .unwrap();
-            (status, String::from_utf8_lossy(&body).into_owned())
-        }
         let answer = |request| answer_on(&app, request);
         assert_eq!(
             answer(get(HEALTH_PATH)).await,

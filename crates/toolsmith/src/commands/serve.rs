@@ -13,6 +13,7 @@ use crate::args::ServeArgs;
 use crate::error::Hinted;
 use crate::folder;
 use crate::printer::Printer;
+use crate::served::ServedFolder;
 
 pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let ServeArgs {
@@ -65,11 +66,12 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         Arc::clone(loaded.resources()),
         options,
     );
-    let tools = loaded.catalog().entries().len();
-    if *watch {
-        crate::watch::spawn(loaded, search.clone(), state.clone(), printer)
-            .context("cannot start watching the folder")?;
+    let served = ServedFolder::new(loaded, search.clone(), state.clone(), printer);
+    let developing = crate::dev::attach(&served, profile.profile.as_deref())?;
+    if *watch || developing {
+        crate::watch::spawn(served).context("cannot start watching the folder")?;
     }
+    let tools = state.catalog().entries().len();
     let Some(address) = http else {
         toolsmith_server::serve_stdio(state).map_err(Hinted::wrap)?;
         return Ok(ExitStatus::Success);

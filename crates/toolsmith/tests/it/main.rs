@@ -7,6 +7,7 @@
 
 mod call;
 mod check;
+mod dev_profile;
 mod help;
 mod http_guards;
 mod http_server;
