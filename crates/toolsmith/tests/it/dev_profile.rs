@@ -314,12 +314,3 @@ async fn the_dev_tools_scaffold_test_call_read_and_list() {
     );
     session.cancel().await.unwrap();
 }
-
-#[test]
-fn an_unknown_profile_is_refused() {
-    let dir = folder(&[("hello.star", HELLO)]);
-    crate::snapshot!(
-        dir.path(),
-        toolsmith().args(["serve", dir.path().to_str().unwrap(), "--profile", "nope"])
-    );
-}
