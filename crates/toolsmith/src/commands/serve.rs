@@ -1,6 +1,8 @@
 //! `toolsmith serve`: the folder's tools over MCP, on stdio or Streamable HTTP.
 
+use std::io::IsTerminal as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context as _;
@@ -73,6 +75,14 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     }
     let tools = state.catalog().entries().len();
     let Some(address) = http else {
+        if std::io::stdin().is_terminal() {
+            first_minute(
+                printer,
+                &state,
+                folder_arg.dir.as_deref(),
+                profile.profile.as_deref(),
+            );
+        }
         toolsmith_server::serve_stdio(state).map_err(Hinted::wrap)?;
         return Ok(ExitStatus::Success);
     };
@@ -104,6 +114,59 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     })
     .map_err(Hinted::wrap)?;
     Ok(ExitStatus::Success)
+}
+
+/// What `serve` says on a terminal, where nobody sees MCP on stdin (issue 18, item 5): what
+/// it serves, that it waits for a client, and the commands that show something at once.
+fn first_minute(printer: Printer, state: &ServerState, dir: Option<&Path>, profile: Option<&str>) {
+    let catalog = state.catalog();
+    let dir = dir.map_or_else(
+        || folder::DEFAULT_DIR.to_owned(),
+        |dir| dir.display().to_string(),
+    );
+    let names: Vec<&str> = catalog
+        .definitions()
+        .map(|tool| tool.name.as_str())
+        .take(6)
+        .collect();
+    let more = catalog.entries().len().saturating_sub(names.len());
+    let listed = if more == 0 {
+        names.join(", ")
+    } else {
+        format!("{}, and {more} more", names.join(", "))
+    };
+    let profile_flag = profile.map_or_else(String::new, |name| format!(" --profile {name}"));
+    printer.message(&format!(
+        "Serving {} tool{} from {dir}{profile_flag}: {listed}",
+        catalog.entries().len(),
+        if catalog.entries().len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+    ));
+    printer.message("Waiting for an MCP client on stdin (this is what an AI client starts; Ctrl-D or Ctrl-C to stop).");
+    if let Some(example) = catalog.definitions().next() {
+        let required: Vec<String> = example
+            .input_schema
+            .get("required")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|name| Some(format!(" {}=...", name.as_str()?)))
+            .collect();
+        printer.hint(&format!(
+            "try a tool:         toolsmith call {dir} {}{}",
+            example.name,
+            required.concat()
+        ));
+    }
+    printer.hint(&format!(
+        "add it to a client: toolsmith install claude-code {dir}{profile_flag}"
+    ));
+    printer.hint(&format!(
+        "serve it over HTTP: toolsmith serve {dir}{profile_flag} --http 8080"
+    ));
 }
 
 /// The server a tools folder asks for in its `toolsmith.toml` (`[server]`, `[search]`),

@@ -251,3 +251,40 @@ fn a_port_in_use_is_an_error_with_its_cause_and_a_hint() {
     );
     assert_eq!(lines.len(), at + 3, "{stderr}");
 }
+
+#[test]
+fn on_a_terminal_serve_says_what_it_serves_and_what_to_do_next() {
+    // Issue 18, item 5: on a terminal nobody speaks MCP, so `serve` says what it is
+    // waiting for and which commands show something at once. `script` gives it a terminal.
+    let binary = insta_cmd::get_cargo_bin("toolsmith");
+    let command = format!(
+        "timeout 5 {} serve examples/tools --profile weather",
+        binary.display()
+    );
+    let output = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(crate::workspace())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("`script` (util-linux) runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    for expected in [
+        "Serving 2 tools from examples/tools --profile weather: forecast_compare, forecast_get",
+        "Waiting for an MCP client on stdin",
+        "toolsmith call examples/tools forecast_compare cities=...",
+        "toolsmith install claude-code examples/tools --profile weather",
+        "toolsmith serve examples/tools --profile weather --http 8080",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing from:\n{text}");
+    }
+    // Off a terminal (a client's pipe), none of it.
+    let piped = toolsmith()
+        .args(["serve", "examples/tools"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&piped.stderr);
+    assert!(!said.contains("Waiting for an MCP client"), "{said}");
+}
