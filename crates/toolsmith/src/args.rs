@@ -153,6 +153,22 @@ pub(crate) enum Command {
     #[command(verbatim_doc_comment)]
     #[expect(clippy::doc_markdown, reason = "help text, printed as written")]
     Install(InstallArgs),
+
+    /// Write Agent Skills from the folder's tools, for agents that read skills, not MCP.
+    ///
+    /// One skill folder per profile (or per tag with `--by tag`, per tool with `--by
+    /// tool`): a SKILL.md whose front matter follows the Agent Skills format and whose body
+    /// says when to use each tool, its parameters and an example, plus scripts/call.sh,
+    /// which runs a tool with `toolsmith call`. Regenerating replaces what it wrote before
+    /// and removes skills no longer generated; a folder it did not write is never touched.
+    /// `--check` writes nothing and exits 1 naming what changed when the skills no longer
+    /// match the tools (for CI).
+    ///
+    /// Examples:
+    ///   toolsmith skills tools --out skills
+    ///   toolsmith skills tools --out skills --check
+    #[command(verbatim_doc_comment)]
+    Skills(SkillsArgs),
 }
 
 /// Where the tools are.
@@ -616,6 +632,40 @@ pub(crate) enum Client {
     Gemini,
     /// The Codex CLI.
     Codex,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SkillsArgs {
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    /// Where the skill folders go [default: ./skills].
+    #[arg(long, value_name = "DIR", default_value = "skills")]
+    pub(crate) out: PathBuf,
+
+    /// How tools are grouped into skills.
+    #[arg(long, value_enum, value_name = "GROUPING", default_value = "profile")]
+    pub(crate) by: SkillGrouping,
+
+    /// Write nothing: exit 1, naming each file that changed, when the skills in --out no
+    /// longer match the tools; exit 0 when they do.
+    #[arg(long)]
+    pub(crate) check: bool,
+
+    /// Print what was written (or, with --check, what is stale) as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// How `toolsmith skills` groups tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SkillGrouping {
+    /// One skill per `[profiles.NAME]`, or one for the whole folder when it has none.
+    Profile,
+    /// One skill per tag; the untagged tools in one more.
+    Tag,
+    /// One skill per tool.
+    Tool,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod folder;
 mod printer;
 mod progress;
 mod served;
+mod skills;
 mod watch;
 
 use std::process::ExitCode;
@@ -59,6 +60,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&args, printer),
         Command::Search(args) => commands::search::run(&args, printer),
         Command::Install(args) => commands::install::run(&args, printer),
+        Command::Skills(args) => commands::skills::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

@@ -7,4 +7,5 @@ pub(crate) mod list;
 pub(crate) mod new;
 pub(crate) mod search;
 pub(crate) mod serve;
+pub(crate) mod skills;
 pub(crate) mod test;

@@ -21,6 +21,7 @@ mod sandbox;
 mod search;
 mod serve;
 mod serve_process;
+mod skills;
 mod test_command;
 mod watch;
 

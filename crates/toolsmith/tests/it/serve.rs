@@ -276,7 +276,10 @@ fn on_a_terminal_serve_says_what_it_serves_and_what_to_do_next() {
         "toolsmith install claude-code examples/tools --profile weather",
         "toolsmith serve examples/tools --profile weather --http 8080",
     ] {
-        assert!(text.contains(expected), "{expected:?} missing from:\n{text}");
+        assert!(
+            text.contains(expected),
+            "{expected:?} missing from:\n{text}"
+        );
     }
     // Off a terminal (a client's pipe), none of it.
     let piped = toolsmith()

@@ -1,0 +1,270 @@
+//! `toolsmith skills`: Agent Skills written from the folder's tools, or `--check`ed against
+//! what is on disk (docs/skills.md). The skills themselves are built in `crate::skills`.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use crate::ExitStatus;
+use crate::args::{SkillGrouping, SkillsArgs};
+use crate::error::Hinted;
+use crate::folder;
+use crate::printer::{Printer, plural};
+use crate::skills::{Grouping, MARKER, Skill, skills};
+
+pub(crate) fn run(args: &SkillsArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let SkillsArgs {
+        folder: folder_arg,
+        out,
+        by,
+        check,
+        json,
+    } = args;
+    let loaded = folder::load(folder_arg.dir.as_deref())?;
+    folder::report(printer, loaded.catalog().diagnostics());
+    let grouping = match by {
+        SkillGrouping::Profile => Grouping::Profile,
+        SkillGrouping::Tag => Grouping::Tag,
+        SkillGrouping::Tool => Grouping::Tool,
+    };
+    let out_abs = absolute(out)?;
+    let root = loaded
+        .root()
+        .canonicalize()
+        .with_context(|| format!("cannot resolve `{}`", loaded.root().display()))?;
+    // Every skill's `call.sh` is in OUT/NAME/scripts/, so one relative path serves them all.
+    let scripts_to_folder = relative(&out_abs.join("skill").join("scripts"), &root);
+    let generated = skills(&loaded, grouping, &scripts_to_folder);
+    let on_disk = generated_on_disk(&out_abs);
+    let names: BTreeSet<&str> = generated.iter().map(|skill| skill.name.as_str()).collect();
+    let stale: Vec<&String> = on_disk
+        .iter()
+        .filter(|name| !names.contains(name.as_str()))
+        .collect();
+
+    if *check {
+        return report_stale(&loaded, args, &out_abs, &generated, &stale, printer);
+    }
+
+    for skill in &generated {
+        write_skill(&out_abs, skill, on_disk.contains(&skill.name))?;
+    }
+    for name in &stale {
+        std::fs::remove_dir_all(out_abs.join(name))
+            .with_context(|| format!("cannot remove the stale skill `{name}`"))?;
+    }
+    if *json {
+        let written: Vec<_> = generated
+            .iter()
+            .map(|skill| json!({"name": skill.name, "path": out.join(&skill.name), "tools": skill.tools}))
+            .collect();
+        printer.data(&serde_json::to_string_pretty(
+            &json!({"skills": written, "removed": stale}),
+        )?)?;
+    } else {
+        for skill in &generated {
+            printer.message(&format!(
+                "wrote {}: {} tool{}",
+                out.join(&skill.name).display(),
+                skill.tools.len(),
+                plural(skill.tools.len())
+            ));
+        }
+        for name in &stale {
+            printer.message(&format!(
+                "removed {} (no longer generated)",
+                out.join(name).display()
+            ));
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `--check`: whether the skills in `out` are what would be written now.
+fn report_stale(
+    loaded: &toolsmith_folder::ToolFolder,
+    args: &SkillsArgs,
+    out_abs: &Path,
+    generated: &[Skill],
+    stale: &[&String],
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
+    let SkillsArgs { out, by, json, .. } = args;
+    let mut problems: Vec<String> = Vec::new();
+    for skill in generated {
+        for (path, text) in &skill.files {
+            let file = out_abs.join(&skill.name).join(path);
+            match std::fs::read_to_string(&file) {
+                Ok(existing) if existing == *text => {}
+                Ok(_) => problems.push(format!("{}/{path} changed", skill.name)),
+                Err(_) => problems.push(format!("{}/{path} is missing", skill.name)),
+            }
+        }
+    }
+    problems.extend(
+        stale
+            .iter()
+            .map(|name| format!("{name}/ is no longer generated")),
+    );
+    if *json {
+        printer.data(&serde_json::to_string_pretty(&json!({
+            "up_to_date": problems.is_empty(),
+            "problems": problems,
+            "skills": generated.iter().map(|s| &s.name).collect::<Vec<_>>(),
+        }))?)?;
+    }
+    if problems.is_empty() {
+        if !*json {
+            printer.message(&format!(
+                "{} skill{} in {} match the tools",
+                generated.len(),
+                plural(generated.len()),
+                out.display()
+            ));
+        }
+        return Ok(ExitStatus::Success);
+    }
+    if !*json {
+        printer.message(&format!("the skills in {} are stale:", out.display()));
+        for problem in &problems {
+            printer.message(&format!("  {problem}"));
+        }
+        printer.hint(&format!(
+            "regenerate them: toolsmith skills {} --out {}{}",
+            loaded.root().display(),
+            out.display(),
+            by_flag(*by)
+        ));
+    }
+    Ok(ExitStatus::Findings)
+}
+
+/// Writes `skill` under `out`; a folder of that name that `toolsmith skills` did not write
+/// is someone's own skill and is never overwritten.
+fn write_skill(out: &Path, skill: &Skill, ours: bool) -> anyhow::Result<()> {
+    let dir = out.join(&skill.name);
+    if dir.exists() && !ours {
+        return Err(Hinted::new(format!(
+            "`{}` exists and was not written by `toolsmith skills`",
+            dir.display()
+        ))
+        .hint("move it away, or write the skills elsewhere with --out")
+        .into());
+    }
+    for (path, text) in &skill.files {
+        let file = dir.join(path);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create `{}`", parent.display()))?;
+        }
+        std::fs::write(&file, text)
+            .with_context(|| format!("cannot write `{}`", file.display()))?;
+        if Path::new(path).extension().is_some_and(|ext| ext == "sh") {
+            make_executable(&file)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn make_executable(file: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("cannot make `{}` executable", file.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_file: &Path) -> anyhow::Result<()> {
+    Ok(())
+}
+
+/// The skill folders in `out` that `toolsmith skills` wrote (their `SKILL.md` has the
+/// marker line).
+fn generated_on_disk(out: &Path) -> BTreeSet<String> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return BTreeSet::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            std::fs::read_to_string(entry.path().join("SKILL.md"))
+                .is_ok_and(|text| text.lines().any(|line| line == MARKER))
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// `path` made absolute against the current folder, `.` and `..` resolved by name.
+fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
+    let joined = std::env::current_dir()
+        .context("cannot read the current folder")?
+        .join(path);
+    let mut resolved = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    // Links in the part that exists are resolved, as `canonicalize` does for the folder.
+    let mut existing = resolved.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        let Some(name) = existing.file_name().map(ToOwned::to_owned) else {
+            break;
+        };
+        rest.push(name);
+        existing.pop();
+    }
+    let mut canonical = existing.canonicalize().unwrap_or(existing);
+    canonical.extend(rest.iter().rev());
+    Ok(canonical)
+}
+
+/// The relative path from the folder `from` to `to` (both absolute).
+fn relative(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<Component> = from.components().collect();
+    let to: Vec<Component> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut path = PathBuf::new();
+    for _ in common..from.len() {
+        path.push("..");
+    }
+    for component in &to[common..] {
+        path.push(component);
+    }
+    path
+}
+
+fn by_flag(by: SkillGrouping) -> &'static str {
+    match by {
+        SkillGrouping::Profile => "",
+        SkillGrouping::Tag => " --by tag",
+        SkillGrouping::Tool => " --by tool",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_then_descend() {
+        assert_eq!(
+            relative(
+                Path::new("/repo/skills/x/scripts"),
+                Path::new("/repo/tools")
+            ),
+            PathBuf::from("../../../tools")
+        );
+        assert_eq!(
+            relative(Path::new("/a/b"), Path::new("/a/b/c")),
+            PathBuf::from("c")
+        );
+    }
+}
