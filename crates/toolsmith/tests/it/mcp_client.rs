@@ -137,12 +137,7 @@ impl McpClient {
 
     /// The text of [`McpClient::call`]'s content blocks.
     pub(crate) fn call_text(&self, name: &str, arguments: &Value) -> String {
-        self.call(name, arguments)
-            .content
-            .iter()
-            .filter_map(|block| block.as_text().map(|text| text.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n")
+        text(&self.call(name, arguments))
     }
 
     /// Waits (up to the tests' patience) until `tools/list_changed` has arrived `count`
@@ -168,6 +163,16 @@ impl Drop for McpClient {
             let _ = self.runtime.block_on(child.kill());
         }
     }
+}
+
+/// The text of a result's content blocks, one per line.
+pub(crate) fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn runtime() -> tokio::runtime::Runtime {
