@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod error;
 mod folder;
+mod install;
 mod printer;
 mod progress;
 mod watch;

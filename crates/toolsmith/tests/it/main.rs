@@ -7,6 +7,7 @@
 
 mod call;
 mod check;
+mod client_clis;
 mod help;
 mod http_guards;
 mod http_server;
