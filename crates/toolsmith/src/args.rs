@@ -129,8 +129,9 @@ pub(crate) enum Command {
     Search(SearchArgs),
 
     /// Add the tools folder to an AI client's MCP servers, so the client starts
-    /// `toolsmith serve DIR` itself (or, with --http, connects to a server at a URL).
+    /// `toolsmith serve DIR` itself.
     ///
+    /// With --http URL, the client connects to a server that is already running instead.
     /// Writes one entry, in the client's own file, format and shape, keeping everything
     /// else in the file (comments too); the old file is kept as FILE.bak and the new one is
     /// written atomically. Installing again under the same name replaces the entry where

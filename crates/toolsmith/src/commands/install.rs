@@ -107,7 +107,7 @@ pub(crate) fn run(args: &InstallArgs, printer: Printer) -> anyhow::Result<ExitSt
         });
         printer.data(&serde_json::to_string_pretty(&report)?)?;
     }
-    if action != Action::Absent && !dry_run {
+    if !matches!(action, Action::Absent | Action::Unchanged) && !dry_run {
         write(&path, existing.is_some(), &text)?;
     }
     if !json {
@@ -260,6 +260,9 @@ fn tell(
         (Action::Absent, _) => printer.message(&format!(
             "{client} has no MCP server `{name}` in {path}; nothing to remove"
         )),
+        (Action::Unchanged, _) => printer.message(&format!(
+            "{client} already has the MCP server `{name}` as it would be written in {path}; nothing to change"
+        )),
         (_, Some(diff)) => {
             printer.message(&format!(
                 "would {} the MCP server `{name}` {preposition} {path} ({client}):",
@@ -271,7 +274,7 @@ fn tell(
             let done = match action {
                 Action::Added => "added",
                 Action::Replaced => "replaced",
-                Action::Removed | Action::Absent => "removed",
+                Action::Removed | Action::Absent | Action::Unchanged => "removed",
             };
             printer.message(&format!(
                 "{done} the MCP server `{name}` {preposition} {path} ({client}); restart {client} to load it"

@@ -128,6 +128,13 @@ const TYPED_URL: UrlShape = UrlShape {
     ..URL
 };
 
+/// Gemini CLI's form, which Qwen Code (a fork of it) shares.
+const GEMINI_URL: UrlShape = UrlShape {
+    url: "httpUrl",
+    token_from_env: TokenFromEnv::Expand("${VAR}"),
+    ..URL
+};
+
 /// The folder where VS Code keeps an extension's settings (Cline, Roo Code).
 macro_rules! vscode_storage {
     ($rest:literal) => {
@@ -245,11 +252,7 @@ pub(crate) static CLIENTS: &[ClientSpec] = &[
     },
     ClientSpec {
         format: Format::Jsonc,
-        url: Some(UrlShape {
-            url: "httpUrl",
-            token_from_env: TokenFromEnv::Expand("${VAR}"),
-            ..URL
-        }),
+        url: Some(GEMINI_URL),
         ..common(
             "gemini",
             "Gemini CLI",
@@ -416,11 +419,7 @@ pub(crate) static CLIENTS: &[ClientSpec] = &[
     common("warp", "Warp", "~/.warp/.mcp.json", Some(".warp/.mcp.json")),
     ClientSpec {
         format: Format::Jsonc,
-        url: Some(UrlShape {
-            url: "httpUrl",
-            token_from_env: TokenFromEnv::Expand("${VAR}"),
-            ..URL
-        }),
+        url: Some(GEMINI_URL),
         ..common(
             "qwen-code",
             "Qwen Code",

@@ -54,20 +54,34 @@ fn skip(reason: &str) {
     eprintln!("skipped: {reason}");
 }
 
-/// A temporary HOME with a project folder in it, where the CLIs run.
+/// A temporary HOME with a project folder in it, where the CLIs run, and a tools folder.
 struct Home {
     home: tempfile::TempDir,
+    tools: tempfile::TempDir,
 }
 
 impl Home {
     fn new() -> Self {
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(home.path().join("project")).unwrap();
-        Self { home }
+        let tools = folder(&[("greet.star", GREET)]);
+        Self { home, tools }
     }
 
     fn path(&self) -> &Path {
         self.home.path()
+    }
+
+    /// The tools folder's path.
+    fn tools(&self) -> &str {
+        self.tools.path().to_str().unwrap()
+    }
+
+    /// Installs the tools folder into `client` as `greetings`, with `extra` flags.
+    fn install_tools(&self, client: &str, extra: &[&str]) {
+        let mut args = vec![client, self.tools(), "--name", "greetings"];
+        args.extend(extra);
+        self.install(&args);
     }
 
     /// `toolsmith install ARGS` into this HOME, which must succeed.
@@ -149,13 +163,7 @@ fn claude_code_lists_the_entry_and_connects_to_it() {
         return;
     };
     let home = Home::new();
-    let tools = folder(&[("greet.star", GREET)]);
-    home.install(&[
-        "claude-code",
-        tools.path().to_str().unwrap(),
-        "--name",
-        "greetings",
-    ]);
+    home.install_tools("claude-code", &[]);
     let listing = home.ask(&claude, &["mcp", "list"]);
     let line = line_of(&listing, "greetings:");
     assert!(line.contains("Connected"), "{listing}");
@@ -169,8 +177,7 @@ fn claude_code_connects_to_a_url_server_with_its_token() {
         return;
     };
     let home = Home::new();
-    let tools = folder(&[("greet.star", GREET)]);
-    let server = ServeProcess::http(&[tools.path().to_str().unwrap()], Some("s3cret"));
+    let server = ServeProcess::http(&[home.tools()], Some("s3cret"));
     let url = server.url().to_owned();
     home.install(&[
         "claude-code",
@@ -200,13 +207,7 @@ fn gemini_cli_lists_the_entry_and_connects_to_it() {
         return;
     };
     let home = Home::new();
-    let tools = folder(&[("greet.star", GREET)]);
-    home.install(&[
-        "gemini",
-        tools.path().to_str().unwrap(),
-        "--name",
-        "greetings",
-    ]);
+    home.install_tools("gemini", &[]);
     // Gemini CLI starts no server of an untrusted folder: the user trusts this one.
     let trusted = home.path().join(".gemini/trustedFolders.json");
     let project = home.path().join("project");
@@ -226,9 +227,7 @@ fn codex_lists_the_entry_with_its_command() {
         return;
     };
     let home = Home::new();
-    let tools = folder(&[("greet.star", GREET)]);
-    let dir = tools.path().to_str().unwrap();
-    home.install(&["codex", dir, "--name", "greetings", "--profile", "readonly"]);
+    home.install_tools("codex", &["--profile", "readonly"]);
     let listing = home.ask(&codex, &["mcp", "list"]);
     assert!(
         line_of(&listing, "greetings").contains("enabled"),
@@ -242,7 +241,10 @@ fn codex_lists_the_entry_with_its_command() {
     )
     .unwrap();
     let text = entry.to_string();
-    assert!(text.contains("--profile") && text.contains(dir), "{entry}");
+    assert!(
+        text.contains("--profile") && text.contains(home.tools()),
+        "{entry}"
+    );
 }
 
 #[test]
@@ -251,13 +253,7 @@ fn opencode_lists_the_entry_and_connects_to_it() {
         return;
     };
     let home = Home::new();
-    let tools = folder(&[("greet.star", GREET)]);
-    home.install(&[
-        "opencode",
-        tools.path().to_str().unwrap(),
-        "--name",
-        "greetings",
-    ]);
+    home.install_tools("opencode", &[]);
     let listing = home.ask(&opencode, &["mcp", "list"]);
     let line = line_of(&listing, "greetings");
     assert!(

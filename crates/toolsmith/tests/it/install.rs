@@ -470,3 +470,20 @@ fn an_unknown_client_gets_a_suggestion() {
         install(home.path(), &["roo", "examples/tools"])
     );
 }
+
+/// Installing the same entry again leaves the file (and its `.bak`) alone.
+#[test]
+fn installing_the_same_entry_again_changes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let first = install(home.path(), &["kiro", "examples/tools"])
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{first:?}");
+    let again = install(home.path(), &["kiro", "examples/tools"])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{again:?}");
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(said.contains("nothing to change"), "{said}");
+    assert!(!home.path().join(".kiro/settings/mcp.json.bak").exists());
+}

@@ -7,7 +7,6 @@ use jsonc_parser::cst::{CstInputValue, CstRootNode};
 use serde_json::Value;
 
 use super::Servers;
-use crate::install::clients::Layout;
 
 fn parse(text: &str) -> Result<CstRootNode, String> {
     CstRootNode::parse(text, &ParseOptions::default()).map_err(|error| error.to_string())
@@ -26,9 +25,6 @@ pub(super) fn edit(
     name: &str,
     entry: Option<&Value>,
 ) -> Result<String, String> {
-    if servers.layout == Layout::List {
-        return Err("a list of servers in a JSON file is not supported".into());
-    }
     let root = parse(text)?;
     let top = root.object_value_or_set();
     let members = top.object_value_or_set(servers.key);
@@ -69,6 +65,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::install::clients::Layout;
     use crate::install::files::{Action, Format};
 
     const SERVERS: Servers<'static> = Servers {

@@ -29,6 +29,8 @@ pub(crate) enum Action {
     Added,
     Replaced,
     Removed,
+    /// Installing an entry the file already has, as it is.
+    Unchanged,
     /// Removing a name the file does not have.
     Absent,
 }
@@ -39,6 +41,7 @@ impl Action {
             Self::Added => "add",
             Self::Replaced => "replace",
             Self::Removed => "remove",
+            Self::Unchanged => "unchanged",
             Self::Absent => "none",
         }
     }
@@ -88,6 +91,12 @@ impl Format {
         if action == Action::Absent {
             return Ok((text.to_owned(), action));
         }
+        if servers.layout == Layout::List && self != Self::Yaml {
+            return Err(format!(
+                "a list of servers in a {} file is not supported",
+                self.language()
+            ));
+        }
         let edited = match self {
             Self::Json | Self::Jsonc => json::edit(text, servers, name, entry)?,
             Self::Toml => toml::edit(text, servers, name, entry)?,
@@ -100,6 +109,9 @@ impl Format {
             return Err(format!(
                 "editing the file would change more than the entry `{name}`"
             ));
+        }
+        if edited == text {
+            return Ok((edited, Action::Unchanged));
         }
         Ok((edited, action))
     }

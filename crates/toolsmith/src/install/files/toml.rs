@@ -6,7 +6,6 @@ use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 
 use super::Servers;
-use crate::install::clients::Layout;
 
 pub(super) fn read(text: &str) -> Result<Value, String> {
     let table: toml::Table = text
@@ -21,9 +20,6 @@ pub(super) fn edit(
     name: &str,
     entry: Option<&Value>,
 ) -> Result<String, String> {
-    if servers.layout == Layout::List {
-        return Err("a list of servers in a TOML file is not supported".into());
-    }
     let mut document: DocumentMut = text.parse().map_err(|error| format!("{error}"))?;
     let key = servers.key;
     let members = document
@@ -92,6 +88,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::install::clients::Layout;
     use crate::install::files::{Action, Format};
 
     const SERVERS: Servers<'static> = Servers {
