@@ -34,7 +34,7 @@ fn client_cli(name: &str) -> Option<PathBuf> {
         return Some(path);
     }
     let reason = format!(
-        "`{name}` is not at {} (install the clients' CLIs: npm ci --prefix .ci/clients)",
+        "`{name}` is not at {} (install the clients' CLIs: npm install --prefix .ci/clients)",
         path.display()
     );
     let required = std::env::var("TOOLSMITH_REQUIRE_CLIENT_CLIS").is_ok_and(|value| value == "1");
