@@ -241,6 +241,28 @@ fn a_dry_run_prints_the_entry_and_writes_nothing() {
         )
     );
     assert!(std::fs::read_dir(home.path()).unwrap().next().is_none());
+
+    // Over a file that has the entry, the diff shows the lines that would change.
+    let config = home.path().join(".codex/config.toml");
+    let installed = install(home.path(), &["codex", "examples/tools"])
+        .output()
+        .unwrap();
+    assert!(installed.status.success(), "{installed:?}");
+    let before = std::fs::read_to_string(&config).unwrap();
+    snapshot_filtered!(
+        install_filters(home.path(), None),
+        install(
+            home.path(),
+            &[
+                "codex",
+                "examples/tools",
+                "--profile",
+                "readonly",
+                "--dry-run"
+            ],
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }
 
 #[test]
