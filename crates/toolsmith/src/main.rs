@@ -6,6 +6,7 @@ mod commands;
 mod dev;
 mod error;
 mod folder;
+mod install;
 mod printer;
 mod progress;
 mod served;

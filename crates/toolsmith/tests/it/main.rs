@@ -7,6 +7,7 @@
 
 mod call;
 mod check;
+mod client_clis;
 mod dev_profile;
 mod help;
 mod http_guards;
