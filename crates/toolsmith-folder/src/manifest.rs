@@ -127,6 +127,16 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
             },
         }
     }
+    if let Err(error) = toolsmith_model::check_init(&definition) {
+        diagnostics.push(
+            Diagnostic::error(
+                "invalid-manifest",
+                locate("init_timeout"),
+                error.to_string(),
+            )
+            .with_help("write `init = [\"python3\", \"download_model.py\"]` next to it"),
+        );
+    }
     // `[[tests]]` and `examples` are the same cases under two names; keep both.
     definition.examples.extend(tests);
     apply_overlays(&overlays, &mut parameters, &mut diagnostics, &locate);

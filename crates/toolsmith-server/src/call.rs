@@ -38,7 +38,8 @@ pub(crate) async fn run(
     request: Request<'_>,
 ) -> CallToolResult {
     let _running = state.call_started();
-    let definition = published.catalog.entries()[index].definition();
+    let entry = &published.catalog.entries()[index];
+    let definition = entry.definition();
     let timeout = Watchdog::timeout_of(definition, None);
     let name = definition.name.as_str();
     let cancelled = &request.context.ct;
@@ -60,7 +61,8 @@ pub(crate) async fn run(
         return failed(&CallFailure::not_started(definition, own_slots_full), name);
     };
 
-    let watchdog = Watchdog::start(timeout);
+    // With the init's time on top while the tool's init has not run (docs/tools.md).
+    let watchdog = entry.watchdog(None);
     let deadline = watchdog.deadline();
     let interrupt = Interrupt::new();
     let bridge = Arc::new(McpBridge::new(
