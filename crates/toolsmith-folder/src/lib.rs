@@ -340,7 +340,7 @@ fn adjust(
     definition.folder = subfolders(root, &definition.source.path);
     let unmet = definition.requires.unmet(
         |name| std::env::var_os(name).is_some(),
-        |program| on_path(root, program),
+        |program| program_found(root, program),
     );
     if let Some(unmet) = unmet {
         let mut diagnostic = Diagnostic::error(
@@ -357,7 +357,7 @@ fn adjust(
 
 /// Whether `program` (of `requires.commands`) can be run: an executable file in a folder of
 /// `PATH`, or, for a path with a `/`, relative to the tools folder `root`.
-fn on_path(root: &Path, program: &str) -> bool {
+pub fn program_found(root: &Path, program: &str) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     let executable = |path: &Path| {
         std::fs::metadata(path)

@@ -87,6 +87,92 @@ impl std::fmt::Display for InitStatus {
     }
 }
 
+impl InitStatus {
+    /// The `state` of `toolsmith list --json`, with what goes with it: `{"state": "not
+    /// run"}`, `{"state": "running", "waiting": 2}`, `{"state": "ready"}`, `{"state":
+    /// "failed", "failures": 1, "message": "..."}`.
+    pub fn to_json(&self) -> crate::JsonObject {
+        let mut out = crate::JsonObject::new();
+        let state = match self {
+            Self::NotRun => "not run",
+            Self::Running { waiting } => {
+                out.insert("waiting".into(), Value::from(*waiting));
+                "running"
+            }
+            Self::Ready => "ready",
+            Self::Failed { failures, message } => {
+                out.insert("failures".into(), Value::from(*failures));
+                out.insert("message".into(), Value::from(message.clone()));
+                "failed"
+            }
+        };
+        out.insert("state".into(), Value::from(state));
+        out
+    }
+}
+
+/// One init of a catalog and the tools naming it, as `toolsmith list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitSummary {
+    /// What runs: `setup`, `python3 download_model.py`.
+    pub label: String,
+    /// `function` (Starlark) or `command`.
+    pub kind: &'static str,
+    /// The tools naming it, by name.
+    pub tools: Vec<String>,
+    /// How long it may run (the first tool's `init_timeout`).
+    pub timeout: Duration,
+    /// Where it stands in this process.
+    pub status: InitStatus,
+}
+
+impl InitSummary {
+    /// The inits of `entries`, in the order their first tool comes, each once however many
+    /// tools share it.
+    pub fn of<'a>(entries: impl IntoIterator<Item = &'a crate::CatalogEntry>) -> Vec<Self> {
+        let mut found: Vec<(&Arc<LazyInit>, Self)> = Vec::new();
+        for entry in entries {
+            let Some(init) = entry.init() else {
+                continue;
+            };
+            let definition = entry.definition();
+            if let Some((_, summary)) = found.iter_mut().find(|(seen, _)| Arc::ptr_eq(seen, init)) {
+                summary.tools.push(definition.name.clone());
+                continue;
+            }
+            let kind = match definition.init {
+                Some(crate::Init::Command(_)) => "command",
+                Some(crate::Init::Function(_)) | None => "function",
+            };
+            found.push((
+                init,
+                Self {
+                    label: init.label().to_owned(),
+                    kind,
+                    tools: vec![definition.name.clone()],
+                    timeout: definition.effective_init_timeout(),
+                    status: init.status(),
+                },
+            ));
+        }
+        found.into_iter().map(|(_, summary)| summary).collect()
+    }
+
+    /// One entry of `inits` in `toolsmith list --json`.
+    pub fn to_json(&self) -> Value {
+        let mut out = crate::JsonObject::new();
+        out.insert("init".into(), Value::from(self.label.clone()));
+        out.insert("kind".into(), Value::from(self.kind));
+        out.insert("tools".into(), Value::from(self.tools.clone()));
+        out.insert(
+            "timeout".into(),
+            Value::from(crate::duration::format(self.timeout)),
+        );
+        out.extend(self.status.to_json());
+        Value::Object(out)
+    }
+}
+
 /// One init, shared by every tool that names it (docs/tools.md, "Lazy initialization"):
 /// it runs once per process, on the first call of any of them.
 pub struct LazyInit {

@@ -77,8 +77,8 @@ pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSe
 pub use facts::{Call, Code, Key, SourceFacts};
 pub use hint::Hint;
 pub use init::{
-    DEFAULT_INIT_TIMEOUT, InitStatus, InitializedTool, Initializer, LazyInit, MAX_INIT_BACKOFF,
-    RETRIES_BEFORE_BACKOFF,
+    DEFAULT_INIT_TIMEOUT, InitStatus, InitSummary, InitializedTool, Initializer, LazyInit,
+    MAX_INIT_BACKOFF, RETRIES_BEFORE_BACKOFF,
 };
 pub use notifications::{NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};

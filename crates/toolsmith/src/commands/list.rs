@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
-use toolsmith_model::{Catalog, SearchMode, SearchSettings, Severity, ToolDefinition};
+use toolsmith_model::{Catalog, InitSummary, SearchMode, SearchSettings, Severity, ToolDefinition};
 use toolsmith_search::{Plan, tokens};
 
 use crate::ExitStatus;
@@ -23,6 +23,10 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
     if *json {
         let mut document = catalog.to_json();
         document["search"] = costs.to_json(catalog);
+        document["inits"] = InitSummary::of(catalog.entries())
+            .iter()
+            .map(InitSummary::to_json)
+            .collect();
         printer.data(&serde_json::to_string_pretty(&document)?)?;
     } else {
         let rows: Vec<[String; 5]> = catalog
@@ -31,6 +35,7 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             .map(|(tool, &tokens)| row(tool, tokens, loaded.root()))
             .collect();
         print_table(printer, &rows)?;
+        print_inits(printer, &InitSummary::of(catalog.entries()))?;
         folder::report(printer, catalog.diagnostics());
         let count = rows.len();
         printer.message(&format!(
@@ -244,6 +249,45 @@ fn print_table(printer: Printer, rows: &[[String; 5]]) -> std::io::Result<()> {
     printer.data(&printer.style(Style::Bold, &line(HEADERS)))?;
     for row in rows {
         printer.data(&line([&row[0], &row[1], &row[2], &row[3], &row[4]]))?;
+    }
+    Ok(())
+}
+
+/// The inits of the tools, after their table (docs/tools.md, "Lazy initialization"): what
+/// runs, for which tools, within what time, and whether it has run in this process.
+fn print_inits(printer: Printer, inits: &[InitSummary]) -> std::io::Result<()> {
+    if inits.is_empty() {
+        return Ok(());
+    }
+    const HEADERS: [&str; 4] = ["INIT", "TOOLS", "TIMEOUT", "STATE"];
+    let rows: Vec<[String; 4]> = inits
+        .iter()
+        .map(|init| {
+            [
+                format!("{} ({})", init.label, init.kind),
+                init.tools.join(", "),
+                toolsmith_model::duration::format(init.timeout),
+                init.status.to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = HEADERS.map(str::len);
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 4]| {
+        let mut out = String::new();
+        for (cell, width) in cells.iter().zip(widths) {
+            let _ = write!(out, "{cell:<width$}  ");
+        }
+        out.trim_end().to_owned()
+    };
+    printer.data("")?;
+    printer.data(&printer.style(Style::Bold, &line(HEADERS)))?;
+    for row in &rows {
+        printer.data(&line([&row[0], &row[1], &row[2], &row[3]]))?;
     }
     Ok(())
 }
