@@ -698,4 +698,42 @@ mod tests {
         }
         assert_eq!(runs.load(Ordering::SeqCst), 1);
     }
+
+    // Issue 16, item 4: an init that never returns fails the calls waiting for it once its
+    // deadline and the watchdog's grace have passed, instead of holding them.
+    #[test]
+    fn a_runaway_init_is_abandoned_by_the_calls_waiting_for_it() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let open = Arc::new((Mutex::new(false), Condvar::new()));
+        let init = Arc::new(LazyInit::new(
+            "setup",
+            Gated {
+                runs: Arc::clone(&runs),
+                open: Arc::clone(&open),
+            },
+        ));
+        let mut definition = definition();
+        definition.init_timeout = Some(Duration::from_millis(100));
+        let runner = {
+            let (init, definition) = (Arc::clone(&init), definition.clone());
+            std::thread::spawn(move || init.ensure(&definition, &context()))
+        };
+        while runs.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        let waiting = init.ensure(&definition, &context()).unwrap_err();
+        assert_eq!(
+            waiting.to_string(),
+            "tool `embed` did not run: its init `setup` failed (the next call runs it again): init `setup` ran past its timeout and did not stop when asked; its work was abandoned"
+        );
+        assert!(matches!(
+            init.status(),
+            InitStatus::Failed { failures: 1, .. }
+        ));
+        // The stuck run ends after all: a late success still counts.
+        *open.0.lock().unwrap() = true;
+        open.1.notify_all();
+        runner.join().unwrap().unwrap();
+        assert_eq!(init.status(), InitStatus::Ready);
+    }
 }
