@@ -43,14 +43,13 @@ impl CommandInits {
             return Ok(tool);
         };
         let mut inits = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let init = match inits.get(command) {
-            Some(init) => Arc::clone(init),
-            None => {
-                let runner = CommandInit::new(command.clone(), base_dir)?;
-                let init = Arc::new(LazyInit::new(command.join(" "), runner));
-                inits.insert(command.clone(), Arc::clone(&init));
-                init
-            }
+        let init = if let Some(init) = inits.get(command) {
+            Arc::clone(init)
+        } else {
+            let runner = CommandInit::new(command.clone(), base_dir)?;
+            let init = Arc::new(LazyInit::new(command.join(" "), runner));
+            inits.insert(command.clone(), Arc::clone(&init));
+            init
         };
         Ok(Arc::new(InitializedTool::new(tool, init)))
     }

@@ -21,14 +21,14 @@ use crate::tool::{CallContext, StopReason, Tool, ToolFailure};
 use crate::watchdog::{HARD_WATCHDOG_GRACE, Watchdog};
 
 /// How long an init may run when its tool sets no `init_timeout`.
-pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_mins(1);
 
 /// How many failures in a row are retried on the very next call; after that, a call in the
 /// backoff after a failure answers with that failure without running the init again.
 pub const RETRIES_BEFORE_BACKOFF: u32 = 3;
 
 /// The longest backoff between two runs of a failing init.
-pub const MAX_INIT_BACKOFF: Duration = Duration::from_secs(60);
+pub const MAX_INIT_BACKOFF: Duration = Duration::from_mins(1);
 
 /// How often a call waiting for another call's init looks at its own interrupt.
 const WAIT_SLICE: Duration = Duration::from_millis(50);
@@ -482,7 +482,7 @@ impl LazyInit {
         left: Duration,
     ) -> ToolFailure {
         // Whole seconds read better than "1.234s" in a message a model acts on.
-        let left = Duration::from_secs(left.as_secs_f64().ceil() as u64);
+        let left = Duration::from_secs(left.as_secs() + u64::from(left.subsec_nanos() > 0));
         ToolFailure::failed(format!(
             "tool `{}` did not run: its init `{}` failed {failures} times in a row and runs again on a call after {}; it said: {message}",
             definition.name,

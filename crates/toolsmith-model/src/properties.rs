@@ -99,36 +99,10 @@ pub fn apply_property(
         "options" => definition.options = object(value).map_err(error)?,
         "overrides" => definition.overrides = object(value).map_err(error)?,
         "meta" => definition.meta = object(value).map_err(error)?,
-        "requires" => {
-            let requires = object(value).map_err(error)?;
-            for (name, entry) in &requires {
-                match name.as_str() {
-                    "env" => definition.requires.env = strings(entry).map_err(error)?,
-                    "commands" => definition.requires.commands = strings(entry).map_err(error)?,
-                    other => {
-                        return Err(error(format!(
-                            "unknown requirement `{other}`; expected `env` or `commands`"
-                        )));
-                    }
-                }
-            }
-        }
+        "requires" => requires(definition, value).map_err(error)?,
         // A Starlark file names a function (`init = setup`), which its loader reads before
         // the keywords reach this parser; as a value, `init` is a command.
-        "init" => {
-            let argv = strings(value).map_err(|_| {
-                error(format!(
-                    "expected a command as a list of strings (`init = [\"python3\", \"download_model.py\"]`) or, in a `.star` file, a function (`init = setup`), got {}",
-                    kind(value)
-                ))
-            })?;
-            if argv.is_empty() {
-                return Err(error(
-                    "the command is empty; write the program and its arguments".into(),
-                ));
-            }
-            definition.init = Some(Init::Command(argv));
-        }
+        "init" => definition.init = Some(init_command(value).map_err(error)?),
         "init_timeout" => {
             definition.init_timeout = Some(crate::duration::parse(value).map_err(error)?);
         }
@@ -171,6 +145,34 @@ pub fn apply_property(
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+fn requires(definition: &mut ToolDefinition, value: &Value) -> Result<(), String> {
+    for (name, entry) in &object(value)? {
+        match name.as_str() {
+            "env" => definition.requires.env = strings(entry)?,
+            "commands" => definition.requires.commands = strings(entry)?,
+            other => {
+                return Err(format!(
+                    "unknown requirement `{other}`; expected `env` or `commands`"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn init_command(value: &Value) -> Result<Init, String> {
+    let argv = strings(value).map_err(|_| {
+        format!(
+            "expected a command as a list of strings (`init = [\"python3\", \"download_model.py\"]`) or, in a `.star` file, a function (`init = setup`), got {}",
+            kind(value)
+        )
+    })?;
+    if argv.is_empty() {
+        return Err("the command is empty; write the program and its arguments".into());
+    }
+    Ok(Init::Command(argv))
 }
 
 /// The error for an `init_timeout` without an `init`, which would have nothing to time.
@@ -341,7 +343,7 @@ mod tests {
         );
         assert_eq!(
             tool.effective_init_timeout(),
-            std::time::Duration::from_secs(120)
+            std::time::Duration::from_mins(2)
         );
         assert_eq!(tool.requires.commands, ["ffmpeg"]);
         let error = apply_property(&mut tool, "init", &json!([])).unwrap_err();

@@ -208,11 +208,11 @@ mod tests {
     #[test]
     fn a_call_that_may_run_an_init_gets_its_time_on_top() {
         let watchdog = Watchdog::start(Duration::from_secs(2));
-        let waiting = watchdog.with_init(Duration::from_secs(60));
+        let waiting = watchdog.with_init(Duration::from_mins(1));
         assert_eq!(waiting.deadline(), watchdog.deadline());
         assert_eq!(
             waiting.fires_at(),
-            watchdog.fires_at() + Duration::from_secs(60) + HARD_WATCHDOG_GRACE
+            watchdog.fires_at() + Duration::from_mins(1) + HARD_WATCHDOG_GRACE
         );
     }
 

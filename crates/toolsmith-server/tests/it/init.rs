@@ -14,7 +14,7 @@ use crate::{call, folder, state_for, stdio_client, text};
 
 /// How long a test waits for what it waits for before failing; never reached when the
 /// server behaves.
-const PATIENCE: Duration = Duration::from_secs(60);
+const PATIENCE: Duration = Duration::from_mins(1);
 
 /// `setup` records each run in `runs/` and holds until the test creates `gate`, so every
 /// first call arrives while it runs; `embed` and `classify` share it.

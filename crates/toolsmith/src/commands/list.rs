@@ -227,18 +227,29 @@ fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String;
 
 fn print_table(printer: Printer, rows: &[[String; 5]]) -> std::io::Result<()> {
     const HEADERS: [&str; 5] = ["NAME", "TITLE", "PARAMETERS", "TOKENS", "SOURCE"];
-    let mut widths = HEADERS.map(str::len);
+    print_columns(printer, HEADERS, rows, Some(3))
+}
+
+/// Prints `rows` under bold `headers` in columns as wide as their widest cell, the column
+/// `right` aligned right.
+fn print_columns<const N: usize>(
+    printer: Printer,
+    headers: [&str; N],
+    rows: &[[String; N]],
+    right: Option<usize>,
+) -> std::io::Result<()> {
+    let mut widths = headers.map(str::len);
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 5]| {
+    let line = |cells: [&str; N]| {
         let mut out = String::new();
         for (index, (cell, width)) in cells.iter().zip(widths).enumerate() {
-            if index == 4 {
+            if index + 1 == N {
                 out.push_str(cell);
-            } else if index == 3 {
+            } else if Some(index) == right {
                 let _ = write!(out, "{cell:>width$}  ");
             } else {
                 let _ = write!(out, "{cell:<width$}  ");
@@ -246,9 +257,9 @@ fn print_table(printer: Printer, rows: &[[String; 5]]) -> std::io::Result<()> {
         }
         out.trim_end().to_owned()
     };
-    printer.data(&printer.style(Style::Bold, &line(HEADERS)))?;
+    printer.data(&printer.style(Style::Bold, &line(headers)))?;
     for row in rows {
-        printer.data(&line([&row[0], &row[1], &row[2], &row[3], &row[4]]))?;
+        printer.data(&line(row.each_ref().map(String::as_str)))?;
     }
     Ok(())
 }
@@ -259,7 +270,6 @@ fn print_inits(printer: Printer, inits: &[InitSummary]) -> std::io::Result<()> {
     if inits.is_empty() {
         return Ok(());
     }
-    const HEADERS: [&str; 4] = ["INIT", "TOOLS", "TIMEOUT", "STATE"];
     let rows: Vec<[String; 4]> = inits
         .iter()
         .map(|init| {
@@ -271,23 +281,6 @@ fn print_inits(printer: Printer, inits: &[InitSummary]) -> std::io::Result<()> {
             ]
         })
         .collect();
-    let mut widths = HEADERS.map(str::len);
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let line = |cells: [&str; 4]| {
-        let mut out = String::new();
-        for (cell, width) in cells.iter().zip(widths) {
-            let _ = write!(out, "{cell:<width$}  ");
-        }
-        out.trim_end().to_owned()
-    };
     printer.data("")?;
-    printer.data(&printer.style(Style::Bold, &line(HEADERS)))?;
-    for row in &rows {
-        printer.data(&line([&row[0], &row[1], &row[2], &row[3]]))?;
-    }
-    Ok(())
+    print_columns(printer, ["INIT", "TOOLS", "TIMEOUT", "STATE"], &rows, None)
 }
