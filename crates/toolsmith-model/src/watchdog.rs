@@ -66,6 +66,13 @@ impl Watchdog {
         self.deadline
     }
 
+    /// The latest the call's tool may run to: its deadline, plus the time allowed for its
+    /// init ([`Watchdog::with_init`]), by which its own clock may have started late. What
+    /// the tool asks of the client is bounded by this.
+    pub fn latest_deadline(&self) -> Instant {
+        self.deadline + self.init
+    }
+
     /// When the watchdog fires: [`HARD_WATCHDOG_GRACE`] past the deadline (and past the
     /// time allowed for an init, [`Watchdog::with_init`]), so a tool that watches its
     /// deadline ends with its own result first.
@@ -210,6 +217,11 @@ mod tests {
         let watchdog = Watchdog::start(Duration::from_secs(2));
         let waiting = watchdog.with_init(Duration::from_mins(1));
         assert_eq!(waiting.deadline(), watchdog.deadline());
+        assert_eq!(watchdog.latest_deadline(), watchdog.deadline());
+        assert_eq!(
+            waiting.latest_deadline(),
+            watchdog.deadline() + Duration::from_mins(1) + HARD_WATCHDOG_GRACE
+        );
         assert_eq!(
             waiting.fires_at(),
             watchdog.fires_at() + Duration::from_mins(1) + HARD_WATCHDOG_GRACE
