@@ -656,7 +656,7 @@ mod tests {
     /// Blocks until released, then succeeds.
     struct Gated {
         runs: Arc<AtomicUsize>,
-        open: Arc<(Mutex<bool>, Condvar)>,
+        open: Gate,
     }
 
     impl Initializer for Gated {
@@ -671,17 +671,27 @@ mod tests {
         }
     }
 
-    #[test]
-    fn concurrent_first_calls_wait_for_one_run() {
+    type Gate = Arc<(Mutex<bool>, Condvar)>;
+
+    /// An init that holds until [`release`]d, and how many times it ran.
+    fn gated() -> (Arc<LazyInit>, Arc<AtomicUsize>, Gate) {
         let runs = Arc::new(AtomicUsize::new(0));
         let open = Arc::new((Mutex::new(false), Condvar::new()));
-        let init = Arc::new(LazyInit::new(
-            "setup",
-            Gated {
-                runs: Arc::clone(&runs),
-                open: Arc::clone(&open),
-            },
-        ));
+        let initializer = Gated {
+            runs: Arc::clone(&runs),
+            open: Arc::clone(&open),
+        };
+        (Arc::new(LazyInit::new("setup", initializer)), runs, open)
+    }
+
+    fn release(gate: &Gate) {
+        *gate.0.lock().unwrap() = true;
+        gate.1.notify_all();
+    }
+
+    #[test]
+    fn concurrent_first_calls_wait_for_one_run() {
+        let (init, runs, open) = gated();
         let calls: Vec<_> = (0..8)
             .map(|_| {
                 let init = Arc::clone(&init);
@@ -691,8 +701,7 @@ mod tests {
         while init.status() != (InitStatus::Running { waiting: 7 }) {
             std::thread::yield_now();
         }
-        *open.0.lock().unwrap() = true;
-        open.1.notify_all();
+        release(&open);
         for call in calls {
             assert!(call.join().unwrap());
         }
@@ -703,15 +712,7 @@ mod tests {
     // deadline and the watchdog's grace have passed, instead of holding them.
     #[test]
     fn a_runaway_init_is_abandoned_by_the_calls_waiting_for_it() {
-        let runs = Arc::new(AtomicUsize::new(0));
-        let open = Arc::new((Mutex::new(false), Condvar::new()));
-        let init = Arc::new(LazyInit::new(
-            "setup",
-            Gated {
-                runs: Arc::clone(&runs),
-                open: Arc::clone(&open),
-            },
-        ));
+        let (init, runs, open) = gated();
         let mut definition = definition();
         definition.init_timeout = Some(Duration::from_millis(100));
         let runner = {
@@ -731,8 +732,7 @@ mod tests {
             InitStatus::Failed { failures: 1, .. }
         ));
         // The stuck run ends after all: a late success still counts.
-        *open.0.lock().unwrap() = true;
-        open.1.notify_all();
+        release(&open);
         runner.join().unwrap().unwrap();
         assert_eq!(init.status(), InitStatus::Ready);
     }

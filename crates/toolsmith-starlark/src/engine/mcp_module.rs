@@ -147,12 +147,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             }
             None => (0, 0, None),
         };
-        let function_name = function.function_name().unwrap_or("lambda").to_owned();
-        let top_level = function.parameters_spec().is_some()
-            && eval
-                .module()
-                .get(&function_name)
-                .is_some_and(|bound| bound.ptr_eq(function));
+        let (function_name, top_level) = top_level_def(function, eval);
         let (slot, problem) = if top_level {
             let slot = format!("{TOOL_SLOT_PREFIX}{}", registrations.borrow().len());
             eval.module().set(&slot, function);
@@ -544,16 +539,23 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
     }
 }
 
+/// The function's name, and whether it is a `def` bound to that name at the top level of the
+/// file (the only functions a frozen module keeps callable).
+fn top_level_def<'v>(value: Value<'v>, eval: &Evaluator<'v, '_, '_>) -> (String, bool) {
+    let name = value.function_name().unwrap_or("lambda").to_owned();
+    let top_level = value.parameters_spec().is_some()
+        && eval
+            .module()
+            .get(&name)
+            .is_some_and(|bound| bound.ptr_eq(value));
+    (name, top_level)
+}
+
 /// The `init = ...` keyword of `mcp.tool`: a top-level `def` taking no arguments, kept
 /// alive through freezing in a slot named after it (tools naming the same function share
 /// it), or why the value cannot be one.
 fn init_registration<'v>(value: Value<'v>, eval: &mut Evaluator<'v, '_, '_>) -> InitRegistration {
-    let function_name = value.function_name().unwrap_or("lambda").to_owned();
-    let top_level = value.parameters_spec().is_some()
-        && eval
-            .module()
-            .get(&function_name)
-            .is_some_and(|bound| bound.ptr_eq(value));
+    let (function_name, top_level) = top_level_def(value, eval);
     let problem = if !top_level && value.parameters_spec().is_some() {
         Some(format!(
             "`init` needs a function defined with `def` at the top level of the file; `{function_name}` is not"
