@@ -22,6 +22,8 @@ pub struct CheckContext {
     pub sources: BTreeMap<PathBuf, String>,
     /// Environment variables that are set (only the names matter).
     pub env: BTreeSet<String>,
+    /// Programs of the tools' `requires.commands` that are found (on `PATH`).
+    pub programs: BTreeSet<String>,
     /// Tools that have test cases outside their definition (`tests/*.toml`), as `toolsmith
     /// test` collects them; the caller fills it in.
     pub tested_tools: BTreeSet<String>,
@@ -48,8 +50,9 @@ impl CheckContext {
     /// settings.
     ///
     /// `files` lists the folder's files relative to `root`; `read` reads a file (`None`
-    /// when it cannot), and `is_set` tells whether an environment variable is set. The
-    /// caller does the I/O, so tests can hand in whatever they like.
+    /// when it cannot), `is_set` tells whether an environment variable is set and
+    /// `is_found` whether a program is on `PATH`. The caller does the I/O, so tests can
+    /// hand in whatever they like.
     pub fn gather<'a>(
         root: &Path,
         files: BTreeSet<PathBuf>,
@@ -57,6 +60,7 @@ impl CheckContext {
         search: SearchSettings,
         read: &mut dyn FnMut(&Path) -> Option<String>,
         is_set: &dyn Fn(&str) -> bool,
+        is_found: &dyn Fn(&str) -> bool,
     ) -> Self {
         let mut context = Self::new(root);
         for definition in definitions {
@@ -69,6 +73,11 @@ impl CheckContext {
             for name in &definition.requires.env {
                 if is_set(name) {
                     context.env.insert(name.clone());
+                }
+            }
+            for program in &definition.requires.commands {
+                if is_found(program) {
+                    context.programs.insert(program.clone());
                 }
             }
         }

@@ -8,6 +8,8 @@
 //! - [`CommandTool`]: spawns the program per call (never through a shell) in its own process
 //!   group, hands it the arguments as JSON on stdin, turns stdout into the result, and kills
 //!   the whole group on timeout, cancellation or runaway output.
+//! - [`CommandInit`]: a manifest's `init = [...]`, a program run once before the first call
+//!   of the tools naming it, the way a command tool runs.
 //! - [`ArgvTemplate`]: the `{name}` placeholders of a command line, checked against the
 //!   tool's parameters at load time ([`TemplateError`] lists the valid names).
 //!
@@ -43,11 +45,13 @@
 //! assert!(error.to_string().contains("valid names: `name`"));
 //! ```
 
+mod init;
 mod leftovers;
 mod output;
 mod process;
 mod template;
 mod tool;
 
+pub use init::CommandInit;
 pub use template::{ArgvTemplate, TemplateError};
 pub use tool::{CommandTool, DEFAULT_OUTPUT_LIMIT};

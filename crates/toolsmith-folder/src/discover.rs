@@ -9,6 +9,7 @@ use toolsmith_model::{Diagnostic, SourceLocation};
 use toolsmith_starlark::{LoadSettings, LoadedModule};
 
 use crate::config::CONFIG_FILE;
+use crate::inits::CommandInits;
 use crate::manifest::{self, ManifestKind};
 
 /// Top-level folders of a tools folder that hold what is not tools (build folders neither).
@@ -44,15 +45,20 @@ pub(crate) fn tool_files(root: &Path) -> std::io::Result<Vec<ToolFile>> {
         .collect())
 }
 
-/// Loads one tool file; never fails as a whole.
-pub(crate) fn load_file(file: &ToolFile, settings: &LoadSettings) -> LoadedModule {
+/// Loads one tool file; never fails as a whole. A manifest's `init` command joins the
+/// folder's `inits`.
+pub(crate) fn load_file(
+    file: &ToolFile,
+    settings: &LoadSettings,
+    inits: &CommandInits,
+) -> LoadedModule {
     match file {
         ToolFile::Starlark(path) => match std::fs::read_to_string(path) {
             Ok(source) => toolsmith_starlark::load_module(path, &source, settings),
             Err(error) => unreadable(path, &error),
         },
         ToolFile::Manifest(path) => {
-            let mut loaded = load_manifest(path, settings);
+            let mut loaded = load_manifest(path, settings, inits);
             // A manifest defines one tool, named for its file: a call of that name says
             // why it is missing.
             if loaded.tools.is_empty()
@@ -69,7 +75,7 @@ pub(crate) fn load_file(file: &ToolFile, settings: &LoadSettings) -> LoadedModul
     }
 }
 
-fn load_manifest(path: &Path, settings: &LoadSettings) -> LoadedModule {
+fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> LoadedModule {
     let source = match std::fs::read_to_string(path) {
         Ok(source) => source,
         Err(error) => return unreadable(path, &error),
@@ -111,6 +117,16 @@ fn load_manifest(path: &Path, settings: &LoadSettings) -> LoadedModule {
             ))),
         },
     };
+    let result = result.and_then(|tool| {
+        inits.attach(tool, &settings.base_dir).map_err(|error| {
+            // An init takes no arguments; the error says how to write literal braces.
+            Diagnostic::error(
+                "invalid-command",
+                crate::file_location(path),
+                format!("`init`: {error}"),
+            )
+        })
+    });
     match result {
         Ok(tool) => LoadedModule {
             tools: vec![tool],

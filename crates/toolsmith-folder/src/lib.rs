@@ -34,6 +34,7 @@ mod front_matter;
 #[doc(hidden)]
 pub mod fuzzing;
 mod icons;
+mod inits;
 mod keys;
 mod loading;
 mod manifest;
@@ -404,7 +405,7 @@ fn apply_overrides(
         )));
     };
     for (key, value) in &properties {
-        if key == "overrides" || key == "name" {
+        if key == "overrides" || key == "name" || key == "init" {
             return Err(invalid(format!(
                 "tool `{name}`: `overrides.{transport}` cannot change `{key}`"
             )));
@@ -435,7 +436,8 @@ fn apply_overrides(
 }
 
 /// Applies folder-level settings to a tool's published definition: default timeout,
-/// icon files turned into `data:` URIs, and `requires.env`.
+/// icon files turned into `data:` URIs, and `requires` (a tool whose variables are not set
+/// or whose programs are not on `PATH` is left out with an info diagnostic saying which).
 fn adjust(
     root: &Path,
     config: &FolderConfig,
@@ -445,31 +447,39 @@ fn adjust(
         definition.timeout = config.default_timeout;
     }
     definition.folder = subfolders(root, &definition.source.path);
-    let missing: Vec<&String> = definition
-        .requires
-        .env
-        .iter()
-        .filter(|name| std::env::var_os(name).is_none())
-        .collect();
-    if !missing.is_empty() {
-        let names = missing
-            .iter()
-            .map(|name| format!("`{name}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+    let unmet = definition.requires.unmet(
+        |name| std::env::var_os(name).is_some(),
+        |program| program_found(root, program),
+    );
+    if let Some(unmet) = unmet {
         let mut diagnostic = Diagnostic::error(
             "missing-requirement",
             definition.source.clone(),
-            format!(
-                "tool `{}` is hidden: environment variable {names} is not set",
-                definition.name
-            ),
+            unmet.message(&definition.name),
         )
-        .with_help("set the variable before starting the server, or remove it from `requires`");
+        .with_help(unmet.help());
         diagnostic.severity = Severity::Info;
         return Err(diagnostic);
     }
     icons::resolve(root, definition)
+}
+
+/// Whether `program` (of `requires.commands`) can be run: an executable file in a folder of
+/// `PATH`, or, for a path with a `/`, relative to the tools folder `root`.
+pub fn program_found(root: &Path, program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    let executable = |path: &Path| {
+        std::fs::metadata(path)
+            .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+    };
+    if program.is_empty() {
+        return false;
+    }
+    if program.contains('/') {
+        return executable(&root.join(program));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(program))))
 }
 
 /// The folders between `root` and `file`, outermost first: `root/github/issues.star` →

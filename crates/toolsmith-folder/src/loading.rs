@@ -14,6 +14,7 @@ use toolsmith_model::{Diagnostic, Watchdog};
 use toolsmith_starlark::{LoadSettings, LoadedModule};
 
 use crate::discover::{self, ToolFile};
+use crate::inits::CommandInits;
 
 /// At most this many files load at once (never fewer than two, so one slow file cannot
 /// hold the others up on a one-core machine).
@@ -79,6 +80,11 @@ pub(crate) fn load_files(
             queue.push_back((index, file, stamp));
         }
     }
+    let inits = CommandInits::kept(
+        done.iter()
+            .flatten()
+            .flat_map(|loaded| loaded.module.tools.iter()),
+    );
     let workers = std::thread::available_parallelism()
         .map_or(2, NonZeroUsize::get)
         .clamp(2, MAX_WORKERS);
@@ -99,11 +105,12 @@ pub(crate) fn load_files(
         {
             let sender = sender.clone();
             let (thread_file, thread_settings) = (file.clone(), settings.clone());
+            let thread_inits = inits.clone();
             let spawned = std::thread::Builder::new()
                 .name("toolsmith-load".into())
                 .stack_size(LOADER_STACK)
                 .spawn(move || {
-                    let module = discover::load_file(&thread_file, &thread_settings);
+                    let module = discover::load_file(&thread_file, &thread_settings, &thread_inits);
                     // The folder may have stopped waiting for this file; nothing to do then.
                     let _ = sender.send((index, module));
                 });
@@ -112,7 +119,7 @@ pub(crate) fn load_files(
                 let given_up = Watchdog::start(settings.load_timeout).fires_at();
                 running.insert(index, (given_up, file, stamp));
             } else {
-                let module = discover::load_file(&file, settings);
+                let module = discover::load_file(&file, settings, &inits);
                 finish(&mut done, index, file, stamp, module);
             }
         }

@@ -130,17 +130,8 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     // `[[tests]]` and `examples` are the same cases under two names; keep both.
     definition.examples.extend(tests);
     apply_overlays(&overlays, &mut parameters, &mut diagnostics, &locate);
+    diagnostics.extend(conflicts(&table, &definition, &locate));
     let explicit_schema = table.contains_key("input_schema");
-    if explicit_schema && (table.contains_key("parameters") || table.contains_key("params")) {
-        diagnostics.push(
-            Diagnostic::error(
-                "invalid-manifest",
-                locate("input_schema"),
-                "`input_schema` and `parameters`/`params` both describe the arguments",
-            )
-            .with_help("keep one: `input_schema` (a whole JSON Schema) or `[[parameters]]`"),
-        );
-    }
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
@@ -154,6 +145,39 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     };
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
     Ok(Manifest { definition, kind })
+}
+
+/// Keys that cannot go together: `input_schema` with `parameters`/`params`, and
+/// `init_timeout` without `init`.
+fn conflicts(
+    table: &JsonObject,
+    definition: &ToolDefinition,
+    locate: &dyn Fn(&str) -> SourceLocation,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    if table.contains_key("input_schema")
+        && (table.contains_key("parameters") || table.contains_key("params"))
+    {
+        diagnostics.push(
+            Diagnostic::error(
+                "invalid-manifest",
+                locate("input_schema"),
+                "`input_schema` and `parameters`/`params` both describe the arguments",
+            )
+            .with_help("keep one: `input_schema` (a whole JSON Schema) or `[[parameters]]`"),
+        );
+    }
+    if let Err(error) = toolsmith_model::check_init(definition) {
+        diagnostics.push(
+            Diagnostic::error(
+                "invalid-manifest",
+                locate("init_timeout"),
+                error.to_string(),
+            )
+            .with_help("write `init = [\"python3\", \"download_model.py\"]` next to it"),
+        );
+    }
+    diagnostics
 }
 
 /// Where each `[[parameters]]` entry's name is written: its `name = "…"` value.

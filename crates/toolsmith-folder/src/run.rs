@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 use toolsmith_model::{
     CallContext, CallFailure, CallOutcome, Catalog, ClientBridge, Diagnostic, Interrupt,
-    JsonObject, NoClient, Severity, SourceLocation, UnknownTool, Watchdog,
+    JsonObject, NoClient, Severity, SourceLocation, UnknownTool,
 };
 
 use crate::config::FolderConfig;
@@ -65,7 +65,7 @@ impl Caller {
     ) -> Result<CallOutcome, UnknownTool> {
         let entry = self.catalog.lookup(name)?;
         let definition = entry.definition();
-        let watchdog = Watchdog::start(Watchdog::timeout_of(definition, timeout));
+        let watchdog = entry.watchdog(timeout);
         let context = CallContext {
             deadline: watchdog.deadline(),
             interrupt: Interrupt::new(),

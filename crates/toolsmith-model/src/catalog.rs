@@ -4,16 +4,19 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, ToolDefinition};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::init::{InitStatus, LazyInit};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::notifications::Throttled;
 use crate::outcome::CallOutcome;
 use crate::tool::{CallContext, ClientBridge, Tool, ToolFailure};
 use crate::validate::{ArgumentValidator, SchemaValidator};
+use crate::watchdog::Watchdog;
 
 /// A tool ready to be called: the tool plus its input and output schema validators (shared,
 /// so a derived catalog reuses them, compiled or not; see [`SchemaValidator`] for when a
@@ -39,6 +42,29 @@ impl CatalogEntry {
         &self.tool
     }
 
+    /// The init the tool shares with the others naming it, when it has one.
+    pub fn init(&self) -> Option<&Arc<LazyInit>> {
+        self.tool.init()
+    }
+
+    /// Where the tool's init stands in this process; `None` without one.
+    pub fn init_status(&self) -> Option<InitStatus> {
+        self.init().map(|init| init.status())
+    }
+
+    /// The watchdog of one call, started now: `timeout` when the caller sets one, else the
+    /// tool's own, plus the init's timeout while the tool's init has not succeeded (the
+    /// call may have to run it or wait for it first).
+    pub fn watchdog(&self, timeout: Option<Duration>) -> Watchdog {
+        let watchdog = Watchdog::start(Watchdog::timeout_of(&self.definition, timeout));
+        match self.init() {
+            Some(init) if !init.is_ready() => {
+                watchdog.with_init(self.definition.effective_init_timeout())
+            }
+            _ => watchdog,
+        }
+    }
+
     /// Validates, runs and checks one call: the result contract of [`CallOutcome`]
     /// (docs/result-contract.md).
     ///
@@ -61,10 +87,20 @@ impl CatalogEntry {
             Arc::clone(&context.client),
             &definition.name,
         ));
-        let throttled_context = CallContext {
+        let mut throttled_context = CallContext {
             client: Arc::clone(&throttled) as Arc<dyn ClientBridge>,
             ..context.clone()
         };
+        if let Some(init) = self.tool.init() {
+            match init.ensure(definition, &throttled_context) {
+                // The call's own time starts once the init is done.
+                Ok(spent) => throttled_context.deadline += spent,
+                Err(failure) => {
+                    throttled.finish();
+                    return failure_outcome(&definition.name, &failure);
+                }
+            }
+        }
         let returned = self.tool.call(&arguments, &throttled_context);
         throttled.finish();
         let outcome = match returned {

@@ -63,6 +63,12 @@ pub struct ToolDefinition {
     pub overrides: JsonObject,
     /// Environment the tool depends on.
     pub requires: Requires,
+    /// What runs once before the first call of this tool (and of the others naming the
+    /// same init), docs/tools.md, "Lazy initialization".
+    pub init: Option<Init>,
+    /// How long the init may run (`init_timeout`); `None` means
+    /// [`DEFAULT_INIT_TIMEOUT`](crate::DEFAULT_INIT_TIMEOUT).
+    pub init_timeout: Option<Duration>,
     /// What the tool may touch outside its sandbox.
     pub permissions: Permissions,
     /// The MCP Apps UI resource linked to this tool.
@@ -123,6 +129,8 @@ impl ToolDefinition {
             options: JsonObject::new(),
             overrides: JsonObject::new(),
             requires: Requires::default(),
+            init: None,
+            init_timeout: None,
             permissions: Permissions::default(),
             ui: None,
             source: SourceLocation::default(),
@@ -139,6 +147,12 @@ impl ToolDefinition {
     /// The timeout that applies to a call of this tool.
     pub fn effective_timeout(&self) -> Duration {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT)
+    }
+
+    /// How long the tool's init may run.
+    pub fn effective_init_timeout(&self) -> Duration {
+        self.init_timeout
+            .unwrap_or(crate::init::DEFAULT_INIT_TIMEOUT)
     }
 
     /// The MCP `Tool` object, exactly as `tools/list` publishes it.
@@ -279,11 +293,116 @@ impl TextFormat {
     }
 }
 
+/// What runs once before a tool's first call (`init`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Init {
+    /// A function of the tool's Starlark file, called with no arguments (`init = setup`).
+    Function(String),
+    /// A program with its arguments, run in the tools folder (`init = ["python3",
+    /// "download_model.py"]`).
+    Command(Vec<String>),
+}
+
+impl Init {
+    /// How messages and `toolsmith list` name it: `setup`, `python3 download_model.py`.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Function(name) => name.clone(),
+            Self::Command(argv) => argv.join(" "),
+        }
+    }
+}
+
 /// What must be present for a tool to be offered.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Requires {
     /// Environment variables that must be set.
     pub env: Vec<String>,
+    /// Programs that must be on `PATH`.
+    pub commands: Vec<String>,
+}
+
+impl Requires {
+    /// What is missing, given which variables are set and which programs are found; `None`
+    /// when everything is there.
+    pub fn unmet(
+        &self,
+        is_set: impl Fn(&str) -> bool,
+        is_found: impl Fn(&str) -> bool,
+    ) -> Option<Unmet> {
+        let unmet = Unmet {
+            env: self
+                .env
+                .iter()
+                .filter(|name| !is_set(name))
+                .cloned()
+                .collect(),
+            commands: self
+                .commands
+                .iter()
+                .filter(|program| !is_found(program))
+                .cloned()
+                .collect(),
+        };
+        (!unmet.env.is_empty() || !unmet.commands.is_empty()).then_some(unmet)
+    }
+}
+
+/// The parts of a tool's `requires` that are missing: why it is hidden.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmet {
+    /// Environment variables that are not set.
+    pub env: Vec<String>,
+    /// Programs not found on `PATH`.
+    pub commands: Vec<String>,
+}
+
+impl Unmet {
+    /// Why tool `name` is hidden: "tool `x` is hidden: environment variable `A` is not
+    /// set; program `ffmpeg` is not on `PATH`". A call of the hidden tool answers with it.
+    pub fn message(&self, name: &str) -> String {
+        let quoted = |names: &[String]| {
+            names
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut reasons = Vec::new();
+        if !self.env.is_empty() {
+            reasons.push(format!(
+                "environment variable {} is not set",
+                quoted(&self.env)
+            ));
+        }
+        match self.commands.as_slice() {
+            [] => {}
+            [_] => reasons.push(format!(
+                "program {} is not on `PATH`",
+                quoted(&self.commands)
+            )),
+            _ => reasons.push(format!(
+                "programs {} are not on `PATH`",
+                quoted(&self.commands)
+            )),
+        }
+        format!("tool `{name}` is hidden: {}", reasons.join("; "))
+    }
+
+    /// What to do about it.
+    pub fn help(&self) -> String {
+        let mut fixes = Vec::new();
+        if !self.env.is_empty() {
+            fixes.push("set the variable");
+        }
+        if !self.commands.is_empty() {
+            fixes.push("install the program (or add its folder to `PATH`)");
+        }
+        format!(
+            "{} before starting the server, or remove it from `requires`",
+            fixes.join(" and ")
+        )
+    }
 }
 
 /// What a tool may touch outside its sandbox (docs/tools.md, "The language and the sandbox").

@@ -7,6 +7,7 @@
 //!   implements; the server calls tools only through it.
 //! - [`Catalog`]: the tools of a server with their schema validators, and the single call
 //!   path (validate → run → result contract → output check).
+//! - [`LazyInit`]: a tool's `init`, run once before the first call of the tools naming it.
 //! - [`Watchdog`] and [`CallFailure`]: the one call policy every call path follows — the
 //!   deadline, the hard watchdog past it, and the result of a call whose tool gave none.
 //! - [`Prompts`] and [`Resources`]: a server's MCP prompts (rendered with
@@ -50,6 +51,7 @@ mod discovery;
 pub mod duration;
 mod facts;
 mod hint;
+mod init;
 pub mod names;
 mod notifications;
 mod outcome;
@@ -67,20 +69,24 @@ mod watchdog;
 
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
-    Annotations, DEFAULT_TIMEOUT, Icon, JsonObject, PackageOrigin, PermissionFamily, Permissions,
-    Requires, SourceLocation, TextFormat, ToolDefinition, Ui,
+    Annotations, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin, PermissionFamily,
+    Permissions, Requires, SourceLocation, TextFormat, ToolDefinition, Ui, Unmet,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
 pub use facts::{Call, Code, Key, SourceFacts};
 pub use hint::Hint;
+pub use init::{
+    DEFAULT_INIT_TIMEOUT, InitStatus, InitSummary, InitializedTool, Initializer, LazyInit,
+    MAX_INIT_BACKOFF, RETRIES_BEFORE_BACKOFF,
+};
 pub use notifications::{NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};
 pub use prompt::{
     ContentTemplate, MessageTemplate, Prompt, PromptArgument, PromptError, PromptMessage, Prompts,
     Role, UriSource,
 };
-pub use properties::{PropertyError, TOOL_PROPERTIES, apply_property, kind};
+pub use properties::{PropertyError, TOOL_PROPERTIES, apply_property, check_init, kind};
 pub use resource::{
     Escape, MCP_APP_MIME_TYPE, NoResources, RESOURCE_NOT_FOUND, Resource, ResourceBody,
     ResourceContents, ResourceError, ResourceInfo, ResourceReader, ResourceTemplate, Resources,

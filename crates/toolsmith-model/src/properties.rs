@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::definition::{Icon, JsonObject, PermissionFamily, TextFormat, ToolDefinition, Ui};
+use crate::definition::{Icon, Init, JsonObject, PermissionFamily, TextFormat, ToolDefinition, Ui};
 
 /// The property names [`apply_property`] understands (besides form-specific ones such as
 /// `params` or `[[parameters]]`).
@@ -26,6 +26,8 @@ pub const TOOL_PROPERTIES: &[&str] = &[
     "options",
     "overrides",
     "requires",
+    "init",
+    "init_timeout",
     "permissions",
     "ui",
     "icons",
@@ -97,18 +99,12 @@ pub fn apply_property(
         "options" => definition.options = object(value).map_err(error)?,
         "overrides" => definition.overrides = object(value).map_err(error)?,
         "meta" => definition.meta = object(value).map_err(error)?,
-        "requires" => {
-            let requires = object(value).map_err(error)?;
-            for (name, entry) in &requires {
-                match name.as_str() {
-                    "env" => definition.requires.env = strings(entry).map_err(error)?,
-                    other => {
-                        return Err(error(format!(
-                            "unknown requirement `{other}`; expected `env`"
-                        )));
-                    }
-                }
-            }
+        "requires" => requires(definition, value).map_err(error)?,
+        // A Starlark file names a function (`init = setup`), which its loader reads before
+        // the keywords reach this parser; as a value, `init` is a command.
+        "init" => definition.init = Some(init_command(value).map_err(error)?),
+        "init_timeout" => {
+            definition.init_timeout = Some(crate::duration::parse(value).map_err(error)?);
         }
         "permissions" => {
             let permissions = object(value).map_err(error)?;
@@ -149,6 +145,45 @@ pub fn apply_property(
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+fn requires(definition: &mut ToolDefinition, value: &Value) -> Result<(), String> {
+    for (name, entry) in &object(value)? {
+        match name.as_str() {
+            "env" => definition.requires.env = strings(entry)?,
+            "commands" => definition.requires.commands = strings(entry)?,
+            other => {
+                return Err(format!(
+                    "unknown requirement `{other}`; expected `env` or `commands`"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn init_command(value: &Value) -> Result<Init, String> {
+    let argv = strings(value).map_err(|_| {
+        format!(
+            "expected a command as a list of strings (`init = [\"python3\", \"download_model.py\"]`) or, in a `.star` file, a function (`init = setup`), got {}",
+            kind(value)
+        )
+    })?;
+    if argv.is_empty() {
+        return Err("the command is empty; write the program and its arguments".into());
+    }
+    Ok(Init::Command(argv))
+}
+
+/// The error for an `init_timeout` without an `init`, which would have nothing to time.
+pub fn check_init(definition: &ToolDefinition) -> Result<(), PropertyError> {
+    if definition.init.is_none() && definition.init_timeout.is_some() {
+        return Err(PropertyError {
+            key: "init_timeout".into(),
+            message: "the tool has no `init` to time; add one or remove `init_timeout`".into(),
+        });
+    }
+    Ok(())
 }
 
 fn string(value: &Value) -> Result<String, String> {
@@ -291,6 +326,31 @@ mod tests {
         assert_eq!(tool.ui.as_ref().unwrap().visibility, vec!["app"]);
         assert_eq!(tool.icons[1].sizes, vec!["48x48"]);
         assert_eq!(tool.timeout, Some(std::time::Duration::from_millis(500)));
+    }
+
+    #[test]
+    fn init_is_a_command_and_requires_names_programs() {
+        let mut tool = definition();
+        apply_property(&mut tool, "init", &json!(["python3", "download_model.py"])).unwrap();
+        apply_property(&mut tool, "init_timeout", &json!("2m")).unwrap();
+        apply_property(&mut tool, "requires", &json!({"commands": ["ffmpeg"]})).unwrap();
+        assert_eq!(
+            tool.init,
+            Some(Init::Command(vec![
+                "python3".into(),
+                "download_model.py".into()
+            ]))
+        );
+        assert_eq!(
+            tool.effective_init_timeout(),
+            std::time::Duration::from_mins(2)
+        );
+        assert_eq!(tool.requires.commands, ["ffmpeg"]);
+        let error = apply_property(&mut tool, "init", &json!([])).unwrap_err();
+        assert!(error.message.contains("empty"), "{error}");
+        let mut untimed = definition();
+        untimed.init_timeout = Some(std::time::Duration::from_secs(1));
+        assert!(check_init(&untimed).is_err());
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::definition::{JsonObject, ToolDefinition};
+use crate::init::LazyInit;
 use crate::outcome::ToolReturn;
 
 /// A tool that can be listed and called.
@@ -28,6 +29,12 @@ pub trait Tool: Send + Sync {
         arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure>;
+
+    /// The init this tool shares with the others that name it, when it has one: the
+    /// catalog runs it before the tool's first call (docs/tools.md, "Lazy initialization").
+    fn init(&self) -> Option<&Arc<LazyInit>> {
+        None
+    }
 }
 
 /// Why a call produced no result of its own; always becomes an `isError` result.

@@ -24,6 +24,8 @@ pub const HARD_WATCHDOG_GRACE: Duration = Duration::from_millis(250);
 pub struct Watchdog {
     timeout: Duration,
     deadline: Instant,
+    /// How long the call may first wait for its tool's init, on top of its timeout.
+    init: Duration,
 }
 
 impl Watchdog {
@@ -39,7 +41,19 @@ impl Watchdog {
         Self {
             timeout,
             deadline: Instant::now() + timeout,
+            init: Duration::ZERO,
         }
+    }
+
+    /// The same watchdog for a call that may first run (or wait for) its tool's init, for
+    /// up to `init_timeout`: the call's own clock starts once the init is done (docs/tools.md,
+    /// "Lazy initialization"), so the watchdog fires that much later, plus one grace for
+    /// the init's own watchdog. [`CatalogEntry::watchdog`](crate::CatalogEntry::watchdog)
+    /// adds it while the init has not succeeded.
+    #[must_use]
+    pub fn with_init(mut self, init_timeout: Duration) -> Self {
+        self.init = init_timeout + HARD_WATCHDOG_GRACE;
+        self
     }
 
     /// The timeout the call runs under.
@@ -52,10 +66,18 @@ impl Watchdog {
         self.deadline
     }
 
-    /// When the watchdog fires: [`HARD_WATCHDOG_GRACE`] past the deadline, so a tool that
-    /// watches its deadline ends with its own result first.
+    /// The latest the call's tool may run to: its deadline, plus the time allowed for its
+    /// init ([`Watchdog::with_init`]), by which its own clock may have started late. What
+    /// the tool asks of the client is bounded by this.
+    pub fn latest_deadline(&self) -> Instant {
+        self.deadline + self.init
+    }
+
+    /// When the watchdog fires: [`HARD_WATCHDOG_GRACE`] past the deadline (and past the
+    /// time allowed for an init, [`Watchdog::with_init`]), so a tool that watches its
+    /// deadline ends with its own result first.
     pub fn fires_at(&self) -> Instant {
-        self.deadline + HARD_WATCHDOG_GRACE
+        self.deadline + self.init + HARD_WATCHDOG_GRACE
     }
 
     /// How long from now until the watchdog fires (zero once it has).
@@ -188,6 +210,22 @@ mod tests {
         );
         assert!(watchdog.until_fired() > Duration::from_secs(1));
         assert!(watchdog.until_fired() <= Duration::from_secs(2) + HARD_WATCHDOG_GRACE);
+    }
+
+    #[test]
+    fn a_call_that_may_run_an_init_gets_its_time_on_top() {
+        let watchdog = Watchdog::start(Duration::from_secs(2));
+        let waiting = watchdog.with_init(Duration::from_mins(1));
+        assert_eq!(waiting.deadline(), watchdog.deadline());
+        assert_eq!(watchdog.latest_deadline(), watchdog.deadline());
+        assert_eq!(
+            waiting.latest_deadline(),
+            watchdog.deadline() + Duration::from_mins(1) + HARD_WATCHDOG_GRACE
+        );
+        assert_eq!(
+            waiting.fires_at(),
+            watchdog.fires_at() + Duration::from_mins(1) + HARD_WATCHDOG_GRACE
+        );
     }
 
     #[test]

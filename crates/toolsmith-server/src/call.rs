@@ -38,7 +38,8 @@ pub(crate) async fn run(
     request: Request<'_>,
 ) -> CallToolResult {
     let _running = state.call_started();
-    let definition = published.catalog.entries()[index].definition();
+    let entry = &published.catalog.entries()[index];
+    let definition = entry.definition();
     let timeout = Watchdog::timeout_of(definition, None);
     let name = definition.name.as_str();
     let cancelled = &request.context.ct;
@@ -60,8 +61,11 @@ pub(crate) async fn run(
         return failed(&CallFailure::not_started(definition, own_slots_full), name);
     };
 
-    let watchdog = Watchdog::start(timeout);
+    // With the init's time on top while the tool's init has not run (docs/tools.md).
+    let watchdog = entry.watchdog(None);
     let deadline = watchdog.deadline();
+    // The tool's clock starts after its init, so its requests to the client may come later.
+    let client_deadline = watchdog.latest_deadline();
     let interrupt = Interrupt::new();
     let bridge = Arc::new(McpBridge::new(
         request.progress_token.is_some(),
@@ -98,7 +102,7 @@ pub(crate) async fn run(
             joined = &mut finished => {
                 // Notifications the tool sent just before returning go out ahead of the result.
                 while let Some(pending) = bridge.next() {
-                    Box::pin(bridge::serve(pending, request.context, request.progress_token.as_ref(), deadline)).await;
+                    Box::pin(bridge::serve(pending, request.context, request.progress_token.as_ref(), client_deadline)).await;
                 }
                 let Ok(outcome) = joined else {
                     tracing::error!(tool = name, "tool thread panicked");
@@ -120,7 +124,7 @@ pub(crate) async fn run(
             }
             () = bridge.ready() => {
                 while let Some(asked) = bridge.next() {
-                    let served = Box::pin(bridge::serve(asked, request.context, request.progress_token.as_ref(), deadline));
+                    let served = Box::pin(bridge::serve(asked, request.context, request.progress_token.as_ref(), client_deadline));
                     tokio::select! {
                         () = served => {}
                         () = cancelled.cancelled() => break,

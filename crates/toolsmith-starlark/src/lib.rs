@@ -19,9 +19,11 @@
 //!
 //! - `mcp.tool(function, name=, title=, description=, keywords=, tags=, discoverable=,
 //!   read_only=, destructive=, idempotent=, open_world=, params=, output=, timeout=,
-//!   options=, overrides=, requires=, permissions=, ui=, icons=, examples=, text_format=)`:
-//!   every keyword but `params` goes through [`toolsmith_model::apply_property`], the parser
-//!   manifests use too. Parameter types come from annotations (`str`, `int`, `float`,
+//!   options=, overrides=, requires=, init=, init_timeout=, permissions=, ui=, icons=,
+//!   examples=, text_format=)`: every keyword but `params` and `init` goes through
+//!   [`toolsmith_model::apply_property`], the parser manifests use too; `init = setup`
+//!   names a top-level function run once before the first call of the tools naming it
+//!   (its return value is `mcp.init_value()`). Parameter types come from annotations (`str`, `int`, `float`,
 //!   `bool`, `list[T]`, `dict`, `T | None`, `typing.Any`), descriptions from the docstring
 //!   (text before `Args:`/`Returns:`, and the `Args:` entries).
 //! - Results ([the result contract](toolsmith_model::CallOutcome), docs/result-contract.md):
@@ -30,7 +32,7 @@
 //!   and the content helpers `mcp.text`, `mcp.image`, `mcp.audio`, `mcp.resource`,
 //!   `mcp.resource_link` (alone or in a list). Annotations are not checked at run time, so
 //!   a `-> str` tool may still return `mcp.error(...)`.
-//! - The call: `mcp.option(name, default)`, `mcp.progress(done, total, message)`,
+//! - The call: `mcp.init_value()`, `mcp.option(name, default)`, `mcp.progress(done, total, message)`,
 //!   `mcp.log(level, message)`, `mcp.sample(prompt, system, max_tokens)`,
 //!   `mcp.elicit(message, schema)`, `mcp.roots()`; and, as the tool's `permissions`
 //!   grant, `mcp.read_file(path)`, `mcp.write_file(path, text)`, `mcp.list_dir(path)`,
@@ -95,6 +97,7 @@
 
 mod docstring;
 mod engine;
+mod init;
 mod native;
 mod script;
 

@@ -13,16 +13,17 @@ use std::time::Instant;
 use serde_json::Value;
 use toolsmith_model::names::suggestion;
 use toolsmith_model::{
-    CallContext, Code, Diagnostic, JsonObject, ParamType, Parameter, SourceFacts, SourceLocation,
-    StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn, apply_property, input_schema,
-    wrapped_output_schema,
+    CallContext, Code, Diagnostic, Init, JsonObject, LazyInit, ParamType, Parameter, SourceFacts,
+    SourceLocation, StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn, apply_property,
+    check_init, input_schema, wrapped_output_schema,
 };
 
 use crate::docstring;
 use crate::engine::{
-    self, Annotation, Form, Function, FunctionSyntax, Invocation, ParamKind, Program, Registration,
-    RunError, RunErrorKind, SourceError,
+    self, Annotation, Form, Function, FunctionSyntax, Invocation, ParamKind, Program, Registered,
+    Registration, RunError, RunErrorKind, SourceError,
 };
+use crate::init::FileInits;
 use crate::{LoadSettings, LoadedModule};
 
 /// A tool defined in a native `.star` file.
@@ -35,6 +36,8 @@ pub(crate) struct StarlarkTool {
     fill_none: Vec<String>,
     /// The function takes `**kwargs`.
     accepts_extra: bool,
+    /// `init = setup`, shared with the file's other tools naming `setup`.
+    init: Option<Arc<LazyInit>>,
 }
 
 impl Tool for StarlarkTool {
@@ -47,6 +50,7 @@ impl Tool for StarlarkTool {
         arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
+        let init_value = self.init.as_ref().and_then(|init| init.value());
         let invocation = Invocation {
             arguments,
             fill_none: &self.fill_none,
@@ -54,9 +58,14 @@ impl Tool for StarlarkTool {
             accepts_extra: self.accepts_extra,
             context,
             definition: &self.definition,
+            init_value: init_value.as_deref(),
         };
         engine::call_function(&self.function, &invocation)
             .map_err(|error| failure(&error, &self.definition))
+    }
+
+    fn init(&self) -> Option<&Arc<LazyInit>> {
+        self.init.as_ref()
     }
 }
 
@@ -149,7 +158,13 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
         }
     };
     let mut names = HashSet::new();
-    for (registration, function) in registrations {
+    let mut inits = FileInits::default();
+    for Registered {
+        registration,
+        function,
+        init,
+    } in registrations
+    {
         let at = |rule| {
             located(
                 path,
@@ -170,7 +185,7 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
         let Some(function) = function else {
             continue;
         };
-        match build(path, &program, &registration, function) {
+        match build(path, &program, &registration, function, init, &mut inits) {
             Ok(tool) => {
                 if names.insert(tool.definition.name.clone()) {
                     loaded.tools.push(Arc::new(tool));
@@ -302,6 +317,8 @@ fn build(
     program: &Program,
     registration: &Registration,
     function: Function,
+    init_function: Option<Function>,
+    inits: &mut FileInits,
 ) -> Result<StarlarkTool, Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     let at_call = |rule| {
@@ -367,6 +384,28 @@ fn build(
         }
     }
     apply_keywords(&mut definition, registration, &mut diagnostics, &at_call);
+    let mut init = None;
+    if let Some(registered) = &registration.init {
+        match (&registered.problem, init_function) {
+            (Some(problem), _) => diagnostics.push(
+                at_call("invalid-tool-property")
+                    .with_message(problem.clone())
+                    .with_help("define `def setup():` at the top level of the file, then `mcp.tool(f, init = setup)`"),
+            ),
+            (None, Some(function)) => {
+                definition.init = Some(Init::Function(registered.function_name.clone()));
+                init = Some(inits.named(&registered.function_name, function));
+            }
+            (None, None) => {}
+        }
+    }
+    if let Err(error) = check_init(&definition) {
+        diagnostics.push(
+            at_call("invalid-tool-property")
+                .with_message(error.to_string())
+                .with_help("for example `mcp.tool(f, init = setup, init_timeout = \"2m\")`"),
+        );
+    }
 
     if diagnostics.is_empty() {
         Ok(StarlarkTool {
@@ -375,6 +414,7 @@ fn build(
             declared: signature.declared,
             fill_none: signature.fill_none,
             accepts_extra: signature.accepts_extra,
+            init,
         })
     } else {
         Err(diagnostics)
@@ -641,7 +681,9 @@ fn example(key: &str) -> &'static str {
         "max_concurrency" => "max_concurrency=4",
         "options" => "options={\"units\": \"metric\"}",
         "overrides" => "overrides={\"http\": {\"timeout\": 5}}",
-        "requires" => "requires={\"env\": [\"API_KEY\"]}",
+        "requires" => "requires={\"env\": [\"API_KEY\"], \"commands\": [\"ffmpeg\"]}",
+        "init" => "init=setup",
+        "init_timeout" => "init_timeout=\"2m\"",
         "permissions" => "permissions={\"net\": [\"api.example.com\"]}",
         "ui" => "ui={\"resource_uri\": \"ui://forecast/index.html\"}",
         "icons" => "icons=[\"https://example.com/icon.png\"]",

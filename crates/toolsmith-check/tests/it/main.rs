@@ -38,7 +38,8 @@ pub(crate) fn files(root: &Path) -> BTreeSet<PathBuf> {
     out
 }
 
-/// Loads a folder and gathers its check context; only `PATH` and `HOME` count as set.
+/// Loads a folder and gathers its check context; only `PATH` and `HOME` count as set, and
+/// only `sh` as found.
 pub(crate) fn load(root: &Path) -> (ToolFolder, CheckContext) {
     let folder = ToolFolder::load(root).unwrap();
     let mut context = CheckContext::gather(
@@ -48,6 +49,7 @@ pub(crate) fn load(root: &Path) -> (ToolFolder, CheckContext) {
         folder.config().search,
         &mut |path| std::fs::read_to_string(path).ok(),
         &|name| matches!(name, "PATH" | "HOME"),
+        &|program| program == "sh",
     );
     context.tested_tools = toolsmith_testing::collect(&folder)
         .cases

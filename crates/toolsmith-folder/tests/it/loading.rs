@@ -88,3 +88,52 @@ fn a_call_of_a_tool_left_out_says_why() {
     assert!(!js.contains("did you mean"), "{js}");
     assert_eq!(why("jsy"), "unknown tool `jsy`; did you mean `jsx`?");
 }
+
+// Issue 16, item 4: an init's state follows the files that name it. A reload keeps the
+// inits of unchanged files; a reloaded manifest joins the command init an unchanged one
+// still holds; a changed `.star` file's init starts afresh.
+#[test]
+fn a_reload_keeps_the_inits_of_unchanged_files() {
+    use toolsmith_model::InitStatus;
+
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |description: &str| {
+        format!(
+            "description = \"{description}\"\ncommand = [\"echo\", \"done\"]\ninit = [\"true\"]\n"
+        )
+    };
+    let star = "def setup():\n    return \"ready\"\n\ndef embed(text: str) -> str:\n    \"\"\"Embed.\"\"\"\n    return mcp.init_value()\n\nmcp.tool(embed, init = setup)\n";
+    std::fs::write(dir.path().join("model.star"), star).unwrap();
+    std::fs::write(dir.path().join("transcribe.toml"), manifest("Transcribe.")).unwrap();
+    std::fs::write(dir.path().join("translate.toml"), manifest("Translate.")).unwrap();
+    let folder = ToolFolder::load(dir.path()).unwrap();
+    let status = |folder: &ToolFolder, tool: &str| {
+        folder.catalog().get(tool).unwrap().init_status().unwrap()
+    };
+    let caller = folder.caller();
+    let arguments = |value: serde_json::Value| value.as_object().cloned().unwrap();
+    let embedded = caller
+        .call("embed", arguments(serde_json::json!({"text": "x"})))
+        .unwrap();
+    assert_eq!(embedded.joined_text(), "ready");
+    let transcribed = caller
+        .call("transcribe", arguments(serde_json::json!({})))
+        .unwrap();
+    assert!(!transcribed.is_error, "{}", transcribed.joined_text());
+    // One command, one init: running it for `transcribe` ran it for `translate`.
+    assert_eq!(status(&folder, "translate"), InitStatus::Ready);
+
+    std::fs::write(
+        dir.path().join("translate.toml"),
+        manifest("Translate text."),
+    )
+    .unwrap();
+    let reloaded = folder.reload().unwrap();
+    assert_eq!(status(&reloaded, "translate"), InitStatus::Ready);
+    assert_eq!(status(&reloaded, "embed"), InitStatus::Ready);
+
+    std::fs::write(dir.path().join("model.star"), format!("{star}\n# edited\n")).unwrap();
+    let edited = reloaded.reload().unwrap();
+    assert_eq!(status(&edited, "embed"), InitStatus::NotRun);
+    assert_eq!(status(&edited, "transcribe"), InitStatus::Ready);
+}

@@ -15,6 +15,7 @@ mod calls;
 mod content;
 mod discovery;
 mod http;
+mod init;
 mod policy;
 mod roots;
 mod session_calls;

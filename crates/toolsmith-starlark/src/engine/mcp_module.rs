@@ -23,7 +23,7 @@ use toolsmith_model::{CallOutcome, Content, EmbeddedResource, JsonObject, LogLev
 use super::TOOL_SLOT_PREFIX;
 use super::convert::{from_json, to_json};
 use super::host::{self, Access};
-use super::session::{self, ParamKind, Registration, RuntimeParam, Stage};
+use super::session::{self, InitRegistration, ParamKind, Registration, RuntimeParam, Stage};
 use super::values::{McpPayload, McpValue};
 
 /// An int or float as `f64`.
@@ -147,12 +147,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             }
             None => (0, 0, None),
         };
-        let function_name = function.function_name().unwrap_or("lambda").to_owned();
-        let top_level = function.parameters_spec().is_some()
-            && eval
-                .module()
-                .get(&function_name)
-                .is_some_and(|bound| bound.ptr_eq(function));
+        let (function_name, top_level) = top_level_def(function, eval);
         let (slot, problem) = if top_level {
             let slot = format!("{TOOL_SLOT_PREFIX}{}", registrations.borrow().len());
             eval.module().set(&slot, function);
@@ -170,9 +165,16 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             );
             (None, Some(problem))
         };
+        let mut init = None;
         let keywords = keywords
             .into_iter()
-            .map(|(key, value)| (key, to_json(value)))
+            .filter_map(|(key, value)| {
+                if key == "init" {
+                    init = Some(init_registration(value, eval));
+                    return None;
+                }
+                Some((key, to_json(value)))
+            })
             .collect();
         registrations.borrow_mut().push(Registration {
             slot,
@@ -180,11 +182,23 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             function_name,
             params: runtime_params(function),
             keywords,
+            init,
             line,
             column,
             span,
         });
         Ok(function)
+    }
+
+    /// What the tool's init returned (`mcp.tool(f, init = setup)`): `None` until it has run,
+    /// and for a tool without one.
+    fn init_value<'v>(eval: &mut Evaluator<'v, '_, '_>) -> anyhow::Result<Value<'v>> {
+        let heap = eval.heap();
+        let call = session::call(eval, "mcp.init_value")?;
+        match call.init_value {
+            Some(value) => from_json(heap, value).map_err(|error| anyhow::anyhow!(error)),
+            None => Ok(Value::new_none()),
+        }
     }
 
     /// An error result the model can repair: `isError`, the message as text, and the
@@ -522,6 +536,54 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             Ok(value) => heap.alloc(value),
             Err(_) => default.into_option().unwrap_or_else(Value::new_none),
         })
+    }
+}
+
+/// The function's name, and whether it is a `def` bound to that name at the top level of the
+/// file (the only functions a frozen module keeps callable).
+fn top_level_def<'v>(value: Value<'v>, eval: &Evaluator<'v, '_, '_>) -> (String, bool) {
+    let name = value.function_name().unwrap_or("lambda").to_owned();
+    let top_level = value.parameters_spec().is_some()
+        && eval
+            .module()
+            .get(&name)
+            .is_some_and(|bound| bound.ptr_eq(value));
+    (name, top_level)
+}
+
+/// The `init = ...` keyword of `mcp.tool`: a top-level `def` taking no arguments, kept
+/// alive through freezing in a slot named after it (tools naming the same function share
+/// it), or why the value cannot be one.
+fn init_registration<'v>(value: Value<'v>, eval: &mut Evaluator<'v, '_, '_>) -> InitRegistration {
+    let (function_name, top_level) = top_level_def(value, eval);
+    let problem = if !top_level && value.parameters_spec().is_some() {
+        Some(format!(
+            "`init` needs a function defined with `def` at the top level of the file; `{function_name}` is not"
+        ))
+    } else if !top_level {
+        Some(format!(
+            "`init` expects a function defined with `def` (`init = setup`), got a value of type `{}`",
+            value.get_type()
+        ))
+    } else if runtime_params(value)
+        .iter()
+        .any(|param| param.kind == ParamKind::Named && param.default.is_none())
+    {
+        Some(format!(
+            "init function `{function_name}` must take no arguments; it is called as `{function_name}()`"
+        ))
+    } else {
+        None
+    };
+    let slot = problem.is_none().then(|| {
+        let slot = format!("{TOOL_SLOT_PREFIX}init_{function_name}");
+        eval.module().set(&slot, value);
+        slot
+    });
+    InitRegistration {
+        function_name,
+        slot,
+        problem,
     }
 }
 

@@ -238,11 +238,20 @@ fn globals(form: Form) -> &'static Globals {
     }
 }
 
+/// One `mcp.tool(...)` call of a loaded file, with the frozen functions it named.
+pub(crate) struct Registered {
+    pub(crate) registration: Registration,
+    /// The tool's function, when it is one we can call.
+    pub(crate) function: Option<Function>,
+    /// The `init` function, when it names one we can call.
+    pub(crate) init: Option<Function>,
+}
+
 /// Evaluates a native tool file once and freezes it; returns what `mcp.tool` registered.
 pub(crate) fn load_native(
     program: &Program,
     timeout: Duration,
-) -> Result<Vec<(Registration, Option<Function>)>, RunError> {
+) -> Result<Vec<Registered>, RunError> {
     let deadline = Instant::now() + timeout;
     let session = Session {
         stage: Stage::Load(std::cell::RefCell::new(Vec::new())),
@@ -278,7 +287,16 @@ pub(crate) fn load_native(
                 .slot
                 .as_deref()
                 .and_then(|slot| frozen_get(&frozen, slot));
-            (registration, function)
+            let init = registration
+                .init
+                .as_ref()
+                .and_then(|init| init.slot.as_deref())
+                .and_then(|slot| frozen_get(&frozen, slot));
+            Registered {
+                registration,
+                function,
+                init,
+            }
         })
         .collect())
 }
@@ -303,6 +321,8 @@ pub(crate) struct Invocation<'a> {
     pub(crate) context: &'a CallContext,
     /// The tool being called.
     pub(crate) definition: &'a ToolDefinition,
+    /// What the tool's init returned, once it has run.
+    pub(crate) init_value: Option<&'a serde_json::Value>,
 }
 
 /// Calls a frozen function with keyword arguments from JSON and converts what it returns.
@@ -314,6 +334,7 @@ pub(crate) fn call_function(
         stage: Stage::Call(CallState {
             context: invocation.context,
             definition: invocation.definition,
+            init_value: invocation.init_value,
             script: None,
         }),
     };
@@ -371,6 +392,7 @@ pub(crate) fn run_script(
         stage: Stage::Call(CallState {
             context,
             definition,
+            init_value: None,
             script: Some(ScriptState {
                 arguments,
                 result: std::cell::RefCell::new(None),

@@ -26,6 +26,8 @@ pub(crate) enum Stage<'a> {
 pub(crate) struct CallState<'a> {
     pub(crate) context: &'a CallContext,
     pub(crate) definition: &'a ToolDefinition,
+    /// What the tool's init returned (`mcp.init_value()`), once it has run.
+    pub(crate) init_value: Option<&'a serde_json::Value>,
     /// Set for manifest scripts only.
     pub(crate) script: Option<ScriptState<'a>>,
 }
@@ -47,14 +49,27 @@ pub(crate) struct Registration {
     pub(crate) function_name: String,
     /// The function's parameters, in order, with defaults converted to JSON.
     pub(crate) params: Vec<RuntimeParam>,
-    /// The keywords given to `mcp.tool`, in order, converted to JSON.
+    /// The keywords given to `mcp.tool`, in order, converted to JSON (all but `init`).
     pub(crate) keywords: Vec<(String, Result<serde_json::Value, String>)>,
+    /// `init = setup`: the function to run once before the first call.
+    pub(crate) init: Option<InitRegistration>,
     /// 1-based line of the `mcp.tool(...)` call.
     pub(crate) line: u32,
     /// 1-based column of the `mcp.tool(...)` call.
     pub(crate) column: u32,
     /// Byte range of the call.
     pub(crate) span: Option<std::ops::Range<usize>>,
+}
+
+/// The `init` keyword of one `mcp.tool(...)` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InitRegistration {
+    /// The function's name (`def` name).
+    pub(crate) function_name: String,
+    /// The module variable holding the function, when it is one we can call.
+    pub(crate) slot: Option<String>,
+    /// Why the value is not a usable init function.
+    pub(crate) problem: Option<String>,
 }
 
 /// A parameter as the running function declares it.

@@ -24,7 +24,7 @@ pub(crate) fn run(args: &CallArgs, printer: Printer) -> anyhow::Result<ExitStatu
         // The tool may be missing because its file failed to load: say what failed.
         folder::report(printer, loaded.catalog().diagnostics());
         let mut error = Hinted::new(unknown.to_string());
-        if unknown.suggestions.is_empty() {
+        if unknown.suggestions.is_empty() && unknown.reason.is_none() {
             error = error.hint(format!(
                 "`toolsmith list {}` shows the tools there are",
                 loaded.root().display()

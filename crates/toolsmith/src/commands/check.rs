@@ -118,7 +118,7 @@ fn resolve(id: &str) -> anyhow::Result<&'static str> {
 
 /// What the rules may look at: the folder's files, the tools' sources, the resources it
 /// serves, the tools `toolsmith test` has cases for, which required environment variables
-/// are set.
+/// are set and which required programs are found.
 fn gather(loaded: &ToolFolder) -> CheckContext {
     let root = loaded.root();
     let mut context = CheckContext::gather(
@@ -128,6 +128,7 @@ fn gather(loaded: &ToolFolder) -> CheckContext {
         loaded.config().search,
         &mut |path| std::fs::read_to_string(path).ok(),
         &|name| std::env::var_os(name).is_some(),
+        &|program| toolsmith_folder::program_found(root, program),
     );
     context.tested_tools = toolsmith_testing::collect(loaded)
         .cases

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 use toolsmith_folder::{PROFILE_PROBLEM, ToolFolder};
-use toolsmith_model::{Catalog, SearchMode, SearchSettings, Severity, ToolDefinition};
+use toolsmith_model::{Catalog, InitSummary, SearchMode, SearchSettings, Severity, ToolDefinition};
 use toolsmith_search::{Plan, tokens};
 
 use crate::ExitStatus;
@@ -29,6 +29,10 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
     if *json {
         let mut document = catalog.to_json();
         document["search"] = costs.to_json(catalog);
+        document["inits"] = InitSummary::of(catalog.entries())
+            .iter()
+            .map(InitSummary::to_json)
+            .collect();
         printer.data(&serde_json::to_string_pretty(&document)?)?;
     } else {
         let rows: Vec<[String; 5]> = catalog
@@ -42,6 +46,7 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             &rows,
             &[3],
         )?;
+        print_inits(printer, &InitSummary::of(catalog.entries()))?;
         folder::report(printer, catalog.diagnostics());
         let count = rows.len();
         printer.message(&format!(
@@ -263,6 +268,27 @@ fn print_table<const N: usize>(
         printer.data(&line(std::array::from_fn(|index| row[index].as_str())))?;
     }
     Ok(())
+}
+
+/// The inits of the tools, after their table (docs/tools.md, "Lazy initialization"): what
+/// runs, for which tools, within what time, and whether it has run in this process.
+fn print_inits(printer: Printer, inits: &[InitSummary]) -> std::io::Result<()> {
+    if inits.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<[String; 4]> = inits
+        .iter()
+        .map(|init| {
+            [
+                format!("{} ({})", init.label, init.kind),
+                init.tools.join(", "),
+                toolsmith_model::duration::format(init.timeout),
+                init.status.to_string(),
+            ]
+        })
+        .collect();
+    printer.data("")?;
+    print_table(printer, ["INIT", "TOOLS", "TIMEOUT", "STATE"], &rows, &[])
 }
 
 /// `toolsmith list --profiles`: each profile of the folder with its tools and what its

@@ -117,3 +117,37 @@ fn json_reports_token_costs_and_the_search_decision() {
     let hello = per_tool["hello"].as_u64().unwrap();
     assert!((20..120).contains(&hello), "{hello}");
 }
+
+// Issue 16, item 4: `list` shows which tools have an init, shared ones once, and whether it
+// has run in this process (never, for `list`); `--json` carries the same.
+const INIT_FOLDER: &[(&str, &str)] = &[
+    (
+        "model.star",
+        "def setup():\n    return \"loaded\"\n\ndef embed(text: str) -> str:\n    \"\"\"Embed text.\"\"\"\n    return text\n\ndef classify(text: str) -> str:\n    \"\"\"Classify text.\"\"\"\n    return text\n\nmcp.tool(embed, init = setup)\nmcp.tool(classify, init = setup)\n",
+    ),
+    (
+        "transcribe.toml",
+        "description = \"Transcribe audio.\"\ncommand = [\"echo\", \"done\"]\ninit = [\"python3\", \"download_model.py\"]\ninit_timeout = \"2m\"\n",
+    ),
+];
+
+#[test]
+fn tools_with_an_init_are_listed_with_its_state() {
+    let dir = folder(INIT_FOLDER);
+    let mut command = toolsmith();
+    command.arg("list").arg(dir.path());
+    snapshot!(dir.path(), command);
+}
+
+#[test]
+fn json_lists_each_init_with_its_tools_and_state() {
+    let dir = folder(INIT_FOLDER);
+    let listed = json_output(toolsmith().arg("list").arg(dir.path()).arg("--json"));
+    assert_eq!(
+        listed["inits"],
+        json!([
+            {"init": "setup", "kind": "function", "tools": ["classify", "embed"], "timeout": "60s", "state": "not run"},
+            {"init": "python3 download_model.py", "kind": "command", "tools": ["transcribe"], "timeout": "120s", "state": "not run"},
+        ])
+    );
+}
