@@ -156,18 +156,30 @@ fn stdio_server(
     json: bool,
     printer: Printer,
 ) -> anyhow::Result<(String, Server)> {
-    let loaded = folder::load(dir)?;
+    // Loaded as the entry will serve it: an unknown profile fails here, not in the client.
+    let loaded = folder::load_profile(dir, None, profile)?;
     let catalog = loaded.catalog();
     if !json {
         folder::report(printer, catalog.diagnostics());
     }
     let root = std::fs::canonicalize(loaded.root())?;
-    let name = match (name, &loaded.config().name) {
-        (Some(name), _) => name.to_owned(),
-        (None, Some(name)) => name.clone(),
-        (None, None) => root
-            .file_name()
-            .map_or_else(|| "tools".to_owned(), |n| n.to_string_lossy().into_owned()),
+    let config = loaded.config();
+    let profile_name = profile
+        .and_then(|profile| config.profiles.get(profile))
+        .and_then(|profile| profile.server_name.clone());
+    let folder_name = || {
+        config.name.clone().unwrap_or_else(|| {
+            root.file_name()
+                .map_or_else(|| "tools".to_owned(), |n| n.to_string_lossy().into_owned())
+        })
+    };
+    // A profile without a `name` of its own is installed as `FOLDER-PROFILE`, so that two
+    // profiles of one folder are two entries, not one replacing the other.
+    let name = match (name, profile, profile_name) {
+        (Some(name), _, _) => name.to_owned(),
+        (None, Some(_), Some(own)) => own,
+        (None, Some(profile), None) => format!("{}-{profile}", folder_name()),
+        (None, None, _) => folder_name(),
     };
     check_name(&name)?;
     let options = match tool_options {

@@ -64,7 +64,10 @@ impl Home {
     fn new() -> Self {
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(home.path().join("project")).unwrap();
-        let tools = folder(&[("greet.star", GREET)]);
+        let tools = folder(&[
+            ("greet.star", GREET),
+            ("toolsmith.toml", "[profiles.readonly]\ntools = [\"greet\"]\n"),
+        ]);
         Self { home, tools }
     }
 

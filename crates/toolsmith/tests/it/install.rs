@@ -179,7 +179,7 @@ fn comments_in_a_jsonc_file_are_kept_and_the_entry_replaced_in_place() {
     let mut other = std::fs::read_to_string(&config).unwrap();
     other = other.replace("\"inputs\": []", "\"inputs\": [], \"after\": 1");
     std::fs::write(&config, &other).unwrap();
-    let replaced = run(&["--profile", "dev"]);
+    let replaced = run(&["--profile", "weather"]);
     let examples = replaced.find("\"examples\"").unwrap();
     assert!(replaced.find("\"first\"").unwrap() < examples, "{replaced}");
     assert!(
@@ -257,7 +257,9 @@ fn a_dry_run_prints_the_entry_and_writes_nothing() {
                 "codex",
                 "examples/tools",
                 "--profile",
-                "readonly",
+                "weather",
+                "--name",
+                "toolsmith-examples",
                 "--dry-run"
             ],
         )
@@ -467,7 +469,7 @@ fn a_profile_goes_into_the_entrys_arguments() {
             "cursor",
             "examples/tools",
             "--profile",
-            "readonly",
+            "weather",
             "--json",
             "--dry-run",
         ],
@@ -475,7 +477,7 @@ fn a_profile_goes_into_the_entrys_arguments() {
     let args = report["entry"]["args"].as_array().unwrap();
     assert_eq!(
         args[..3],
-        [json!("serve"), json!("--profile"), json!("readonly")]
+        [json!("serve"), json!("--profile"), json!("weather")]
     );
     assert!(
         args[3].as_str().unwrap().ends_with("examples/tools"),
