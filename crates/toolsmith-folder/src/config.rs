@@ -1,6 +1,7 @@
 //! `toolsmith.toml`: server information, defaults and tool options for a folder
 //! (docs/tools.md, docs/serve.md). Sections read elsewhere (`check`, `resources`) are kept
-//! as raw tables; `[profiles]` and `[packages]` are not built yet and draw a warning.
+//! as raw tables (`[packages]` by the `packages` module, `[package]` describes a folder
+//! used as a package); `[profiles]` is not built yet and draws a warning.
 
 use std::path::Path;
 use std::time::Duration;
@@ -22,11 +23,12 @@ const SECTIONS: &[&str] = &[
     "options",
     "check",
     "resources",
+    "packages",
+    "package",
 ];
 
-/// Sections planned (profiles, packages) that do nothing yet: said so, rather than silently
-/// ignored.
-const NOT_YET_SUPPORTED: &[&str] = &["profiles", "packages"];
+/// Sections planned (profiles) that do nothing yet: said so, rather than silently ignored.
+const NOT_YET_SUPPORTED: &[&str] = &["profiles"];
 
 /// A folder's `toolsmith.toml` (all parts optional).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -232,22 +234,21 @@ mod tests {
 
     #[test]
     fn sections_not_built_yet_say_so() {
-        // Regression test for issue 14, item 23: `[profiles]` and `[packages]` were
-        // accepted and ignored in silence, and `[profilez]` was steered to them.
+        // Regression test for issue 14, item 23: `[profiles]` was accepted and ignored in
+        // silence, and `[profilez]` was steered to it. (`[packages]` is read since issue 16.)
         let (_, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
-            "[profiles.dev]\ntools = [\"x\"]\n[packages]\nx = \"1\"\n[profilez]\n",
+            "[profiles.dev]\ntools = [\"x\"]\n[packages]\n[profilez]\n",
         );
         let messages: Vec<_> = diagnostics.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(
             messages,
             [
-                "`[packages]` is not supported yet; it is ignored",
                 "`[profiles]` is not supported yet; it is ignored",
                 "unknown section `[profilez]`",
             ]
         );
-        let help = diagnostics[2].help.as_deref().unwrap_or_default();
+        let help = diagnostics[1].help.as_deref().unwrap_or_default();
         assert!(!help.contains("profiles"), "{help}");
         assert!(diagnostics.iter().all(|d| d.severity == Severity::Warning));
     }

@@ -38,6 +38,7 @@ mod keys;
 mod loading;
 mod manifest;
 mod mime;
+pub mod packages;
 pub mod prompts;
 mod reload;
 pub mod resources;
@@ -119,8 +120,10 @@ pub struct ToolFolder {
     prompts: Arc<Prompts>,
     resources: Arc<Resources>,
     transport: Option<Transport>,
-    /// What each tool file loaded, for [`ToolFolder::reload`] to reuse.
+    /// What each tool file loaded (the packages' too), for [`ToolFolder::reload`] to reuse.
     files: Vec<loading::LoadedFile>,
+    /// `[packages]` as they loaded.
+    packages: Arc<[packages::Package]>,
 }
 
 impl ToolFolder {
@@ -178,13 +181,16 @@ impl ToolFolder {
             load_timeout: config
                 .load_timeout
                 .unwrap_or(toolsmith_starlark::DEFAULT_LOAD_TIMEOUT),
+            restrict: None,
         };
-        let files = loading::load_files(found, &settings, previous);
+        let mut files = loading::load_files(found, &settings, previous);
         let mut tools = Vec::new();
         for loaded in &files {
             tools.extend(loaded.module.tools.iter().cloned());
             diagnostics.extend(loaded.module.diagnostics.iter().cloned());
         }
+        let packages =
+            packages::load(root, &config, previous).join(&mut tools, &mut files, &mut diagnostics);
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
         let (prompts, mut problems) = prompts::load(root, &resources);
@@ -210,6 +216,7 @@ impl ToolFolder {
             resources: Arc::new(resources),
             transport,
             files,
+            packages: packages.into(),
         })
     }
 
@@ -226,6 +233,12 @@ impl ToolFolder {
     /// The loaded tools and the diagnostics of what failed.
     pub fn catalog(&self) -> &Arc<Catalog> {
         &self.catalog
+    }
+
+    /// The folder's packages (`[packages.NAME]` of `toolsmith.toml`, docs/packages.md), by
+    /// name; one that failed to load is a diagnostic on the catalog instead.
+    pub fn packages(&self) -> &[packages::Package] {
+        &self.packages
     }
 
     /// The folder's prompts (`prompts/**/*.md`), sorted by name. Files that failed to load
@@ -326,8 +339,9 @@ fn apply_overrides(
 }
 
 /// Applies folder-level settings to a tool's published definition: default timeout,
-/// icon files turned into `data:` URIs, and `requires.env`.
-fn adjust(
+/// icon files turned into `data:` URIs, and `requires.env`. A package's tool gets its
+/// package folder's first, then the host's (docs/packages.md).
+pub(crate) fn adjust(
     root: &Path,
     config: &FolderConfig,
     definition: &mut ToolDefinition,
@@ -335,7 +349,9 @@ fn adjust(
     if definition.timeout.is_none() {
         definition.timeout = config.default_timeout;
     }
-    definition.folder = subfolders(root, &definition.source.path);
+    if definition.package.is_none() {
+        definition.folder = subfolders(root, &definition.source.path);
+    }
     let missing: Vec<&String> = definition
         .requires
         .env

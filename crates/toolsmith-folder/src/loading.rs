@@ -28,6 +28,8 @@ pub(crate) struct LoadedFile {
     file: ToolFile,
     stamp: Stamp,
     load_timeout: Duration,
+    /// The id of the restriction it was loaded under (`LoadSettings::restrict`).
+    restrict: Option<String>,
     /// The tools and diagnostics of the file.
     pub(crate) module: Arc<LoadedModule>,
 }
@@ -65,6 +67,10 @@ pub(crate) fn load_files(
     settings: &LoadSettings,
     previous: &[LoadedFile],
 ) -> Vec<LoadedFile> {
+    let restrict = settings
+        .restrict
+        .as_ref()
+        .map(|restrict| restrict.id.clone());
     let mut done: Vec<Option<LoadedFile>> = Vec::with_capacity(files.len());
     let mut queue = VecDeque::new();
     for (index, file) in files.into_iter().enumerate() {
@@ -73,6 +79,7 @@ pub(crate) fn load_files(
             loaded.file == file
                 && loaded.stamp == stamp
                 && loaded.load_timeout == settings.load_timeout
+                && loaded.restrict == restrict
         });
         done.push(unchanged.cloned());
         if unchanged.is_none() {
@@ -90,6 +97,7 @@ pub(crate) fn load_files(
             file,
             stamp,
             load_timeout: settings.load_timeout,
+            restrict: restrict.clone(),
             module: Arc::new(module),
         });
     };

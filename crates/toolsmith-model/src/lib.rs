@@ -68,7 +68,7 @@ mod watchdog;
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
     Annotations, DEFAULT_TIMEOUT, Icon, JsonObject, PackageOrigin, PermissionFamily, Permissions,
-    Requires, SourceLocation, TextFormat, ToolDefinition, Ui,
+    Requires, SourceLocation, TextFormat, ToolDefinition, Ui, Withheld,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};

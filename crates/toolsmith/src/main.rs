@@ -57,6 +57,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&args, printer),
         Command::Search(args) => commands::search::run(&args, printer),
         Command::Install(args) => commands::install::run(&args, printer),
+        Command::Packages(args) => commands::packages::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

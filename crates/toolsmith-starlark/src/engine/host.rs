@@ -50,7 +50,7 @@ pub(crate) fn permitted(
     let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_owned());
     let folders: Vec<PathBuf> = granted
         .iter()
-        .filter_map(|grant| resolved(&base.join(folder_of(grant)), Access::Read).ok())
+        .filter_map(|grant| resolved(&base.join(grant_folder(grant)), Access::Read).ok())
         .collect();
     let inside = |target: &Path| folders.iter().any(|folder| target.starts_with(folder));
     let target = match resolved(&base.join(path), access) {
@@ -86,8 +86,9 @@ pub(crate) fn permitted(
     Err(message)
 }
 
-/// The folder a grant names: `data/`, `data/*` and `data/**` all mean `data`.
-fn folder_of(grant: &str) -> &str {
+/// The folder an `fs.read` or `fs.write` grant names: `data/`, `data/*` and `data/**` all
+/// mean `data`; `*` means `/`.
+pub fn grant_folder(grant: &str) -> &str {
     let folder = grant.trim_end_matches("**").trim_end_matches('*');
     if folder.is_empty() { "/" } else { folder }
 }
