@@ -58,8 +58,12 @@ fn list(args: &PackagesListArgs, printer: Printer) -> anyhow::Result<ExitStatus>
         if withheld > 0 {
             let _ = write!(
                 summary,
-                "; {withheld} tool{} hold less than {} asked for (`toolsmith check` says what to allow)",
-                plural(withheld),
+                "; {withheld} {} less than {} asked for (`toolsmith check` says what to allow)",
+                if withheld == 1 {
+                    "tool holds"
+                } else {
+                    "tools hold"
+                },
                 if withheld == 1 { "it" } else { "they" }
             );
         }

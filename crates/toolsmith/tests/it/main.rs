@@ -14,6 +14,7 @@ mod install;
 mod list;
 mod memory;
 mod new;
+mod packages;
 mod sandbox;
 mod search;
 mod serve;
