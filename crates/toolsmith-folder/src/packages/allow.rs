@@ -4,7 +4,7 @@
 //! `toolsmith packages list`. The cap is applied to the definition the tool is built from,
 //! so the tool really runs without what was withheld.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolsmith_model::{PermissionFamily, Permissions, ToolDefinition, Withheld};
@@ -148,18 +148,7 @@ fn normalized(path: &Path) -> PathBuf {
     if let Ok(path) = std::fs::canonicalize(path) {
         return path;
     }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    let mut out = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    toolsmith_starlark::lexical(&std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
 }
 
 #[cfg(test)]

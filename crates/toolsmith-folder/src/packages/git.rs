@@ -187,33 +187,45 @@ const MIRROR: &str = "mirror.git";
 
 /// The repository's mirror clone in `dir`, cloned when missing.
 fn mirror(url: &str, dir: &Path) -> Result<PathBuf, GitError> {
-    let mirror = dir.join(MIRROR);
-    if mirror.is_dir() {
-        return Ok(mirror);
-    }
     create_dir(dir)?;
-    let partial = dir.join(format!("{MIRROR}.{}", std::process::id()));
+    made(&dir.join(MIRROR), |partial| {
+        git(
+            dir,
+            &[
+                "clone",
+                "--quiet",
+                "--mirror",
+                "--",
+                url,
+                &partial.to_string_lossy(),
+            ],
+        )
+        .map(drop)
+    })
+}
+
+/// `folder`, made by `make` (given a scratch folder next to it) unless it exists. The
+/// scratch folder is renamed into place only when complete, so a folder in the cache is
+/// never half made; when another process made it meanwhile, its folder is kept.
+fn made(
+    folder: &Path,
+    make: impl FnOnce(&Path) -> Result<(), GitError>,
+) -> Result<PathBuf, GitError> {
+    if folder.is_dir() {
+        return Ok(folder.to_owned());
+    }
+    let mut partial = folder.as_os_str().to_owned();
+    partial.push(format!(".{}", std::process::id()));
+    let partial = PathBuf::from(partial);
     let _ = std::fs::remove_dir_all(&partial);
-    let cloned = git(
-        dir,
-        &[
-            "clone",
-            "--quiet",
-            "--mirror",
-            "--",
-            url,
-            &partial.to_string_lossy(),
-        ],
-    );
-    if let Err(error) = cloned {
+    if let Err(error) = make(&partial) {
         let _ = std::fs::remove_dir_all(&partial);
         return Err(error);
     }
-    // Another process may have cloned it meanwhile: then keep that one.
-    if std::fs::rename(&partial, &mirror).is_err() {
+    if std::fs::rename(&partial, folder).is_err() {
         let _ = std::fs::remove_dir_all(&partial);
     }
-    Ok(mirror)
+    Ok(folder.to_owned())
 }
 
 fn fetch(mirror: &Path) -> Result<(), GitError> {
@@ -226,31 +238,22 @@ fn has_commit(mirror: &Path, commit: &str) -> bool {
 
 /// The files of `commit` in `dir/<commit>/`, checked out from `mirror` when not there yet.
 fn checkout(mirror: &Path, dir: &Path, commit: &str) -> Result<Checkout, GitError> {
-    let folder = dir.join(commit);
-    if !folder.is_dir() {
-        let partial = dir.join(format!("{commit}.{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&partial);
-        let made = git(
+    let folder = made(&dir.join(commit), |partial| {
+        let (mirror, partial_text) = (mirror.to_string_lossy(), partial.to_string_lossy());
+        git(
             dir,
             &[
                 "clone",
                 "--quiet",
                 "--no-checkout",
                 "--",
-                &mirror.to_string_lossy(),
-                &partial.to_string_lossy(),
+                &mirror,
+                &partial_text,
             ],
-        )
-        .and_then(|_| git(&partial, &["checkout", "--quiet", "--detach", commit]))
-        .and_then(|_| remove(&partial.join(".git")));
-        if let Err(error) = made {
-            let _ = std::fs::remove_dir_all(&partial);
-            return Err(error);
-        }
-        if std::fs::rename(&partial, &folder).is_err() {
-            let _ = std::fs::remove_dir_all(&partial);
-        }
-    }
+        )?;
+        git(partial, &["checkout", "--quiet", "--detach", commit])?;
+        remove(&partial.join(".git"))
+    })?;
     let hash = content_hash(&folder)?;
     Ok(Checkout {
         folder,

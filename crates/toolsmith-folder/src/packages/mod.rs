@@ -208,21 +208,7 @@ fn local(
 /// `folder` with `.` and `..` taken away by name (`tools/../weather` → `weather`), for
 /// messages, when that is the same folder (no link on the way says otherwise).
 fn tidy(folder: PathBuf) -> PathBuf {
-    let mut tidy = PathBuf::new();
-    for component in folder.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir
-                if matches!(
-                    tidy.components().next_back(),
-                    Some(std::path::Component::Normal(_))
-                ) =>
-            {
-                tidy.pop();
-            }
-            other => tidy.push(other),
-        }
-    }
+    let tidy = toolsmith_starlark::lexical(&folder);
     let same = |a: &Path, b: &Path| matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b);
     if !tidy.as_os_str().is_empty() && same(&tidy, &folder) {
         tidy

@@ -83,7 +83,27 @@ pub(crate) fn permitted(
         message,
         "; grant its folder: permissions = {{\"{permission}\": [\"{folder}\"]}}"
     );
+    message.push_str(&withheld_note(definition, permission));
     Err(message)
+}
+
+/// For a package's tool that asked for `family` and had it withheld by the host's
+/// `[packages.NAME] allow` (docs/packages.md), what a message must add: the grant is the
+/// host's to make, not the tool's. Empty otherwise.
+pub(crate) fn withheld_note(definition: &ToolDefinition, family: PermissionFamily) -> String {
+    let Some(withheld) = &definition.withheld else {
+        return String::new();
+    };
+    let asked = withheld.permissions.family(family);
+    if asked.is_empty() {
+        return String::new();
+    }
+    let asked: Vec<String> = asked.iter().map(|grant| format!("`{grant}`")).collect();
+    format!(
+        "; the tool asked for `{family}` {}, which the host's `[packages.{}] allow` does not grant",
+        asked.join(", "),
+        withheld.package
+    )
 }
 
 /// The folder an `fs.read` or `fs.write` grant names: `data/`, `data/*` and `data/**` all
@@ -180,7 +200,7 @@ fn not_regular(shown: &str, kind: &str) -> String {
 
 /// `path` with `.` and `..` taken away by their names alone (for a path that does not
 /// exist, so has no links to follow).
-fn lexical(path: &Path) -> PathBuf {
+pub fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -202,8 +222,9 @@ pub(crate) fn env_permitted(definition: &ToolDefinition, variable: &str) -> Resu
     }
     Err(format!(
         "the tool `{}` may not read the environment variable `{variable}`; grant it: \
-         permissions = {{\"env\": [\"{variable}\"]}}",
-        definition.name
+         permissions = {{\"env\": [\"{variable}\"]}}{}",
+        definition.name,
+        withheld_note(definition, PermissionFamily::Env)
     ))
 }
 

@@ -263,6 +263,10 @@ async fn serves_the_packages(client: &RunningService<RoleClient, ()>) {
     let message = text(&secret);
     assert!(!message.contains("the host's secret"), "{message}");
     assert!(message.contains("no `fs.read` permission"), "{message}");
+    assert!(
+        message.contains("the tool asked for `fs.read` `../secret`, which the host's `[packages.weather] allow` does not grant"),
+        "{message}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
