@@ -658,6 +658,9 @@ pub(crate) struct PackagesListArgs {
 pub(crate) struct PackagesUpdateArgs {
     /// `[DIR] [NAME]`: the folder (default ./tools) and the one package to update [default:
     /// every git package].
+    ///
+    /// A single word is the folder when a folder of that name exists, else a package of
+    /// ./tools.
     #[arg(value_name = "[DIR] [NAME]", num_args = 0..=2)]
     pub(crate) words: Vec<String>,
 }

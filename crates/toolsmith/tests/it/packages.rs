@@ -427,3 +427,25 @@ fn a_pinned_package_loads_from_the_cache_without_its_repository() {
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot update package `geo`"), "{stderr}");
 }
+
+#[test]
+fn cached_files_that_no_longer_match_the_lock_are_checked_out_again() {
+    let fixture = Fixture::new();
+    let host = fixture.host();
+    let host = host.to_str().unwrap();
+    let (code, _, stderr) = fixture.run(&["list", host]);
+    assert_eq!(code, 0, "{stderr}");
+    let commit = fixture.pinned();
+    let cached: Vec<PathBuf> = std::fs::read_dir(fixture.path("cache/packages"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path().join(&commit).join("lookup.star"))
+        .filter(|path| path.is_file())
+        .collect();
+    let [cached] = cached.as_slice() else {
+        panic!("one checkout of {commit} in the cache: {cached:?}")
+    };
+    std::fs::write(cached, lookup(1).replace("v1", "tampered")).unwrap();
+    let (code, stdout, stderr) = fixture.run(&["call", host, "geo_lookup", "place=Faro"]);
+    assert_eq!((code, stdout.trim()), (0, "v1: Faro"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(cached).unwrap(), lookup(1));
+}
