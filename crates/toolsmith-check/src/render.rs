@@ -135,11 +135,18 @@ fn json_object(diagnostic: &Diagnostic) -> Value {
 /// Renders findings as a JSON array of `{rule, severity, path, line, column, message, help}`.
 #[must_use]
 pub fn json(findings: &[Finding]) -> String {
-    let items: Vec<Value> = findings
+    serde_json::to_string_pretty(&json_value(findings)).expect("JSON values always serialize")
+        + "\n"
+}
+
+/// The array [`json`] renders, as a value (the `toolsmith_check` tool of the
+/// `toolsmith-dev` profile returns it as structured content).
+#[must_use]
+pub fn json_value(findings: &[Finding]) -> Value {
+    findings
         .iter()
         .map(|f| json_object(&f.diagnostic))
-        .collect();
-    serde_json::to_string_pretty(&items).expect("JSON values always serialize") + "\n"
+        .collect()
 }
 
 /// Renders findings as GitHub Actions workflow commands, which annotate the pull request.

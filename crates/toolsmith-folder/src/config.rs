@@ -1,8 +1,9 @@
 //! `toolsmith.toml`: server information, defaults and tool options for a folder
 //! (docs/tools.md, docs/serve.md). Sections read elsewhere (`check`, `resources`) are kept
-//! as raw tables (`[packages]` by the `packages` module, `[package]` describes a folder
-//! used as a package); `[profiles]` is not built yet and draws a warning.
+//! as raw tables; `[profiles]` is read by the `profiles` module, `[packages]` by the
+//! `packages` module, and `[package]` describes a folder used as a package.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use toolsmith_model::{
 };
 
 use crate::manifest::parse_toml;
+use crate::profiles::{self, Profile};
 
 /// The file name of a folder's configuration.
 pub const CONFIG_FILE: &str = "toolsmith.toml";
@@ -23,12 +25,10 @@ const SECTIONS: &[&str] = &[
     "options",
     "check",
     "resources",
+    "profiles",
     "packages",
     "package",
 ];
-
-/// Sections planned (profiles) that do nothing yet: said so, rather than silently ignored.
-const NOT_YET_SUPPORTED: &[&str] = &["profiles"];
 
 /// A folder's `toolsmith.toml` (all parts optional).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,6 +47,8 @@ pub struct FolderConfig {
     pub options: JsonObject,
     /// `[search]`: when tools go behind `tool_search`.
     pub search: SearchSettings,
+    /// `[profiles.NAME]`, by name (docs/profiles.md).
+    pub profiles: BTreeMap<String, Profile>,
     /// The whole file as JSON, for sections read elsewhere.
     pub raw: JsonObject,
 }
@@ -96,13 +98,6 @@ impl FolderConfig {
             diagnostics.push(diagnostic);
         };
         for (section, value) in &raw {
-            if NOT_YET_SUPPORTED.contains(&section.as_str()) {
-                problem(
-                    format!("`[{section}]` is not supported yet; it is ignored"),
-                    format!("remove `[{section}]`; this version of Toolsmith does not read it"),
-                );
-                continue;
-            }
             if !SECTIONS.contains(&section.as_str()) {
                 let hint = toolsmith_model::names::suggestion_as(
                     section,
@@ -147,39 +142,57 @@ impl FolderConfig {
             config.options.clone_from(options);
         }
         if let Some(Value::Object(search)) = raw.get("search") {
-            config.search = search_settings(search, &mut problem);
+            config.search =
+                search_settings(search, SearchSettings::default(), "search", &mut problem);
+        }
+        if let Some(Value::Object(table)) = raw.get("profiles") {
+            let keys = crate::keys::toml_keys(source);
+            config.profiles = profiles::parse(
+                table,
+                config.search,
+                (path, source, &keys),
+                &mut |location, message, help| {
+                    let mut diagnostic =
+                        Diagnostic::error("invalid-config", location, message).with_help(help);
+                    diagnostic.severity = Severity::Warning;
+                    diagnostics.push(diagnostic);
+                },
+            );
         }
         (config, diagnostics)
     }
 }
 
-/// `[search]`: `mode` and `budget_tokens`; a bad value keeps its default with a warning.
-fn search_settings(
+/// `[search]` (or another `section`, such as `profiles.NAME.search`): `mode` and
+/// `budget_tokens` set on `base`; a bad value keeps the base's with a warning.
+pub(crate) fn search_settings(
     search: &JsonObject,
-    problem: &mut impl FnMut(String, String),
+    base: SearchSettings,
+    section: &str,
+    problem: &mut dyn FnMut(String, String),
 ) -> SearchSettings {
     const KEYS: [&str; 2] = ["mode", "budget_tokens"];
-    let mut settings = SearchSettings::default();
+    let mut settings = base;
     for (key, value) in search {
         match key.as_str() {
             "mode" => match value.as_str().map(str::parse::<SearchMode>) {
                 Some(Ok(mode)) => settings.mode = mode,
                 _ => problem(
-                    format!("`[search] mode` must be \"auto\", \"always\" or \"never\", got {value}"),
+                    format!("`[{section}] mode` must be \"auto\", \"always\" or \"never\", got {value}"),
                     "auto (the default) lists the tools while they fit `budget_tokens`, always puts them all behind tool_search, never lists them all".into(),
                 ),
             },
             "budget_tokens" => match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
                 Some(budget) if budget > 0 => settings.budget_tokens = budget,
                 _ => problem(
-                    format!("`[search] budget_tokens` must be a positive whole number, got {value}"),
+                    format!("`[{section}] budget_tokens` must be a positive whole number, got {value}"),
                     format!("e.g. budget_tokens = {}", toolsmith_model::DEFAULT_BUDGET_TOKENS),
                 ),
             },
             _ => {
                 let hint = toolsmith_model::names::suggestion(key, KEYS)
                     .unwrap_or_else(|| "known keys: mode, budget_tokens".to_owned());
-                problem(format!("unknown key `{key}` in `[search]`"), hint);
+                problem(format!("unknown key `{key}` in `[{section}]`"), hint);
             }
         }
     }
@@ -233,24 +246,21 @@ mod tests {
     }
 
     #[test]
-    fn sections_not_built_yet_say_so() {
-        // Regression test for issue 14, item 23: `[profiles]` was accepted and ignored in
-        // silence, and `[profilez]` was steered to it. (`[packages]` is read since issue 16.)
-        let (_, diagnostics) = FolderConfig::parse(
+    fn profiles_and_packages_are_read_and_a_typo_is_steered_to_them() {
+        // Regression test for issue 14, item 23: `[profiles]` and `[packages]` were
+        // accepted and ignored in silence. (Both are read since issue 16.)
+        let (config, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
             "[profiles.dev]\ntools = [\"x\"]\n[packages]\n[profilez]\n",
         );
         let messages: Vec<_> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages, ["unknown section `[profilez]`",]);
         assert_eq!(
-            messages,
-            [
-                "`[profiles]` is not supported yet; it is ignored",
-                "unknown section `[profilez]`",
-            ]
+            diagnostics[0].help.as_deref(),
+            Some("did you mean `[profiles]`?")
         );
-        let help = diagnostics[1].help.as_deref().unwrap_or_default();
-        assert!(!help.contains("profiles"), "{help}");
         assert!(diagnostics.iter().all(|d| d.severity == Severity::Warning));
+        assert_eq!(config.profiles.keys().collect::<Vec<_>>(), ["dev"]);
     }
 
     #[test]

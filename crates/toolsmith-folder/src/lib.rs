@@ -39,6 +39,7 @@ mod loading;
 mod manifest;
 mod mime;
 pub mod packages;
+mod profiles;
 pub mod prompts;
 mod reload;
 pub mod resources;
@@ -57,6 +58,7 @@ use toolsmith_model::{
 pub use config::{CONFIG_FILE, FolderConfig};
 pub use keys::{key_location, toml_keys};
 pub use manifest::{parse_toml, toml_to_json};
+pub use profiles::{DEV_PROFILE, PROFILE_PROBLEM, Profile};
 pub use reload::{Published, Snapshot};
 pub use run::{Caller, OPTIONS_ENV};
 pub use walk::Walk;
@@ -75,6 +77,14 @@ pub enum FolderError {
     NotAFolder {
         /// The path given.
         path: PathBuf,
+    },
+    /// `--profile NAME` names no `[profiles.NAME]` of the folder's `toolsmith.toml`.
+    #[error("the tools folder has no profile `{name}`")]
+    UnknownProfile {
+        /// The name given.
+        name: String,
+        /// The profiles the folder has (the built-in one included), sorted.
+        known: Vec<String>,
     },
     /// The folder cannot be read.
     #[error("cannot read tools folder `{}`", .path.display())]
@@ -98,6 +108,17 @@ impl toolsmith_model::Hint for FolderError {
             Self::NotAFolder { .. } => {
                 vec!["pass the folder that holds the tool files, not a file".to_owned()]
             }
+            Self::UnknownProfile { name, known } => {
+                let mut hints: Vec<String> =
+                    toolsmith_model::names::suggestion(name, known.iter().map(String::as_str))
+                        .into_iter()
+                        .collect();
+                hints.push(format!("the folder's profiles: {}", known.join(", ")));
+                hints.push(format!(
+                    "a profile is a `[profiles.{name}]` table in {CONFIG_FILE}; see docs/profiles.md"
+                ));
+                hints
+            }
             Self::Unreadable { .. } => Vec::new(),
         }
     }
@@ -120,6 +141,8 @@ pub struct ToolFolder {
     prompts: Arc<Prompts>,
     resources: Arc<Resources>,
     transport: Option<Transport>,
+    /// The profile applied ([`ToolFolder::with_profile`]), kept by [`ToolFolder::reload`].
+    profile: Option<String>,
     /// What each tool file loaded (the packages' too), for [`ToolFolder::reload`] to reuse.
     files: Vec<loading::LoadedFile>,
     /// `[packages]` as they loaded.
@@ -149,7 +172,93 @@ impl ToolFolder {
     /// a reload caused by another file (issue 14, item 6). Prompts, resources and
     /// `toolsmith.toml` are always read again.
     pub fn reload(&self) -> Result<Self, FolderError> {
-        Self::load_reusing(&self.root, self.transport, &self.files)
+        let reloaded = Self::load_reusing(&self.root, self.transport, &self.files)?;
+        match &self.profile {
+            Some(profile) => reloaded.with_profile(profile),
+            None => Ok(reloaded),
+        }
+    }
+
+    /// Loads `root` for `transport` as [`ToolFolder::load_for`] does, then serves only
+    /// `profile`'s tools, prompts and resources with its server settings
+    /// ([`ToolFolder::with_profile`]); `None` serves everything.
+    pub fn load_profile(
+        root: &Path,
+        transport: Option<Transport>,
+        profile: Option<&str>,
+    ) -> Result<Self, FolderError> {
+        let folder = Self::load_for(root, transport)?;
+        match profile {
+            Some(profile) => folder.with_profile(profile),
+            None => Ok(folder),
+        }
+    }
+
+    /// This folder as its profile `name` serves it (docs/profiles.md): the tools, prompts
+    /// and resources the profile selects, and a configuration whose `[server]` and
+    /// `[search]` settings are the profile's where it sets them. A selector that matches
+    /// nothing is a warning on the catalog. [`DEV_PROFILE`] selects everything.
+    ///
+    /// Applied to a folder that already has a profile, it starts from the whole folder
+    /// again, not from the first profile's selection.
+    ///
+    /// # Errors
+    ///
+    /// [`FolderError::UnknownProfile`] when the folder has no profile `name`.
+    pub fn with_profile(&self, name: &str) -> Result<Self, FolderError> {
+        let whole = match &self.profile {
+            Some(_) => Self::load_reusing(&self.root, self.transport, &self.files)?,
+            None => self.shallow_copy(),
+        };
+        if name == DEV_PROFILE {
+            return Ok(Self {
+                profile: Some(name.to_owned()),
+                ..whole
+            });
+        }
+        let Some(profile) = whole.config.profiles.get(name) else {
+            let mut known: Vec<String> = whole.config.profiles.keys().cloned().collect();
+            known.push(DEV_PROFILE.to_owned());
+            known.sort();
+            return Err(FolderError::UnknownProfile {
+                name: name.to_owned(),
+                known,
+            });
+        };
+        let (catalog, prompts, resources) =
+            profile.apply(&whole.catalog, &whole.prompts, &whole.resources);
+        let mut config = whole.config.clone();
+        config.name = profile.server_name.clone().or(config.name);
+        config.version = profile.version.clone().or(config.version);
+        config.instructions = profile.instructions.clone().or(config.instructions);
+        config.search = profile.search.unwrap_or(config.search);
+        Ok(Self {
+            config,
+            catalog: Arc::new(catalog),
+            prompts: Arc::new(prompts),
+            resources: Arc::new(resources),
+            profile: Some(name.to_owned()),
+            ..whole
+        })
+    }
+
+    /// The profile this folder serves, if one was applied.
+    pub fn profile(&self) -> Option<&str> {
+        self.profile.as_deref()
+    }
+
+    fn shallow_copy(&self) -> Self {
+        Self {
+            root: self.root.clone(),
+            config: self.config.clone(),
+            catalog: Arc::clone(&self.catalog),
+            prompts: Arc::clone(&self.prompts),
+            resources: Arc::clone(&self.resources),
+            transport: self.transport,
+            profile: self.profile.clone(),
+            files: self.files.clone(),
+            packages: Arc::clone(&self.packages),
+        }
     }
 
     fn load_reusing(
@@ -215,6 +324,7 @@ impl ToolFolder {
             prompts: Arc::new(prompts),
             resources: Arc::new(resources),
             transport,
+            profile: None,
             files,
             packages: packages.into(),
         })

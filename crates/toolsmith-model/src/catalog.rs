@@ -327,6 +327,21 @@ impl Catalog {
         Self::sorted(entries, self.diagnostics.clone())
     }
 
+    /// The entries whose published definition `keep` accepts, as this catalog published
+    /// them (their schemas not compiled again), with all of its diagnostics.
+    ///
+    /// A profile (docs/profiles.md) serves a folder's tools this way.
+    #[must_use]
+    pub fn selected(&self, keep: impl Fn(&ToolDefinition) -> bool) -> Self {
+        let entries = self
+            .entries
+            .iter()
+            .filter(|entry| keep(&entry.definition))
+            .cloned()
+            .collect();
+        Self::sorted(entries, self.diagnostics.clone())
+    }
+
     fn sorted(mut entries: Vec<CatalogEntry>, diagnostics: Vec<Diagnostic>) -> Self {
         entries.sort_by(|a, b| a.definition().name.cmp(&b.definition().name));
         let by_name = entries

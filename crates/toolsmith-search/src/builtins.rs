@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use toolsmith_model::{
     CallContext, CallOutcome, Catalog, Content, Diagnostic, JsonObject, Severity, SourceLocation,
-    Tool, ToolDefinition, ToolFailure, ToolReturn,
+    Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool,
 };
 
 use crate::index::{Hit, SearchIndex};
@@ -237,34 +237,52 @@ impl Tool for ExecuteTool {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let entry = self.catalog.lookup(name).map_err(|unknown| {
+        let inner = inner_arguments(arguments)?;
+        let outcome = execute(&self.catalog, name, inner, context).map_err(|unknown| {
             ToolFailure::failed(format!(
                 "{unknown}\nuse `{TOOL_SEARCH}` to find tools by what they do"
             ))
         })?;
-        let inner = match arguments
-            .get("arguments")
-            .or_else(|| arguments.get("parameters"))
-        {
-            None | Some(Value::Null) => JsonObject::new(),
-            Some(Value::Object(inner)) => inner.clone(),
-            Some(_) => {
-                return Err(ToolFailure::failed(
-                    "`arguments` must be an object of the tool's arguments",
-                ));
-            }
-        };
-        let definition = entry.definition();
-        let deadline = context
-            .deadline
-            .min(Instant::now() + definition.effective_timeout());
-        let context = CallContext {
-            deadline,
-            options: definition.options.clone(),
-            ..context.clone()
-        };
-        Ok(ToolReturn::Outcome(entry.call(inner, &context)))
+        Ok(ToolReturn::Outcome(outcome))
     }
+}
+
+/// The arguments a tool that runs another tool was given for it: its `arguments` object
+/// (Scriptling's `parameters` is accepted too), empty when there is none.
+pub fn inner_arguments(arguments: &JsonObject) -> Result<JsonObject, ToolFailure> {
+    match arguments
+        .get("arguments")
+        .or_else(|| arguments.get("parameters"))
+    {
+        None | Some(Value::Null) => Ok(JsonObject::new()),
+        Some(Value::Object(inner)) => Ok(inner.clone()),
+        Some(_) => Err(ToolFailure::failed(
+            "`arguments` must be an object of the tool's arguments",
+        )),
+    }
+}
+
+/// Runs the tool `name` of `catalog` from inside another tool's call (`execute_tool`, the
+/// `toolsmith_call` of `serve --profile toolsmith-dev`), through the catalog's validated
+/// call path: its own timeout within the caller's deadline, its own options, the caller's
+/// client and interrupt.
+pub fn execute(
+    catalog: &Catalog,
+    name: &str,
+    arguments: JsonObject,
+    context: &CallContext,
+) -> Result<CallOutcome, UnknownTool> {
+    let entry = catalog.lookup(name)?;
+    let definition = entry.definition();
+    let deadline = context
+        .deadline
+        .min(Instant::now() + definition.effective_timeout());
+    let context = CallContext {
+        deadline,
+        options: definition.options.clone(),
+        ..context.clone()
+    };
+    Ok(entry.call(arguments, &context))
 }
 
 #[cfg(test)]

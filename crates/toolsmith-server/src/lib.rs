@@ -61,6 +61,8 @@ pub mod testing;
 
 pub use convert::PAGE_SIZE;
 pub use error::ServeError;
-pub use http::{DEFAULT_MAX_BODY_BYTES, HttpOptions, MCP_PATH, router, serve_http};
+pub use http::{
+    DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, MCP_PATH, READY_PATH, router, serve_http,
+};
 pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
 pub use stdio::{serve_stdio, serve_stream};

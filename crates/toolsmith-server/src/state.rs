@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -91,6 +91,8 @@ struct Shared {
     subscribers: Mutex<Vec<(Peer<RoleServer>, Subscriptions)>>,
     /// Cancelled when the server shuts down: closes HTTP streams and sessions.
     shutdown: CancellationToken,
+    /// Set when shutting down begins ([`ServerState::drain`]): `/readyz` says so at once.
+    draining: AtomicBool,
     /// What a reload changed, for 2026-07-28 `subscriptions/listen` streams.
     changes: tokio::sync::broadcast::Sender<ListChanges>,
 }
@@ -154,6 +156,7 @@ impl ServerState {
             peers: Mutex::new(Vec::new()),
             subscribers: Mutex::new(Vec::new()),
             shutdown: CancellationToken::new(),
+            draining: AtomicBool::new(false),
             changes: tokio::sync::broadcast::channel(16).0,
         }))
     }
@@ -322,7 +325,9 @@ impl ServerState {
     }
 
     /// Waits until no call is running, or `grace` has passed; true when none is left.
+    /// From its start the server counts as shutting down ([`ServerState::is_draining`]).
     pub async fn drain(&self, grace: Duration) -> bool {
+        self.0.draining.store(true, Ordering::Release);
         let wait = async {
             loop {
                 let idle = self.0.in_flight.idle.notified();
@@ -333,6 +338,11 @@ impl ServerState {
             }
         };
         tokio::time::timeout(grace, wait).await.is_ok()
+    }
+
+    /// Whether the server has begun to shut down (it drains running calls).
+    pub fn is_draining(&self) -> bool {
+        self.0.draining.load(Ordering::Acquire)
     }
 
     /// Cancelled when the server shuts down.

@@ -179,10 +179,38 @@ pub(crate) struct FolderArg {
     pub(crate) dir: Option<PathBuf>,
 }
 
+/// Which of the folder's profiles to use.
+#[derive(Debug, Args)]
+pub(crate) struct ProfileArg {
+    /// Use only profile NAME: its tools, prompts, resources and server settings.
+    ///
+    /// A profile is a `[profiles.NAME]` table in toolsmith.toml (docs/profiles.md);
+    /// `toolsmith list --profiles` shows them. Default: every tool, prompt and resource of
+    /// the folder.
+    ///
+    /// `toolsmith-dev` is built in: with `serve`, every tool of the folder plus `toolsmith_*`
+    /// tools that let an AI assistant author tools in DIR over MCP (list the tools and load
+    /// errors, read and write files inside DIR, run `check` and `test`, call a tool,
+    /// scaffold one as `toolsmith new tool` does); a write reloads the folder before it is
+    /// answered, and it implies `--watch`. Only for an assistant you trust with DIR: a
+    /// command tool it writes runs any program. Example: `toolsmith serve tools --profile
+    /// toolsmith-dev`.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
+
+    /// Show the folder's profiles instead of its tools: each with its tool count and what
+    /// its listed tools cost a model's context in tokens.
+    #[arg(long, conflicts_with = "profile")]
+    pub(crate) profiles: bool,
 
     /// Print `{"tools": [...], "errors": [...], "search": {...}}`: MCP Tool objects as
     /// the folder defines them, the load errors, and what discovery decides (token costs).
@@ -212,6 +240,9 @@ pub(crate) struct CallArgs {
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
 
     /// Serve Streamable HTTP on ADDR (endpoint `/mcp`) instead of stdio.
     ///
@@ -386,6 +417,9 @@ pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
 
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
+
     /// How to print the findings.
     ///
     /// `human`: source snippets with carets and help lines (colour on a terminal);
@@ -443,6 +477,9 @@ pub(crate) enum CheckFormat {
 pub(crate) struct TestArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
 
     /// Run only the cases whose id (`TOOL: NAME`) contains PATTERN (repeatable).
     ///
@@ -608,6 +645,9 @@ pub(crate) struct SearchArgs {
     /// The same as `tool_search`'s `max_results`. Example: `-n 10`.
     #[arg(short = 'n', long = "limit", value_name = "K", default_value_t = 5)]
     pub(crate) limit: usize,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
 
     /// Print `{"results": [{name, title, description, score, inputSchema}]}`, exactly the
     /// structured content `tool_search` returns.

@@ -83,13 +83,31 @@ pub(crate) fn render(printer: Printer, error: &anyhow::Error) {
     for cause in error.chain().skip(1) {
         printer.cause(&cause.to_string());
     }
-    for cause in error.chain() {
-        if let Some(hinted) = cause.downcast_ref::<Hinted>() {
-            for hint in &hinted.hints {
-                printer.hint(hint);
-            }
-        }
+    for hint in hints(error) {
+        printer.hint(hint);
     }
+}
+
+/// An error as plain lines, as [`render`] shows it (without `error:`): the message of an
+/// `isError` result that a `toolsmith-dev` tool answers with.
+pub(crate) fn text(error: &anyhow::Error) -> String {
+    let mut lines = vec![error.to_string()];
+    lines.extend(
+        error
+            .chain()
+            .skip(1)
+            .map(|cause| format!("Caused by: {cause}")),
+    );
+    lines.extend(hints(error).map(|hint| format!("hint: {hint}")));
+    lines.join("\n")
+}
+
+/// The hints of every error in `error`'s chain, outermost first.
+fn hints(error: &anyhow::Error) -> impl Iterator<Item = &String> {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<Hinted>())
+        .flat_map(|hinted| &hinted.hints)
 }
 
 /// Whether the error is a closed stdout (`toolsmith list | head`), which exits quietly.

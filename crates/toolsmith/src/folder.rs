@@ -23,8 +23,18 @@ pub(crate) fn load_for(
     dir: Option<&Path>,
     transport: Option<Transport>,
 ) -> anyhow::Result<ToolFolder> {
+    load_profile(dir, transport, None)
+}
+
+/// Loads `dir` (default `./tools`) for `transport` as `profile` serves it (docs/profiles.md);
+/// an unknown profile fails with the folder's profiles as hints.
+pub(crate) fn load_profile(
+    dir: Option<&Path>,
+    transport: Option<Transport>,
+    profile: Option<&str>,
+) -> anyhow::Result<ToolFolder> {
     let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
-    ToolFolder::load_for(&path, transport).map_err(|error| {
+    ToolFolder::load_profile(&path, transport, profile).map_err(|error| {
         let hinted = match &error {
             FolderError::NotFound { .. } if dir.is_none() => Hinted::new(format!(
                 "no tools folder: `./{DEFAULT_DIR}` does not exist"

@@ -3,10 +3,12 @@
 
 mod args;
 mod commands;
+mod dev;
 mod error;
 mod folder;
 mod printer;
 mod progress;
+mod served;
 mod watch;
 
 use std::process::ExitCode;

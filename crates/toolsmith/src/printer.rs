@@ -124,3 +124,8 @@ fn paint(colour: bool, style: Style, text: &str) -> String {
         text.to_owned()
     }
 }
+
+/// `"s"` after a count other than one: `format!("{n} tool{}", plural(n))`.
+pub(crate) fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}

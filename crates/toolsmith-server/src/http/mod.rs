@@ -28,6 +28,7 @@
 
 mod connections;
 mod guard;
+mod health;
 mod peek;
 mod replies;
 mod session_calls;
@@ -58,6 +59,7 @@ use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
 use crate::state::ServerState;
 use guard::{Guard, HostRule};
+pub use health::{HEALTH_PATH, READY_PATH};
 use peek::{accepts, has_method, is_json, request_id};
 use replies::{id_in_use, not_a_message, sessions_busy, too_large};
 use session_calls::{SESSION_HEADER, SessionCalls};
@@ -148,10 +150,12 @@ impl Default for HttpOptions {
     }
 }
 
-/// The HTTP application: MCP at [`MCP_PATH`], everything else 404.
+/// The HTTP application: MCP at [`MCP_PATH`], the health probes at [`HEALTH_PATH`] and
+/// [`READY_PATH`], everything else 404.
 ///
 /// Tests drive it in-process with `tower::ServiceExt::oneshot`.
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
+    let probe_state = state.clone();
     let config = service_config(&state, options);
     let mut session_manager = LocalSessionManager::default();
     session_manager.session_config.keep_alive = Some(options.session_timeout);
@@ -207,13 +211,15 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         .with_state(endpoint);
     let app = Router::new().route(MCP_PATH, mcp);
     // Without a token there is nothing to check: no layer (a boxed future per request).
-    match &options.auth_token {
+    let app = match &options.auth_token {
         Some(token) => app.layer(middleware::from_fn_with_state(
             Arc::new(token.as_bytes().to_vec()),
             guard::authorize,
         )),
         None => app,
-    }
+    };
+    // Merged after the token layer, which therefore does not stand before the probes.
+    app.merge(health::routes(probe_state))
 }
 
 /// Serves `state` over Streamable HTTP on `address` until SIGINT/SIGTERM. Blocks; runs its
@@ -500,6 +506,61 @@ mod tests {
                 "{method} with a body over the limit"
             );
         }
+    }
+
+    async fn answer_on(app: &Router, request: Request) -> (StatusCode, String) {
+        let response = app.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    #[tokio::test]
+    async fn the_probes_answer_without_the_token_or_a_host_check() {
+        // Issue 18, item 4: `/healthz` and `/readyz` for load balancers and orchestrators.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("t.star"),
+            "def t() -> str:\n    \"\"\"T.\"\"\"\n    return \"t\"\n\nmcp.tool(t)\n",
+        )
+        .unwrap();
+        let folder = toolsmith_folder::ToolFolder::load(dir.path()).unwrap();
+        let state = ServerState::new(
+            Arc::clone(folder.catalog()),
+            ServerOptions::new(folder.root().to_owned()),
+        );
+        let options = HttpOptions {
+            auth_token: Some("secret".into()),
+            ..HttpOptions::default()
+        };
+        let app = router(state.clone(), &options);
+        let get = |path: &str| {
+            Request::builder()
+                .uri(path)
+                .header(header::HOST, "balancer.internal")
+                .body(Body::empty())
+                .unwrap()
+        };
+        let answer = |request| answer_on(&app, request);
+        assert_eq!(
+            answer(get(HEALTH_PATH)).await,
+            (StatusCode::OK, "ok\n".to_owned())
+        );
+        let (status, body) = answer(get(READY_PATH)).await;
+        assert_eq!(status, StatusCode::OK);
+        let ready: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(ready["status"], "ready");
+        assert_eq!(ready["tools"], 1);
+        // The MCP endpoint itself still wants the token (and a loopback Host).
+        let (status, _) = answer(get(MCP_PATH)).await;
+        assert_ne!(status, StatusCode::OK);
+        // Once shutting down begins, readiness fails so a balancer stops sending.
+        assert!(state.drain(Duration::from_millis(10)).await);
+        let (status, body) = answer(get(READY_PATH)).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(answer(get(HEALTH_PATH)).await.0, StatusCode::OK);
     }
 
     #[tokio::test]

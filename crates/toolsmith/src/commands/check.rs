@@ -21,6 +21,7 @@ use crate::printer::Printer;
 pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let CheckArgs {
         folder: folder_arg,
+        profile,
         format,
         explain,
         strict,
@@ -42,28 +43,9 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
         .map(|id| resolve(id))
         .collect::<Result<_, _>>()?;
 
-    let loaded = folder::load(folder_arg.dir.as_deref())?;
-    let root = loaded.root();
-    let (mut settings, config_problems) =
-        Settings::from_config(&loaded.config().raw, &root.join(CONFIG_FILE));
-    if !select.is_empty() {
-        settings.set_select(select);
-    }
-    settings.add_ignore(ignore);
-
-    let mut context = gather(&loaded);
+    let loaded = folder::load_profile(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
     let catalog = loaded.catalog();
-    let mut findings = check(catalog.definitions(), &context, &settings);
-    findings.extend(load_findings(catalog.diagnostics(), &settings));
-    findings.extend(config_problems.into_iter().map(Finding::from_load));
-    for finding in &findings {
-        let path = &finding.diagnostic.location.path;
-        if !context.sources.contains_key(path)
-            && let Ok(text) = std::fs::read_to_string(path)
-        {
-            context.sources.insert(path.clone(), text);
-        }
-    }
+    let (mut findings, context) = lint(&loaded, select, ignore);
     let fixed = if *fix {
         apply_fixes(&mut findings, &context)?
     } else {
@@ -95,6 +77,38 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
     } else {
         ExitStatus::Success
     })
+}
+
+/// What `toolsmith check` finds in `loaded`, unsorted: the rules' findings, the load
+/// errors and the problems of `toolsmith.toml`'s `[check]`, with the context the rules saw
+/// (its `sources` hold every file a finding points into, for the renderers). `select`
+/// replaces `[check] select` unless it is empty; `ignore` adds to `[check] ignore`.
+pub(crate) fn lint(
+    loaded: &ToolFolder,
+    select: Vec<&'static str>,
+    ignore: Vec<&'static str>,
+) -> (Vec<Finding>, CheckContext) {
+    let (mut settings, config_problems) =
+        Settings::from_config(&loaded.config().raw, &loaded.root().join(CONFIG_FILE));
+    if !select.is_empty() {
+        settings.set_select(select);
+    }
+    settings.add_ignore(ignore);
+
+    let mut context = gather(loaded);
+    let catalog = loaded.catalog();
+    let mut findings = check(catalog.definitions(), &context, &settings);
+    findings.extend(load_findings(catalog.diagnostics(), &settings));
+    findings.extend(config_problems.into_iter().map(Finding::from_load));
+    for finding in &findings {
+        let path = &finding.diagnostic.location.path;
+        if !context.sources.contains_key(path)
+            && let Ok(text) = std::fs::read_to_string(path)
+        {
+            context.sources.insert(path.clone(), text);
+        }
+    }
+    (findings, context)
 }
 
 /// A rule id, or an error that suggests close ones.
@@ -163,7 +177,7 @@ fn apply_fixes(findings: &mut Vec<Finding>, context: &CheckContext) -> anyhow::R
 }
 
 /// `2 errors, 1 warning, 3 infos in 8 tools` (and what `--fix` did).
-fn summary(findings: &[Finding], tools: usize, fixed: usize) -> String {
+pub(crate) fn summary(findings: &[Finding], tools: usize, fixed: usize) -> String {
     let plural =
         |count: usize, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
     let (errors, warnings, infos) = counts(findings);

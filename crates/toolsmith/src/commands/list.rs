@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
+use toolsmith_folder::{PROFILE_PROBLEM, ToolFolder};
 use toolsmith_model::{Catalog, SearchMode, SearchSettings, Severity, ToolDefinition};
 use toolsmith_search::{Plan, tokens};
 
@@ -14,10 +15,15 @@ use crate::printer::{Printer, Style};
 pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let ListArgs {
         folder: folder_arg,
+        profile,
+        profiles,
         json,
         search,
     } = args;
-    let loaded = folder::load(folder_arg.dir.as_deref())?;
+    let loaded = folder::load_profile(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
+    if *profiles {
+        return list_profiles(&loaded, search, *json, printer);
+    }
     let catalog = loaded.catalog();
     let costs = Costs::new(catalog, search.apply(loaded.config().search));
     if *json {
@@ -30,7 +36,12 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             .zip(&costs.tokens)
             .map(|(tool, &tokens)| row(tool, tokens, loaded.root()))
             .collect();
-        print_table(printer, &rows)?;
+        print_table(
+            printer,
+            ["NAME", "TITLE", "PARAMETERS", "TOKENS", "SOURCE"],
+            &rows,
+            &[3],
+        )?;
         folder::report(printer, catalog.diagnostics());
         let count = rows.len();
         printer.message(&format!(
@@ -220,20 +231,26 @@ fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String;
     ]
 }
 
-fn print_table(printer: Printer, rows: &[[String; 5]]) -> std::io::Result<()> {
-    const HEADERS: [&str; 5] = ["NAME", "TITLE", "PARAMETERS", "TOKENS", "SOURCE"];
-    let mut widths = HEADERS.map(str::len);
+/// Prints `rows` under `headers`, columns padded to their widest cell, the columns at
+/// `right` (numbers) aligned right and the last one not padded.
+fn print_table<const N: usize>(
+    printer: Printer,
+    headers: [&str; N],
+    rows: &[[String; N]],
+    right: &[usize],
+) -> std::io::Result<()> {
+    let mut widths = headers.map(str::len);
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 5]| {
+    let line = |cells: [&str; N]| {
         let mut out = String::new();
         for (index, (cell, width)) in cells.iter().zip(widths).enumerate() {
-            if index == 4 {
+            if index + 1 == N {
                 out.push_str(cell);
-            } else if index == 3 {
+            } else if right.contains(&index) {
                 let _ = write!(out, "{cell:>width$}  ");
             } else {
                 let _ = write!(out, "{cell:<width$}  ");
@@ -241,9 +258,86 @@ fn print_table(printer: Printer, rows: &[[String; 5]]) -> std::io::Result<()> {
         }
         out.trim_end().to_owned()
     };
-    printer.data(&printer.style(Style::Bold, &line(HEADERS)))?;
+    printer.data(&printer.style(Style::Bold, &line(headers)))?;
     for row in rows {
-        printer.data(&line([&row[0], &row[1], &row[2], &row[3], &row[4]]))?;
+        printer.data(&line(std::array::from_fn(|index| row[index].as_str())))?;
     }
     Ok(())
+}
+
+/// `toolsmith list --profiles`: each profile of the folder with its tools and what its
+/// listed tools cost, after the whole folder (docs/profiles.md).
+fn list_profiles(
+    loaded: &ToolFolder,
+    search: &crate::args::SearchArg,
+    json: bool,
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
+    let mut views = Vec::new();
+    for name in loaded.config().profiles.keys() {
+        views.push((Some(name.as_str()), loaded.with_profile(name)?));
+    }
+    let whole = std::iter::once((None, loaded));
+    let views = whole.chain(views.iter().map(|(name, view)| (*name, view)));
+    let mut problems = Vec::new();
+    let mut documents = Vec::new();
+    let mut rows = Vec::new();
+    for (name, view) in views {
+        let catalog = view.catalog();
+        problems.extend(
+            catalog
+                .diagnostics()
+                .iter()
+                .filter(|d| d.rule == PROFILE_PROBLEM)
+                .cloned(),
+        );
+        let costs = Costs::new(catalog, search.apply(view.config().search));
+        let description = name
+            .and_then(|name| loaded.config().profiles.get(name))
+            .and_then(|profile| profile.description.clone())
+            .unwrap_or_else(|| {
+                if name.is_none() {
+                    "every tool of the folder".to_owned()
+                } else {
+                    String::new()
+                }
+            });
+        let label = name.map_or_else(|| "(no profile)".to_owned(), str::to_owned);
+        documents.push(json!({
+            "name": name,
+            "description": description,
+            "tools": catalog.definitions().map(|tool| tool.name.as_str()).collect::<Vec<_>>(),
+            "tool_count": catalog.entries().len(),
+            "listed_tokens": costs.listed.1,
+            "total_tokens": costs.total(),
+            "search": costs.plan.settings.mode.name(),
+            "all_behind_search": costs.plan.all_behind_search,
+        }));
+        rows.push([
+            label,
+            catalog.entries().len().to_string(),
+            thousands(costs.listed.1),
+            costs.plan.settings.mode.name().to_owned(),
+            description,
+        ]);
+    }
+    if json {
+        printer.data(&serde_json::to_string_pretty(&json!({
+            "profiles": documents,
+            "errors": problems.iter().map(toolsmith_model::Diagnostic::to_json).collect::<Vec<_>>(),
+        }))?)?;
+    } else {
+        print_table(
+            printer,
+            ["PROFILE", "TOOLS", "TOKENS", "SEARCH", "DESCRIPTION"],
+            &rows,
+            &[1, 2],
+        )?;
+        folder::report(printer, &problems);
+        printer.message(&format!(
+            "TOKENS: what the listed tools cost a model's context ({}); serve one with `toolsmith serve --profile NAME`",
+            tokens::ENCODING
+        ));
+    }
+    Ok(ExitStatus::Success)
 }

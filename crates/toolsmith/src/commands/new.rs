@@ -44,10 +44,46 @@ fn new_tool(args: &NewToolArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
         form,
         lang,
     } = args;
+    let dir = folder
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
+    let scaffolded = scaffold(&dir, name, *form, *lang)?;
+    let shown = dir.display();
+    report(
+        printer,
+        &format!("Created tool `{name}` ({}) in {shown}:", scaffolded.kind),
+        &scaffolded.written,
+        &[
+            format!("toolsmith test {shown} --filter {name}"),
+            format!("toolsmith call {shown} {name} text=hello times=2"),
+            format!("toolsmith check {shown}"),
+        ],
+    );
+    Ok(ExitStatus::Success)
+}
+
+/// A new tool's files, as written.
+pub(crate) struct Scaffolded {
+    /// The paths written, in `dir`.
+    pub(crate) written: Vec<PathBuf>,
+    /// How the tool is written: `Starlark`, `manifest + script`, `command, Python`, …
+    pub(crate) kind: &'static str,
+}
+
+/// Writes a new tool `name` into `dir` (created when missing), as `toolsmith new tool`
+/// does: `form` defaults to Starlark (command with a `lang`), `lang` to Python. Refuses an
+/// invalid name, a name a tool of the folder has, and a file that exists, with hints.
+pub(crate) fn scaffold(
+    dir: &Path,
+    name: &str,
+    form: Option<ToolForm>,
+    lang: Option<Lang>,
+) -> anyhow::Result<Scaffolded> {
     check_name(name)?;
     let form = match (form, lang) {
         (Some(form @ (ToolForm::Star | ToolForm::Manifest)), Some(_)) => {
-            let form = if *form == ToolForm::Star {
+            let form = if form == ToolForm::Star {
                 "star"
             } else {
                 "manifest"
@@ -58,38 +94,23 @@ fn new_tool(args: &NewToolArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
             .hint("drop `--lang`, or use `--form command --lang ...`")
             .into());
         }
-        (Some(form), _) => *form,
+        (Some(form), _) => form,
         (None, Some(_)) => ToolForm::Command,
         (None, None) => ToolForm::Star,
     };
-    let dir = folder
-        .dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
+    let lang = lang.unwrap_or(Lang::Python);
     if dir.is_dir() {
-        refuse_duplicate(&dir, name)?;
+        refuse_duplicate(dir, name)?;
     }
-    let files = tool_files(name, form, lang.unwrap_or(Lang::Python));
-    let written = write_all(&dir, &files)?;
-    let kind = match (form, lang.unwrap_or(Lang::Python)) {
+    let written = write_all(dir, &tool_files(name, form, lang))?;
+    let kind = match (form, lang) {
         (ToolForm::Star, _) => "Starlark",
         (ToolForm::Manifest, _) => "manifest + script",
         (ToolForm::Command, Lang::Python) => "command, Python",
         (ToolForm::Command, Lang::Node) => "command, Node.js",
         (ToolForm::Command, Lang::Bash) => "command, Bash",
     };
-    let shown = dir.display();
-    report(
-        printer,
-        &format!("Created tool `{name}` ({kind}) in {shown}:"),
-        &written,
-        &[
-            format!("toolsmith test {shown} --filter {name}"),
-            format!("toolsmith call {shown} {name} text=hello times=2"),
-            format!("toolsmith check {shown}"),
-        ],
-    );
-    Ok(ExitStatus::Success)
+    Ok(Scaffolded { written, kind })
 }
 
 fn new_folder(args: &NewFolderArgs, printer: Printer) -> anyhow::Result<ExitStatus> {

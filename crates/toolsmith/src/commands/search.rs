@@ -12,9 +12,14 @@ use crate::folder;
 use crate::printer::{Printer, Style};
 
 pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
-    let SearchArgs { words, limit, json } = args;
+    let SearchArgs {
+        words,
+        limit,
+        profile,
+        json,
+    } = args;
     let (dir, query) = split_words(words)?;
-    let loaded = folder::load(dir.as_deref())?;
+    let loaded = folder::load_profile(dir.as_deref(), None, profile.profile.as_deref())?;
     let catalog = loaded.catalog();
     let index = SearchIndex::new(catalog.definitions());
     let hits = index.search(query, *limit);

@@ -13,10 +13,12 @@ use crate::args::ServeArgs;
 use crate::error::Hinted;
 use crate::folder;
 use crate::printer::Printer;
+use crate::served::ServedFolder;
 
 pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let ServeArgs {
         folder: folder_arg,
+        profile,
         http,
         allow_hosts,
         allow_origins,
@@ -47,7 +49,11 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
             .hint("pass a non-empty token with --auth-token or TOOLSMITH_AUTH_TOKEN, or unset both to serve without auth")
             .into());
     }
-    let loaded = folder::load_for(folder_arg.dir.as_deref(), Some(transport))?;
+    let loaded = folder::load_profile(
+        folder_arg.dir.as_deref(),
+        Some(transport),
+        profile.profile.as_deref(),
+    )?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
     let mut options = server_options(&loaded);
@@ -60,11 +66,12 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         Arc::clone(loaded.resources()),
         options,
     );
-    let tools = loaded.catalog().entries().len();
-    if *watch {
-        crate::watch::spawn(loaded, search.clone(), state.clone(), printer)
-            .context("cannot start watching the folder")?;
+    let served = ServedFolder::new(loaded, search.clone(), state.clone(), printer);
+    let developing = crate::dev::attach(&served, profile.profile.as_deref())?;
+    if *watch || developing {
+        crate::watch::spawn(served).context("cannot start watching the folder")?;
     }
+    let tools = state.catalog().entries().len();
     let Some(address) = http else {
         toolsmith_server::serve_stdio(state).map_err(Hinted::wrap)?;
         return Ok(ExitStatus::Success);

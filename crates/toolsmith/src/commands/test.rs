@@ -4,8 +4,9 @@
 use std::time::Instant;
 
 use anyhow::Context as _;
+use toolsmith_folder::ToolFolder;
 use toolsmith_model::{Diagnostic, Severity};
-use toolsmith_testing::{CaseResult, Report, Status};
+use toolsmith_testing::{CaseResult, Report, Status, TestCase};
 
 use crate::ExitStatus;
 use crate::args::TestArgs;
@@ -15,42 +16,20 @@ use crate::printer::{Printer, Style};
 pub(crate) fn run(args: &TestArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let TestArgs {
         folder: folder_arg,
+        profile,
         filter,
         json,
         junit,
     } = args;
-    let loaded = folder::load(folder_arg.dir.as_deref())?;
-    let collection = toolsmith_testing::collect(&loaded);
-    let diagnostics: Vec<Diagnostic> = loaded
-        .catalog()
-        .diagnostics()
-        .iter()
-        .chain(&collection.diagnostics)
-        .cloned()
-        .collect();
-    let found = collection.cases.len();
-    let cases = toolsmith_testing::filter(collection.cases, filter);
+    let loaded = folder::load_profile(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
+    let (cases, diagnostics) = collect(&loaded);
+    let found = cases.len();
+    let cases = toolsmith_testing::filter(cases, filter);
 
-    let started = Instant::now();
     let progress = printer.progress("testing", cases.len());
     let step = |result: &CaseResult| progress.step(&result.case.id());
-    let results = toolsmith_testing::run_cases(
-        &loaded.caller(),
-        cases,
-        toolsmith_testing::default_workers(),
-        &step,
-    );
+    let report = run_cases(&loaded, cases, &diagnostics, &step);
     progress.finish();
-    let report = Report {
-        folder: loaded.root().to_owned(),
-        results,
-        load_errors: diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .cloned()
-            .collect(),
-        duration: started.elapsed(),
-    };
 
     if let Some(path) = junit {
         std::fs::write(path, report.to_junit())
@@ -80,8 +59,57 @@ pub(crate) fn run(args: &TestArgs, printer: Printer) -> anyhow::Result<ExitStatu
     })
 }
 
+/// Every test case of `loaded`, and the diagnostics of its tool files and test files.
+pub(crate) fn collect(loaded: &ToolFolder) -> (Vec<TestCase>, Vec<Diagnostic>) {
+    let collection = toolsmith_testing::collect(loaded);
+    let diagnostics = loaded
+        .catalog()
+        .diagnostics()
+        .iter()
+        .chain(&collection.diagnostics)
+        .cloned()
+        .collect();
+    (collection.cases, diagnostics)
+}
+
+/// Runs `cases` of `loaded` in parallel through its caller, calling `step` after each;
+/// the error-severity `diagnostics` fail the run by themselves.
+pub(crate) fn run_cases(
+    loaded: &ToolFolder,
+    cases: Vec<TestCase>,
+    diagnostics: &[Diagnostic],
+    step: &(dyn Fn(&CaseResult) + Sync),
+) -> Report {
+    let started = Instant::now();
+    let results = toolsmith_testing::run_cases(
+        &loaded.caller(),
+        cases,
+        toolsmith_testing::default_workers(),
+        step,
+    );
+    Report {
+        folder: loaded.root().to_owned(),
+        results,
+        load_errors: diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect(),
+        duration: started.elapsed(),
+    }
+}
+
 /// One line per case, the failures in full, then the totals line.
 fn print_human(printer: Printer, report: &Report) -> std::io::Result<()> {
+    for line in human(report, &|style, text| printer.style(style, text)) {
+        printer.data(&line)?;
+    }
+    Ok(())
+}
+
+/// The lines of [`print_human`], each styled with `paint` (which may leave it plain).
+pub(crate) fn human(report: &Report, paint: &dyn Fn(Style, &str) -> String) -> Vec<String> {
+    let mut lines = Vec::new();
     for result in &report.results {
         let (label, style) = match &result.status {
             Status::Passed => ("PASS", Style::Green),
@@ -95,35 +123,35 @@ fn print_human(printer: Printer, report: &Report) -> std::io::Result<()> {
                 format!(" ({})", toolsmith_model::duration::format(result.duration))
             }
         };
-        printer.data(&format!(
+        lines.push(format!(
             "{} {}{}",
-            printer.style(style, label),
+            paint(style, label),
             result.case.id(),
-            printer.style(Style::Dim, &detail)
-        ))?;
+            paint(Style::Dim, &detail)
+        ));
     }
     for result in &report.results {
         let Status::Failed(failures) = &result.status else {
             continue;
         };
-        printer.data("")?;
+        lines.push(String::new());
         let heading = format!(
             "{} {}",
-            printer.style(Style::Red, "FAIL"),
-            printer.style(Style::Bold, &result.case.id())
+            paint(Style::Red, "FAIL"),
+            paint(Style::Bold, &result.case.id())
         );
-        printer.data(&format!("{heading} at {}", result.case.source))?;
+        lines.push(format!("{heading} at {}", result.case.source));
         for failure in failures {
-            printer.data(&format!("  {failure}"))?;
+            lines.push(format!("  {failure}"));
             if let Some(detail) = failure.detail() {
                 for line in detail.lines() {
-                    printer.data(&format!("    {}", paint_diff_line(printer, line)))?;
+                    lines.push(format!("    {}", paint_diff_line(paint, line)));
                 }
             }
         }
     }
     if !report.results.is_empty() {
-        printer.data("")?;
+        lines.push(String::new());
     }
     let totals = report.totals().to_string();
     let style = if report.passed() {
@@ -131,19 +159,20 @@ fn print_human(printer: Printer, report: &Report) -> std::io::Result<()> {
     } else {
         Style::Red
     };
-    printer.data(&printer.style(style, &totals))
+    lines.push(paint(style, &totals));
+    lines
 }
 
 /// Colours the `-`/`+` lines of a diff (on a terminal only).
-fn paint_diff_line(printer: Printer, line: &str) -> String {
+fn paint_diff_line(paint: &dyn Fn(Style, &str) -> String, line: &str) -> String {
     if line.starts_with("---") || line.starts_with("+++") {
-        printer.style(Style::Bold, line)
+        paint(Style::Bold, line)
     } else if line.starts_with('-') {
-        printer.style(Style::Red, line)
+        paint(Style::Red, line)
     } else if line.starts_with('+') {
-        printer.style(Style::Green, line)
+        paint(Style::Green, line)
     } else if line.starts_with("@@") {
-        printer.style(Style::Cyan, line)
+        paint(Style::Cyan, line)
     } else {
         line.to_owned()
     }

@@ -7,14 +7,17 @@
 
 mod call;
 mod check;
+mod dev_profile;
 mod help;
 mod http_guards;
 mod http_server;
 mod install;
 mod list;
+mod mcp_client;
 mod memory;
 mod new;
 mod packages;
+mod profiles;
 mod sandbox;
 mod search;
 mod serve;

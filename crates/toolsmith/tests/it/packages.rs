@@ -3,16 +3,12 @@
 //! served by the real binary to rmcp's client over stdio pipes and over HTTP, and driven
 //! through `call`, `check`, `list` and `packages`.
 
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 
+use crate::mcp_client::McpClient;
 use crate::serve_process::ServeProcess;
 use crate::{path_filters, snapshot_filtered, toolsmith};
 
@@ -203,32 +199,10 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
-fn call(name: &str, arguments: Value) -> CallToolRequestParams {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object")
-    };
-    CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// What every transport must serve: the host's tool and the packages' under their
 /// prefixes, each running in its package folder; the secret stays out of reach.
-async fn serves_the_packages(client: &RunningService<RoleClient, ()>) {
-    let mut names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
+fn serves_the_packages(client: &McpClient) {
+    let mut names = client.tool_names();
     names.sort();
     assert_eq!(
         names,
@@ -240,27 +214,17 @@ async fn serves_the_packages(client: &RunningService<RoleClient, ()>) {
             "weather_secret_get"
         ]
     );
-    let forecast = client
-        .call_tool(call("weather_forecast_get", json!({"city": "Oslo"})))
-        .await
-        .unwrap();
-    assert_eq!(text(&forecast), "Oslo: snow, -3 C");
-    let greeting = client
-        .call_tool(call("txt_greet", json!({})))
-        .await
-        .unwrap();
-    assert_eq!(text(&greeting).trim(), "hello from the text package");
-    let place = client
-        .call_tool(call("geo_lookup", json!({"place": "Porto"})))
-        .await
-        .unwrap();
-    assert_eq!(text(&place), "v1: Porto");
-    let secret = client
-        .call_tool(call("weather_secret_get", json!({})))
-        .await
-        .unwrap();
+    let forecast = client.call_text("weather_forecast_get", &json!({"city": "Oslo"}));
+    assert_eq!(forecast, "Oslo: snow, -3 C");
+    let greeting = client.call_text("txt_greet", &json!({}));
+    assert_eq!(greeting.trim(), "hello from the text package");
+    assert_eq!(
+        client.call_text("geo_lookup", &json!({"place": "Porto"})),
+        "v1: Porto"
+    );
+    let secret = client.call("weather_secret_get", &json!({}));
     assert_eq!(secret.is_error, Some(true));
-    let message = text(&secret);
+    let message = client.call_text("weather_secret_get", &json!({}));
     assert!(!message.contains("the host's secret"), "{message}");
     assert!(message.contains("no `fs.read` permission"), "{message}");
     assert!(
@@ -269,35 +233,20 @@ async fn serves_the_packages(client: &RunningService<RoleClient, ()>) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn packages_are_served_under_their_prefixes_over_stdio() {
+#[test]
+fn packages_are_served_under_their_prefixes_over_stdio() {
     let fixture = Fixture::new();
-    let mut child = fixture
-        .toolsmith(&["serve", fixture.host().to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin: OwnedFd = child.stdin.take().unwrap().into();
-    let stdout: OwnedFd = child.stdout.take().unwrap().into();
-    let writer = tokio::net::unix::pipe::Sender::from_owned_fd(stdin).unwrap();
-    let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(stdout).unwrap();
-    let client = ().serve((reader, writer)).await.unwrap();
-    serves_the_packages(&client).await;
-    client.cancel().await.unwrap();
-    assert!(child.wait().unwrap().success());
+    let client = McpClient::spawn(fixture.toolsmith(&["serve", fixture.host().to_str().unwrap()]));
+    serves_the_packages(&client);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn packages_are_served_under_their_prefixes_over_http() {
+#[test]
+fn packages_are_served_under_their_prefixes_over_http() {
     let fixture = Fixture::new();
     let mut command = ServeProcess::http_command(&[fixture.host().to_str().unwrap()], None);
     command.env("TOOLSMITH_CACHE_DIR", fixture.path("cache"));
     let server = ServeProcess::spawn_http(command);
-    let client = ().serve(StreamableHttpClientTransport::from_uri(server.url())).await.unwrap();
-    serves_the_packages(&client).await;
-    client.cancel().await.unwrap();
+    serves_the_packages(&McpClient::http(server.url()));
 }
 
 #[test]
@@ -448,4 +397,32 @@ fn cached_files_that_no_longer_match_the_lock_are_checked_out_again() {
     let (code, stdout, stderr) = fixture.run(&["call", host, "geo_lookup", "place=Faro"]);
     assert_eq!((code, stdout.trim()), (0, "v1: Faro"), "{stderr}");
     assert_eq!(std::fs::read_to_string(cached).unwrap(), lookup(1));
+}
+
+#[test]
+fn a_profile_selects_package_tools_by_qualified_name() {
+    // Issue 16, items 1 and 2: profiles name a package's tools as publisher/package/tool.
+    let fixture = Fixture::new();
+    let config = std::fs::read_to_string(fixture.host().join("toolsmith.toml")).unwrap();
+    fixture.write(
+        "host/toolsmith.toml",
+        &format!("{config}\n[profiles.maps]\ntools = [\"maps/geo/lookup\", \"hello\"]\n"),
+    );
+    let host = fixture.host();
+    let (code, stdout, stderr) = fixture.run(&[
+        "list",
+        host.to_str().unwrap(),
+        "--profile",
+        "maps",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let listed: Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["geo_lookup", "hello"]);
 }

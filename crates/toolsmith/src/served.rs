@@ -1,0 +1,178 @@
+//! The folder `toolsmith serve` serves, and the one way it is reloaded: by the watcher
+//! (`serve --watch`, `watch.rs`) when its files change, and by the `toolsmith-dev` tools
+//! (`dev/`) after they write a file.
+//!
+//! A reload loads the folder again ([`ToolFolder::reload`], only what changed), applies the
+//! folder crate's policy ([`Published::reloaded`]: a file that fails to load keeps what it
+//! published), adds the server's own tools (the dev tools, when the profile is on) and
+//! publishes the result with [`ServerState::replace_blocking`], which tells every client
+//! what changed. Reloads are serialised, so two of them never publish out of order, and
+//! each one remembers the [`Snapshot`] it loaded, so the watcher does not reload again for
+//! a file the dev tools already reloaded for.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use toolsmith_folder::{FolderError, Published, Snapshot, ToolFolder};
+use toolsmith_model::{Catalog, Tool};
+use toolsmith_server::ServerState;
+
+use crate::args::SearchArg;
+use crate::folder;
+use crate::printer::{Printer, plural};
+
+/// A served tools folder: the folder as last loaded and the server it is published on.
+pub(crate) struct ServedFolder {
+    root: PathBuf,
+    state: ServerState,
+    /// `--search`, which wins over a reloaded `[search]`.
+    search: SearchArg,
+    printer: Printer,
+    current: Mutex<Current>,
+    /// Tools every published catalog has besides the folder's; set once, before serving.
+    builtins: OnceLock<Vec<Arc<dyn Tool>>>,
+}
+
+/// The folder as last loaded, and what its files were when it was.
+struct Current {
+    folder: Arc<ToolFolder>,
+    seen: Snapshot,
+}
+
+impl ServedFolder {
+    /// The folder `loaded` came from, published on `state`.
+    ///
+    /// The folder's files are looked at before this returns, so a change made once the
+    /// server answers is always seen, however late the watcher gets to run.
+    pub(crate) fn new(
+        loaded: ToolFolder,
+        search: SearchArg,
+        state: ServerState,
+        printer: Printer,
+    ) -> Arc<Self> {
+        let root = loaded.root().to_owned();
+        let seen = Snapshot::take(&root);
+        Arc::new(Self {
+            root,
+            state,
+            search,
+            printer,
+            current: Mutex::new(Current {
+                folder: Arc::new(loaded),
+                seen,
+            }),
+            builtins: OnceLock::new(),
+        })
+    }
+
+    /// The folder's path, as it was given.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The server the folder is published on.
+    pub(crate) fn state(&self) -> &ServerState {
+        &self.state
+    }
+
+    /// Whether the folder's files differ from `latest`'s, as last loaded.
+    pub(crate) fn differs_from(&self, latest: &Snapshot) -> bool {
+        self.lock().seen != *latest
+    }
+
+    /// Publishes `tools` with the folder's, now and after every reload. A folder tool of
+    /// the same name wins (a `duplicate-tool-name` diagnostic says so).
+    ///
+    /// # Panics
+    ///
+    /// When called twice, or from inside an async runtime (see
+    /// [`ServerState::replace_blocking`]).
+    pub(crate) fn add_builtins(&self, tools: Vec<Arc<dyn Tool>>) -> std::io::Result<()> {
+        assert!(
+            self.builtins.set(tools).is_ok(),
+            "the built-in tools are added once"
+        );
+        let _reloading = self.lock();
+        let state = &self.state;
+        let catalog = self.with_builtins(&state.catalog());
+        state.replace_blocking(catalog, state.prompts(), state.resources())
+    }
+
+    /// The folder as it is on disk now: as last loaded, or loaded again (and published)
+    /// when its files changed since.
+    pub(crate) fn fresh(&self, why: &str) -> Result<Arc<ToolFolder>, FolderError> {
+        let current = self.lock();
+        if current.seen == Snapshot::take(&self.root) {
+            return Ok(Arc::clone(&current.folder));
+        }
+        self.reload_locked(current, why)
+    }
+
+    /// Loads the folder again and publishes it; returns what was loaded. `why` starts the
+    /// messages printed to stderr (`watch: reloaded ...`).
+    ///
+    /// A folder that cannot be read at all is an error, and the previous version goes on
+    /// serving.
+    pub(crate) fn reload(&self, why: &str) -> Result<Arc<ToolFolder>, FolderError> {
+        self.reload_locked(self.lock(), why)
+    }
+
+    fn reload_locked(
+        &self,
+        mut current: std::sync::MutexGuard<'_, Current>,
+        why: &str,
+    ) -> Result<Arc<ToolFolder>, FolderError> {
+        let printer = self.printer;
+        current.seen = Snapshot::take(&self.root);
+        let loaded = current.folder.reload().inspect_err(|error| {
+            printer.message(&format!(
+                "{why}: cannot reload: {error}; still serving the previous tools"
+            ));
+        })?;
+        let state = &self.state;
+        // An edited `[search]` applies (`--search` still wins over it).
+        state.set_search(self.search.apply(loaded.config().search));
+        folder::report(printer, loaded.catalog().diagnostics());
+        let published = Published {
+            catalog: state.catalog(),
+            prompts: state.prompts(),
+            resources: state.resources(),
+        };
+        let Published {
+            catalog,
+            prompts,
+            resources,
+        } = published.reloaded(&loaded);
+        let catalog = self.with_builtins(&catalog);
+        folder::explain_search(printer, &catalog, state.search());
+        let tools = catalog.entries().len();
+        let resource_count = resources.list().len() + resources.templates().len();
+        printer.message(&format!(
+            "{why}: reloaded {}: {tools} tool{}, {} prompt{}, {resource_count} resource{}",
+            self.root.display(),
+            plural(tools),
+            prompts.list().len(),
+            plural(prompts.list().len()),
+            plural(resource_count),
+        ));
+        if let Err(error) = state.replace_blocking(catalog, prompts, resources) {
+            printer.message(&format!("{why}: cannot publish the reload: {error}"));
+        }
+        current.folder = Arc::new(loaded);
+        Ok(Arc::clone(&current.folder))
+    }
+
+    /// `catalog` plus the built-in tools; `catalog` itself when there are none.
+    fn with_builtins(&self, catalog: &Arc<Catalog>) -> Arc<Catalog> {
+        match self.builtins.get() {
+            Some(builtins) if !builtins.is_empty() => {
+                Arc::new(catalog.derive(|_| {}, builtins.clone(), Vec::new()))
+            }
+            _ => Arc::clone(catalog),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Current> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
