@@ -55,6 +55,14 @@ pub enum GitError {
         /// The hash of the files checked out.
         found: String,
     },
+    /// `toolsmith.lock` names something that is not a commit id.
+    #[error("toolsmith.lock pins `{url}` to `{commit}`, which is not a commit id")]
+    BadPin {
+        /// The repository.
+        url: String,
+        /// What the lock says.
+        commit: String,
+    },
     /// A cache folder could not be written or read.
     #[error("cannot use the cache folder `{}`: {source}", .path.display())]
     Cache {
@@ -74,7 +82,7 @@ impl toolsmith_model::Hint for GitError {
             Self::NoGit(_) => vec!["install git (https://git-scm.com), or give the package as `path = \"...\"`".into()],
             Self::Failed { .. } => vec!["check the URL and your network; a pinned package whose files are in the cache loads without either".into()],
             Self::UnknownRev { .. } => vec!["set `rev` to a branch, a tag or a commit of the repository".into()],
-            Self::HashMismatch { .. } => vec!["`toolsmith packages update NAME` pins the package again".into()],
+            Self::HashMismatch { .. } | Self::BadPin { .. } => vec!["`toolsmith packages update NAME` pins the package again".into()],
         }
     }
 }
@@ -127,6 +135,13 @@ fn repository_dir(url: &str) -> Result<PathBuf, GitError> {
 /// The commit `pin` names, from the cache when its files are there and match `hash`;
 /// otherwise checked out again (fetching only when the mirror lacks the commit).
 pub(crate) fn pinned(url: &str, commit: &str, hash: &str) -> Result<Checkout, GitError> {
+    // The commit names a folder of the cache: nothing but a commit id may.
+    if !is_commit_id(commit) {
+        return Err(GitError::BadPin {
+            url: url.to_owned(),
+            commit: commit.to_owned(),
+        });
+    }
     let dir = repository_dir(url)?;
     let folder = dir.join(commit);
     if folder.is_dir() {
@@ -162,8 +177,7 @@ pub(crate) fn resolve(url: &str, rev: &str) -> Result<Checkout, GitError> {
     let dir = repository_dir(url)?;
     let existed = dir.join(MIRROR).is_dir();
     let mirror = mirror(url, &dir)?;
-    let is_commit = rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit());
-    if existed && !(is_commit && has_commit(&mirror, rev)) {
+    if existed && !(is_commit_id(rev) && has_commit(&mirror, rev)) {
         fetch(&mirror)?;
     }
     let commit = git(
@@ -184,6 +198,11 @@ pub(crate) fn resolve(url: &str, rev: &str) -> Result<Checkout, GitError> {
 }
 
 const MIRROR: &str = "mirror.git";
+
+/// Whether `text` is a full commit id: 40 (SHA-1) or 64 (SHA-256) hex digits.
+fn is_commit_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
 
 /// The repository's mirror clone in `dir`, cloned when missing.
 fn mirror(url: &str, dir: &Path) -> Result<PathBuf, GitError> {

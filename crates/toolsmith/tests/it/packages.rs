@@ -426,3 +426,27 @@ fn a_profile_selects_package_tools_by_qualified_name() {
         .collect();
     assert_eq!(names, ["geo_lookup", "hello"]);
 }
+
+#[test]
+fn a_lock_that_pins_no_commit_id_is_refused() {
+    let fixture = Fixture::new();
+    let host = fixture.host();
+    let host = host.to_str().unwrap();
+    let (code, _, stderr) = fixture.run(&["list", host]);
+    assert_eq!(code, 0, "{stderr}");
+    // The commit names a folder of the cache; a lock must not lead anywhere else.
+    let lock = std::fs::read_to_string(fixture.host().join("toolsmith.lock")).unwrap();
+    let lock = lock.replace(&fixture.pinned(), "../../weather");
+    std::fs::write(fixture.host().join("toolsmith.lock"), lock).unwrap();
+    let (code, _, stderr) = fixture.run(&["list", host]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("package `geo` is not loaded: toolsmith.lock pins"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("which is not a commit id"), "{stderr}");
+    assert!(
+        stderr.contains("`toolsmith packages update NAME` pins the package again"),
+        "{stderr}"
+    );
+}
