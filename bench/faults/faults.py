@@ -889,8 +889,11 @@ def unsupported_section(toml: str, section: str) -> Callable[[Context, Result], 
         finish_stdio(result, server)
         server.stop()
         lines = [line for line in server.stderr.splitlines() if section in line or "profiles" in line]
-        if section in ("profiles", "packages"):
+        if section == "profiles":
             said = any("not supported" in line for line in lines)
+        elif section == "packages":
+            # Read since issue 16: a package given as other than a table is said to be wrong.
+            said = any("`packages.name` must be a table" in line for line in lines)
         else:
             # A typo is an unknown section, and is no longer steered towards `[profiles]`.
             said = any("unknown section" in line for line in lines) and not any(

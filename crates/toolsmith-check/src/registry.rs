@@ -41,6 +41,7 @@ pub static RULES: &[&Rule] = &[
     &rules::missing_permission::MISSING_PERMISSION.0,
     &rules::unused_permission::UNUSED_PERMISSION.0,
     &rules::overbroad_permission::OVERBROAD_PERMISSION.0,
+    &rules::package_permission_denied::PACKAGE_PERMISSION_DENIED.0,
     &rules::missing_requirement::MISSING_REQUIREMENT.0,
     &rules::read_only_writes::READ_ONLY_WRITES.0,
     // The whole server.

@@ -1,7 +1,7 @@
 //! `toolsmith.toml`: server information, defaults and tool options for a folder
 //! (docs/tools.md, docs/serve.md). Sections read elsewhere (`check`, `resources`) are kept
-//! as raw tables; `[profiles]` is read by the `profiles` module; `[packages]` is not built
-//! yet and draws a warning.
+//! as raw tables; `[profiles]` is read by the `profiles` module, `[packages]` by the
+//! `packages` module, and `[package]` describes a folder used as a package.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,10 +26,9 @@ const SECTIONS: &[&str] = &[
     "check",
     "resources",
     "profiles",
+    "packages",
+    "package",
 ];
-
-/// Sections planned (packages) that do nothing yet: said so, rather than silently ignored.
-const NOT_YET_SUPPORTED: &[&str] = &["packages"];
 
 /// A folder's `toolsmith.toml` (all parts optional).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -99,13 +98,6 @@ impl FolderConfig {
             diagnostics.push(diagnostic);
         };
         for (section, value) in &raw {
-            if NOT_YET_SUPPORTED.contains(&section.as_str()) {
-                problem(
-                    format!("`[{section}]` is not supported yet; it is ignored"),
-                    format!("remove `[{section}]`; this version of Toolsmith does not read it"),
-                );
-                continue;
-            }
             if !SECTIONS.contains(&section.as_str()) {
                 let hint = toolsmith_model::names::suggestion_as(
                     section,
@@ -254,23 +246,17 @@ mod tests {
     }
 
     #[test]
-    fn sections_not_built_yet_say_so() {
-        // Regression test for issue 14, item 23: `[packages]` was accepted and ignored in
-        // silence. (`[profiles]` is read since issue 16.)
+    fn profiles_and_packages_are_read_and_a_typo_is_steered_to_them() {
+        // Regression test for issue 14, item 23: `[profiles]` and `[packages]` were
+        // accepted and ignored in silence. (Both are read since issue 16.)
         let (config, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
-            "[profiles.dev]\ntools = [\"x\"]\n[packages]\nx = \"1\"\n[profilez]\n",
+            "[profiles.dev]\ntools = [\"x\"]\n[packages]\n[profilez]\n",
         );
         let messages: Vec<_> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages, ["unknown section `[profilez]`",]);
         assert_eq!(
-            messages,
-            [
-                "`[packages]` is not supported yet; it is ignored",
-                "unknown section `[profilez]`",
-            ]
-        );
-        assert_eq!(
-            diagnostics[1].help.as_deref(),
+            diagnostics[0].help.as_deref(),
             Some("did you mean `[profiles]`?")
         );
         assert!(diagnostics.iter().all(|d| d.severity == Severity::Warning));

@@ -91,7 +91,7 @@ fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> 
     };
     let result = match manifest.kind {
         ManifestKind::Command(argv) => {
-            toolsmith_command::CommandTool::new(manifest.definition, argv, settings.base_dir.clone())
+            toolsmith_command::CommandTool::new(settings.restricted(manifest.definition), argv, settings.base_dir.clone())
                 .map(|tool| std::sync::Arc::new(tool) as std::sync::Arc<dyn toolsmith_model::Tool>)
                 .map_err(|error| {
                     Diagnostic::error("invalid-command", crate::file_location(path), error.to_string())

@@ -39,6 +39,7 @@ mod keys;
 mod loading;
 mod manifest;
 mod mime;
+pub mod packages;
 mod profiles;
 pub mod prompts;
 mod reload;
@@ -143,8 +144,10 @@ pub struct ToolFolder {
     transport: Option<Transport>,
     /// The profile applied ([`ToolFolder::with_profile`]), kept by [`ToolFolder::reload`].
     profile: Option<String>,
-    /// What each tool file loaded, for [`ToolFolder::reload`] to reuse.
+    /// What each tool file loaded (the packages' too), for [`ToolFolder::reload`] to reuse.
     files: Vec<loading::LoadedFile>,
+    /// `[packages]` as they loaded.
+    packages: Arc<[packages::Package]>,
 }
 
 impl ToolFolder {
@@ -255,6 +258,7 @@ impl ToolFolder {
             transport: self.transport,
             profile: self.profile.clone(),
             files: self.files.clone(),
+            packages: Arc::clone(&self.packages),
         }
     }
 
@@ -287,13 +291,16 @@ impl ToolFolder {
             load_timeout: config
                 .load_timeout
                 .unwrap_or(toolsmith_starlark::DEFAULT_LOAD_TIMEOUT),
+            restrict: None,
         };
-        let files = loading::load_files(found, &settings, previous);
+        let mut files = loading::load_files(found, &settings, previous);
         let mut tools = Vec::new();
         for loaded in &files {
             tools.extend(loaded.module.tools.iter().cloned());
             diagnostics.extend(loaded.module.diagnostics.iter().cloned());
         }
+        let packages =
+            packages::load(root, &config, previous).join(&mut tools, &mut files, &mut diagnostics);
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
         let (prompts, mut problems) = prompts::load(root, &resources);
@@ -320,6 +327,7 @@ impl ToolFolder {
             transport,
             profile: None,
             files,
+            packages: packages.into(),
         })
     }
 
@@ -336,6 +344,12 @@ impl ToolFolder {
     /// The loaded tools and the diagnostics of what failed.
     pub fn catalog(&self) -> &Arc<Catalog> {
         &self.catalog
+    }
+
+    /// The folder's packages (`[packages.NAME]` of `toolsmith.toml`, docs/packages.md), by
+    /// name; one that failed to load is a diagnostic on the catalog instead.
+    pub fn packages(&self) -> &[packages::Package] {
+        &self.packages
     }
 
     /// The folder's prompts (`prompts/**/*.md`), sorted by name. Files that failed to load
@@ -438,7 +452,8 @@ fn apply_overrides(
 /// Applies folder-level settings to a tool's published definition: default timeout,
 /// icon files turned into `data:` URIs, and `requires` (a tool whose variables are not set
 /// or whose programs are not on `PATH` is left out with an info diagnostic saying which).
-fn adjust(
+/// A package's tool gets its package folder's first, then the host's (docs/packages.md).
+pub(crate) fn adjust(
     root: &Path,
     config: &FolderConfig,
     definition: &mut ToolDefinition,
@@ -446,7 +461,9 @@ fn adjust(
     if definition.timeout.is_none() {
         definition.timeout = config.default_timeout;
     }
-    definition.folder = subfolders(root, &definition.source.path);
+    if definition.package.is_none() {
+        definition.folder = subfolders(root, &definition.source.path);
+    }
     let unmet = definition.requires.unmet(
         |name| std::env::var_os(name).is_some(),
         |program| program_found(root, program),

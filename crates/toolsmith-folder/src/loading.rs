@@ -29,6 +29,8 @@ pub(crate) struct LoadedFile {
     file: ToolFile,
     stamp: Stamp,
     load_timeout: Duration,
+    /// The id of the restriction it was loaded under (`LoadSettings::restrict`).
+    restrict: Option<String>,
     /// The tools and diagnostics of the file.
     pub(crate) module: Arc<LoadedModule>,
 }
@@ -66,6 +68,10 @@ pub(crate) fn load_files(
     settings: &LoadSettings,
     previous: &[LoadedFile],
 ) -> Vec<LoadedFile> {
+    let restrict = settings
+        .restrict
+        .as_ref()
+        .map(|restrict| restrict.id.clone());
     let mut done: Vec<Option<LoadedFile>> = Vec::with_capacity(files.len());
     let mut queue = VecDeque::new();
     for (index, file) in files.into_iter().enumerate() {
@@ -74,6 +80,7 @@ pub(crate) fn load_files(
             loaded.file == file
                 && loaded.stamp == stamp
                 && loaded.load_timeout == settings.load_timeout
+                && loaded.restrict == restrict
         });
         done.push(unchanged.cloned());
         if unchanged.is_none() {
@@ -96,6 +103,7 @@ pub(crate) fn load_files(
             file,
             stamp,
             load_timeout: settings.load_timeout,
+            restrict: restrict.clone(),
             module: Arc::new(module),
         });
     };

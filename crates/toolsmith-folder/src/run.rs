@@ -76,7 +76,9 @@ impl Caller {
         let interrupt = context.interrupt.clone();
         let (sender, receiver) = mpsc::channel();
         let catalog = Arc::clone(&self.catalog);
-        let tool = name.to_owned();
+        // A qualified name (`publisher/package/tool`) found the tool; the thread looks it
+        // up by its published one.
+        let tool = definition.name.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("tool {name}"))
             .spawn(move || {

@@ -413,22 +413,48 @@ impl Catalog {
     }
 
     /// The tool called `name`, or an [`UnknownTool`] error with suggestions.
+    ///
+    /// A package's tool is also found by its qualified name, `publisher/package/tool`
+    /// (docs/packages.md), which is how `toolsmith call` and `toolsmith test` may name it.
     pub fn lookup(&self, name: &str) -> Result<&CatalogEntry, UnknownTool> {
-        self.get(name).ok_or_else(|| UnknownTool {
-            reason: self
-                .diagnostics
-                .iter()
-                .find(|diagnostic| diagnostic.tool.as_deref() == Some(name))
-                .map(|diagnostic| absence(name, diagnostic)),
-            name: name.to_owned(),
-            suggestions: did_you_mean(
-                name,
-                self.entries.iter().map(|e| e.definition().name.as_str()),
-            )
+        let qualified = || {
+            name.contains('/').then(|| {
+                self.entries.iter().find(|entry| {
+                    entry
+                        .definition
+                        .package
+                        .as_ref()
+                        .is_some_and(|origin| origin.qualified_name() == name)
+                })
+            })?
+        };
+        self.get(name)
+            .or_else(qualified)
+            .ok_or_else(|| UnknownTool {
+                reason: self
+                    .diagnostics
+                    .iter()
+                    .find(|diagnostic| diagnostic.tool.as_deref() == Some(name))
+                    .map(|diagnostic| absence(name, diagnostic)),
+                name: name.to_owned(),
+                suggestions: self.suggestions(name),
+            })
+    }
+
+    /// Names close to `name`: qualified names of package tools when `name` is qualified,
+    /// else published names.
+    fn suggestions(&self, name: &str) -> Vec<String> {
+        let known: Vec<String> = if name.contains('/') {
+            self.definitions()
+                .filter_map(ToolDefinition::qualified_name)
+                .collect()
+        } else {
+            self.definitions().map(|d| d.name.clone()).collect()
+        };
+        did_you_mean(name, known.iter().map(String::as_str))
             .into_iter()
             .map(str::to_owned)
-            .collect(),
-        })
+            .collect()
     }
 
     /// Calls a tool by name.

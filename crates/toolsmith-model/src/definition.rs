@@ -80,6 +80,21 @@ pub struct ToolDefinition {
     /// The package it came from (`[packages.NAME]` in `toolsmith.toml`, docs/packages.md);
     /// `None` for the folder's own tools.
     pub package: Option<PackageOrigin>,
+    /// What a package's tool asked for in `permissions` and does not hold, because the
+    /// host's `[packages.NAME] allow` does not cover it (docs/packages.md); `None` when
+    /// nothing was withheld.
+    pub withheld: Option<Withheld>,
+}
+
+/// Permissions a package's tool asked for and was not given (docs/packages.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Withheld {
+    /// The `NAME` of the host's `[packages.NAME]`, whose `allow` would grant them.
+    pub package: String,
+    /// What was asked for and withheld, by family, as the tool wrote it.
+    pub permissions: Permissions,
+    /// The same as `allow` would have to grant it: paths relative to the host folder.
+    pub allow: Permissions,
 }
 
 /// Where a package's tool came from: what its qualified name `publisher/package/tool` is
@@ -136,6 +151,7 @@ impl ToolDefinition {
             source: SourceLocation::default(),
             facts: SourceFacts::default(),
             package: None,
+            withheld: None,
         }
     }
 
@@ -419,6 +435,14 @@ pub struct Permissions {
 }
 
 impl Permissions {
+    /// Whether no family grants anything.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        PermissionFamily::ALL
+            .iter()
+            .all(|family| self.family(*family).is_empty())
+    }
+
     /// The grants of one family.
     #[must_use]
     pub fn family(&self, family: PermissionFamily) -> &[String] {
@@ -431,7 +455,7 @@ impl Permissions {
     }
 
     /// The grants of one family, to set.
-    pub(crate) fn family_mut(&mut self, family: PermissionFamily) -> &mut Vec<String> {
+    pub fn family_mut(&mut self, family: PermissionFamily) -> &mut Vec<String> {
         match family {
             PermissionFamily::FsRead => &mut self.fs_read,
             PermissionFamily::FsWrite => &mut self.fs_write,

@@ -70,7 +70,7 @@ mod watchdog;
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
     Annotations, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin, PermissionFamily,
-    Permissions, Requires, SourceLocation, TextFormat, ToolDefinition, Ui, Unmet,
+    Permissions, Requires, SourceLocation, TextFormat, ToolDefinition, Ui, Unmet, Withheld,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};

@@ -109,8 +109,8 @@ use toolsmith_model::{Diagnostic, Tool, ToolDefinition};
 
 pub use engine::{
     CALL_DEPTH_LIMIT, DEFAULT_HEAP_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT_VAR, MAX_RANGE_LENGTH,
-    MAX_VALUE_BYTES, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, heap_limit, memory_budget, result_limit,
-    set_heap_limit, set_memory_budget, set_result_limit,
+    MAX_VALUE_BYTES, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, grant_folder, heap_limit, lexical,
+    memory_budget, result_limit, set_heap_limit, set_memory_budget, set_result_limit,
 };
 
 /// How long evaluating a file's top level may take when nothing else is configured.
@@ -123,6 +123,9 @@ pub struct LoadSettings {
     pub base_dir: PathBuf,
     /// How long evaluating a file's top level may take.
     pub load_timeout: Duration,
+    /// Applied to each tool's definition before its tool is built, so the tool runs with
+    /// what it leaves; `None` keeps definitions as written.
+    pub restrict: Option<Restrict>,
 }
 
 impl LoadSettings {
@@ -131,7 +134,39 @@ impl LoadSettings {
         Self {
             base_dir: base_dir.into(),
             load_timeout: DEFAULT_LOAD_TIMEOUT,
+            restrict: None,
         }
+    }
+}
+
+/// A change made to every definition a load builds a tool from: how the host's
+/// `[packages.NAME] allow` caps the permissions a package's tools hold (docs/packages.md).
+///
+/// Two restrictions with the same `id` make the same change, so a reload may reuse a file
+/// loaded under either.
+#[derive(Clone)]
+pub struct Restrict {
+    /// Names the change: equal ids, equal changes.
+    pub id: String,
+    /// The change.
+    pub apply: Arc<dyn Fn(&mut ToolDefinition) + Send + Sync>,
+}
+
+impl std::fmt::Debug for Restrict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Restrict")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LoadSettings {
+    /// `definition` as these settings let a tool hold it.
+    pub fn restricted(&self, mut definition: ToolDefinition) -> ToolDefinition {
+        if let Some(restrict) = &self.restrict {
+            (restrict.apply)(&mut definition);
+        }
+        definition
     }
 }
 
@@ -185,6 +220,5 @@ pub fn load_script(
     source: &str,
     settings: &LoadSettings,
 ) -> Result<Arc<dyn Tool>, Diagnostic> {
-    let _ = settings;
-    script::load(definition, path, source)
+    script::load(settings.restricted(definition), path, source)
 }

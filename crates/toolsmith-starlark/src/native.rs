@@ -186,7 +186,8 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
             continue;
         };
         match build(path, &program, &registration, function, init, &mut inits) {
-            Ok(tool) => {
+            Ok(mut tool) => {
+                tool.definition = settings.restricted(tool.definition);
                 if names.insert(tool.definition.name.clone()) {
                     loaded.tools.push(Arc::new(tool));
                 } else {

@@ -169,6 +169,22 @@ pub(crate) enum Command {
     ///   toolsmith skills tools --out skills --check
     #[command(verbatim_doc_comment)]
     Skills(SkillsArgs),
+
+    /// Show the folder's packages, and move the pins of its git packages.
+    ///
+    /// A package is another tools folder whose tools this one serves: `[packages.NAME]` in
+    /// toolsmith.toml with `path = "../weather-tools"`, or `git = "URL"` and `rev = "v1"`
+    /// (cloned into the cache, pinned in toolsmith.lock). Its tools are published as
+    /// `PREFIX_TOOL` and named `PUBLISHER/PACKAGE/TOOL` on the command line; `allow` caps the
+    /// permissions they may hold (see docs/packages.md).
+    ///
+    /// Examples:
+    ///   toolsmith packages list tools
+    ///   toolsmith packages list tools --json
+    ///   toolsmith packages update tools
+    ///   toolsmith packages update tools geo
+    #[command(verbatim_doc_comment)]
+    Packages(PackagesArgs),
 }
 
 /// Where the tools are.
@@ -765,4 +781,54 @@ pub(crate) struct SearchArgs {
     /// structured content `tool_search` returns.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PackagesArgs {
+    #[command(subcommand)]
+    pub(crate) action: PackagesCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PackagesCommand {
+    /// Show every package: where it comes from, its pin, its tools and their permissions.
+    ///
+    /// For each tool, the permissions it asked for and what it got: a grant the package's
+    /// `allow` does not cover is withheld, and `toolsmith check` reports it as
+    /// `package-permission-denied`. Exits 1 when a package failed to load.
+    List(PackagesListArgs),
+
+    /// Pin git packages to the commit their `rev` names now, and write toolsmith.lock.
+    ///
+    /// Fetches each git package (or only NAME) and records its commit and the hash of its
+    /// files. Without an update a pinned package stays where it is, and loads from the
+    /// cache without the network.
+    ///
+    /// Examples:
+    ///   toolsmith packages update tools
+    ///   toolsmith packages update tools geo
+    #[command(verbatim_doc_comment)]
+    Update(PackagesUpdateArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PackagesListArgs {
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    /// Print `{"packages": [...], "errors": [...]}`: each package with its source, pin and
+    /// tools (`asked`, `granted` and `withheld` permissions), then the load errors.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PackagesUpdateArgs {
+    /// `[DIR] [NAME]`: the folder (default ./tools) and the one package to update [default:
+    /// every git package].
+    ///
+    /// A single word is the folder when a folder of that name exists, else a package of
+    /// ./tools.
+    #[arg(value_name = "[DIR] [NAME]", num_args = 0..=2)]
+    pub(crate) words: Vec<String>,
 }

@@ -62,6 +62,7 @@ fn main() -> ExitCode {
         Command::Search(args) => commands::search::run(&args, printer),
         Command::Install(args) => commands::install::run(&args, printer),
         Command::Skills(args) => commands::skills::run(&args, printer),
+        Command::Packages(args) => commands::packages::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

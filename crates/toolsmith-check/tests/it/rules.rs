@@ -132,6 +132,7 @@ fixture_tests! {
     missing_permission => "missing-permission",
     unused_permission => "unused-permission",
     overbroad_permission => "overbroad-permission",
+    package_permission_denied => "package-permission-denied",
     missing_requirement => "missing-requirement",
     read_only_writes => "read-only-writes",
     tool_list_too_large => "tool-list-too-large",

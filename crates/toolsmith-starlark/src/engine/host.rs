@@ -50,7 +50,7 @@ pub(crate) fn permitted(
     let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_owned());
     let folders: Vec<PathBuf> = granted
         .iter()
-        .filter_map(|grant| resolved(&base.join(folder_of(grant)), Access::Read).ok())
+        .filter_map(|grant| resolved(&base.join(grant_folder(grant)), Access::Read).ok())
         .collect();
     let inside = |target: &Path| folders.iter().any(|folder| target.starts_with(folder));
     let target = match resolved(&base.join(path), access) {
@@ -83,11 +83,32 @@ pub(crate) fn permitted(
         message,
         "; grant its folder: permissions = {{\"{permission}\": [\"{folder}\"]}}"
     );
+    message.push_str(&withheld_note(definition, permission));
     Err(message)
 }
 
-/// The folder a grant names: `data/`, `data/*` and `data/**` all mean `data`.
-fn folder_of(grant: &str) -> &str {
+/// For a package's tool that asked for `family` and had it withheld by the host's
+/// `[packages.NAME] allow` (docs/packages.md), what a message must add: the grant is the
+/// host's to make, not the tool's. Empty otherwise.
+pub(crate) fn withheld_note(definition: &ToolDefinition, family: PermissionFamily) -> String {
+    let Some(withheld) = &definition.withheld else {
+        return String::new();
+    };
+    let asked = withheld.permissions.family(family);
+    if asked.is_empty() {
+        return String::new();
+    }
+    let asked: Vec<String> = asked.iter().map(|grant| format!("`{grant}`")).collect();
+    format!(
+        "; the tool asked for `{family}` {}, which the host's `[packages.{}] allow` does not grant",
+        asked.join(", "),
+        withheld.package
+    )
+}
+
+/// The folder an `fs.read` or `fs.write` grant names: `data/`, `data/*` and `data/**` all
+/// mean `data`; `*` means `/`.
+pub fn grant_folder(grant: &str) -> &str {
     let folder = grant.trim_end_matches("**").trim_end_matches('*');
     if folder.is_empty() { "/" } else { folder }
 }
@@ -179,7 +200,7 @@ fn not_regular(shown: &str, kind: &str) -> String {
 
 /// `path` with `.` and `..` taken away by their names alone (for a path that does not
 /// exist, so has no links to follow).
-fn lexical(path: &Path) -> PathBuf {
+pub fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -201,8 +222,9 @@ pub(crate) fn env_permitted(definition: &ToolDefinition, variable: &str) -> Resu
     }
     Err(format!(
         "the tool `{}` may not read the environment variable `{variable}`; grant it: \
-         permissions = {{\"env\": [\"{variable}\"]}}",
-        definition.name
+         permissions = {{\"env\": [\"{variable}\"]}}{}",
+        definition.name,
+        withheld_note(definition, PermissionFamily::Env)
     ))
 }
 

@@ -23,7 +23,7 @@ use starlark::starlark_module;
 use starlark::values::none::NoneOr;
 use starlark::values::structs::AllocStruct;
 use starlark::values::{Heap, Value};
-use toolsmith_model::percent_encode;
+use toolsmith_model::{PermissionFamily, percent_encode};
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
@@ -179,7 +179,10 @@ fn send<'v>(
         let uri: Uri = request.url.parse().map_err(|error| {
             anyhow::anyhow!("`{what}`: `{}` is not a URL: {error}", request.url)
         })?;
-        permitted(&uri, granted, name).map_err(|error| anyhow::anyhow!("`{what}`: {error}"))?;
+        permitted(&uri, granted, name).map_err(|error| {
+            let note = super::host::withheld_note(call.definition, PermissionFamily::Net);
+            anyhow::anyhow!("`{what}`: {error}{note}")
+        })?;
         let response = dispatch(&agent, &request, uri.clone()).map_err(|error| match error {
             // The resolver's refusal says all there is to say.
             ureq::Error::Other(refusal) if refusal.is::<Refused>() => {

@@ -49,6 +49,7 @@ pub use budget::{
     heap_limit, memory_budget, result_limit, set_heap_limit, set_memory_budget, set_result_limit,
 };
 pub(crate) use facts::FileFacts;
+pub use host::{grant_folder, lexical};
 pub(crate) use parse::parse;
 pub(crate) use session::{ParamKind, Registration};
 pub(crate) use syntax::{Annotation, FunctionSyntax};

@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub(crate) mod install;
 pub(crate) mod list;
 pub(crate) mod new;
+pub(crate) mod packages;
 pub(crate) mod search;
 pub(crate) mod serve;
 pub(crate) mod skills;

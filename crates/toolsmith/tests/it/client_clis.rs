@@ -66,7 +66,10 @@ impl Home {
         std::fs::create_dir_all(home.path().join("project")).unwrap();
         let tools = folder(&[
             ("greet.star", GREET),
-            ("toolsmith.toml", "[profiles.readonly]\ntools = [\"greet\"]\n"),
+            (
+                "toolsmith.toml",
+                "[profiles.readonly]\ntools = [\"greet\"]\n",
+            ),
         ]);
         Self { home, tools }
     }

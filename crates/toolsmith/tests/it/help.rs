@@ -14,6 +14,8 @@ fn examples_are_shown_one_per_line() {
         &["check"],
         &["serve"],
         &["search"],
+        &["packages"],
+        &["packages", "update"],
     ];
     for command in commands {
         let output = toolsmith().args(*command).arg("--help").output().unwrap();
@@ -72,4 +74,6 @@ help_snapshots! {
     serve_help: ["serve"],
     search_help: ["search"],
     install_help: ["install"],
+    packages_help: ["packages"],
+    packages_update_help: ["packages", "update"],
 }

@@ -17,6 +17,7 @@ mod list;
 mod mcp_client;
 mod memory;
 mod new;
+mod packages;
 mod profiles;
 mod sandbox;
 mod search;

@@ -43,13 +43,19 @@ pub(crate) struct McpClient {
 impl McpClient {
     /// Starts `toolsmith serve ARGS` (stdio) and connects to its stdin and stdout.
     pub(crate) fn stdio(args: &[&str]) -> Self {
+        let mut command = crate::toolsmith();
+        command.arg("serve").args(args);
+        Self::spawn(command)
+    }
+
+    /// Starts `command`, a `toolsmith serve` over stdio with whatever arguments and
+    /// environment the test gave it, and connects to its stdin and stdout.
+    pub(crate) fn spawn(command: std::process::Command) -> Self {
         let runtime = runtime();
         let seen = Counting::default();
         let (service, child) = runtime.block_on(async {
-            let mut command = tokio::process::Command::from(crate::toolsmith());
+            let mut command = tokio::process::Command::from(command);
             command
-                .arg("serve")
-                .args(args)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())

@@ -55,7 +55,13 @@ impl ServeProcess {
 
     /// [`Self::http_command`] started, once its first stderr line has given its URL.
     pub(crate) fn http(args: &[&str], token: Option<&str>) -> Self {
-        let mut server = Self::spawn(Self::http_command(args, token));
+        Self::spawn_http(Self::http_command(args, token))
+    }
+
+    /// Starts `command`, an [`Self::http_command`] the test may have added to, once its
+    /// first stderr line has given its URL.
+    pub(crate) fn spawn_http(command: Command) -> Self {
+        let mut server = Self::spawn(command);
         // Over HTTP, stdin is not read: closed, as a service manager would leave it.
         drop(server.stdin.take());
         let line = server
