@@ -343,3 +343,35 @@ fn watch_reloads_an_edited_profile() {
         ["forecast_get", "github_search", "notes_find"]
     );
 }
+
+#[test]
+fn an_installed_profile_serves_that_profile_when_the_client_starts_it() {
+    // Issue 16, item 1: `install --profile NAME` writes an entry that, started as the
+    // client starts it, serves that profile, under the profile's own server name.
+    let dir = profiles_folder();
+    let home = tempfile::tempdir().unwrap();
+    let installed = crate::install::install(
+        home.path(),
+        &[
+            "claude-code",
+            dir.path().to_str().unwrap(),
+            "--profile",
+            "triage",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(installed.status.success(), "{installed:?}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".claude.json")).unwrap())
+            .unwrap();
+    let entry = &written["mcpServers"]["triage-server"];
+    let mut command = std::process::Command::new(entry["command"].as_str().unwrap());
+    for arg in entry["args"].as_array().unwrap() {
+        command.arg(arg.as_str().unwrap());
+    }
+    command.current_dir(std::env::temp_dir());
+    let client = McpClient::spawn(command);
+    assert_eq!(client.tool_names(), ["github_search", "notes_find"]);
+    assert_eq!(client.server_name(), "triage-server");
+}
