@@ -890,14 +890,15 @@ def unsupported_section(toml: str, section: str) -> Callable[[Context, Result], 
         server.stop()
         lines = [line for line in server.stderr.splitlines() if section in line or "profiles" in line]
         if section == "profiles":
-            said = any("not supported" in line for line in lines)
+            # Read since issue 16: a key a profile does not have is said to be unknown.
+            said = any("unknown key `timeout` in `[profiles.dev]`" in line for line in lines)
         elif section == "packages":
             # Read since issue 16: a package given as other than a table is said to be wrong.
             said = any("`packages.name` must be a table" in line for line in lines)
         else:
-            # A typo is an unknown section, and is no longer steered towards `[profiles]`.
-            said = any("unknown section" in line for line in lines) and not any(
-                "did you mean" in line and "profiles" in line for line in lines)
+            # A typo is an unknown section; since issue 16 `[profiles]` is real, and suggested.
+            said = any("unknown section" in line for line in lines) and any(
+                "did you mean `[profiles]`" in line for line in lines)
         result.ok = said and not server.bad_lines
         result.detail = f"stderr: {short(' | '.join(lines), 70)!r}" if lines else "nothing said about it"
         return result
