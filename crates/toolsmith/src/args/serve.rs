@@ -1,0 +1,185 @@
+//! The arguments of `toolsmith serve`, with the `--search` flag it shares with `list`, and
+//! the parsers of sizes and durations its limits take.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use toolsmith_model::{SearchMode, SearchSettings};
+
+use super::{FolderArg, ProfileArg};
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    #[command(flatten)]
+    pub(crate) folder: FolderArg,
+
+    #[command(flatten)]
+    pub(crate) profile: ProfileArg,
+
+    /// Serve Streamable HTTP on ADDR (endpoint `/mcp`) instead of stdio.
+    ///
+    /// ADDR is `PORT` or `:PORT` (both mean 127.0.0.1:PORT), `HOST:PORT` or `[IPv6]:PORT`;
+    /// port 0 picks a free port. Only loopback is bound unless you say otherwise:
+    /// `--http 0.0.0.0:8080` listens on every interface (pair it with `--auth-token`).
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
+
+    /// Also accept this name in the HTTP `Host` header (repeatable; `*` for any).
+    ///
+    /// By default only `localhost`, `127.0.0.1` and `[::1]` are accepted, which protects
+    /// local servers from DNS rebinding; others get 403. Add the names clients use to reach
+    /// the server, e.g. `--allow-host tools.internal --allow-host 10.0.0.5:8080`.
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    pub(crate) allow_hosts: Vec<String>,
+
+    /// Also accept browser requests from this origin (repeatable; `*` for any).
+    ///
+    /// Requests with an `Origin` header must come from a loopback page by default; others
+    /// get 403. Requests without one (non-browser clients) are not affected.
+    /// Example: `--allow-origin https://app.example.com`.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    pub(crate) allow_origins: Vec<String>,
+
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+    ///
+    /// Requests without the token, or with another one, get 401 with
+    /// `WWW-Authenticate: Bearer`. Prefer the environment variable to keep the token out of
+    /// process listings. Ignored over stdio.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "TOOLSMITH_AUTH_TOKEN",
+        hide_env_values = true
+    )]
+    pub(crate) auth_token: Option<String>,
+
+    /// Refuse HTTP request bodies larger than SIZE with 413.
+    ///
+    /// SIZE is bytes, or a number with `KiB`, `MiB` (or `KB`, `MB`). Example: `--max-body-size 16MiB`.
+    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = parse_size)]
+    pub(crate) max_body_size: usize,
+
+    /// Close an HTTP connection that has not sent a request's headers within DURATION.
+    ///
+    /// The clock starts when the connection opens and again when a response ends, so this
+    /// is also how long an idle keep-alive connection stays open. A duration such as `10s`.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, requires = "http")]
+    pub(crate) header_timeout: Duration,
+
+    /// Answer 408 to an HTTP request whose body has not arrived within DURATION.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, requires = "http")]
+    pub(crate) body_timeout: Duration,
+
+    /// How many HTTP connections may be open at once; one more gets 503 and is closed.
+    ///
+    /// Keep it below the process's file descriptor limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    pub(crate) max_connections: u32,
+
+    /// How many HTTP sessions may be open at once.
+    ///
+    /// At the cap, a new `initialize` closes the session idle longest (its client gets 404
+    /// and opens a new one); when every session is busy answering or streaming, it gets 503.
+    /// Each open session costs about 80 KiB.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    pub(crate) max_sessions: u32,
+
+    /// Close an HTTP session that has been idle for DURATION.
+    ///
+    /// While more than half of --max-sessions are open, a fifth of it is enough (a minute
+    /// by default). Its client gets 404 and opens a new session.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, requires = "http")]
+    pub(crate) session_timeout: Duration,
+
+    /// How many tool calls may run at once, over all clients; more wait for a free slot.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_concurrent_calls: u32,
+
+    /// On SIGINT/SIGTERM, how long running calls may take to finish before the server exits.
+    ///
+    /// A duration such as `500ms`, `10s` or `1m`. A second signal stops at once.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub(crate) shutdown_grace: Duration,
+
+    /// Reload the folder when its files change, and tell connected clients.
+    ///
+    /// The folder is checked every 100 ms and reloaded once changes have settled for
+    /// 200 ms; every client then gets `notifications/tools/list_changed` (and
+    /// `prompts/list_changed`, `resources/list_changed` when those changed). A file that
+    /// no longer loads keeps serving its previous tools, prompts and resources; its errors
+    /// are printed to stderr with file and line. Calls already running finish on the
+    /// version they started with. Hidden files and folders (`.name`) are ignored.
+    #[arg(long)]
+    pub(crate) watch: bool,
+
+    #[command(flatten)]
+    pub(crate) search: SearchArg,
+}
+
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SearchArg {
+    /// When tools go behind `tool_search` and `execute_tool`; overrides `[search] mode`.
+    ///
+    /// `auto` (the default) lists the tools while their definitions fit the token budget
+    /// (`[search] budget_tokens`, default 8000) and puts them all behind search when they
+    /// don't; tools marked `discoverable` are always behind search. `always` lists only the
+    /// two built-ins. `never` lists every tool, with no built-ins.
+    #[arg(long = "search", value_name = "MODE")]
+    pub(crate) mode: Option<SearchModeArg>,
+}
+
+/// `--search MODE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SearchModeArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl SearchArg {
+    /// The folder's `[search]` settings with `--search` applied.
+    pub(crate) fn apply(&self, mut settings: SearchSettings) -> SearchSettings {
+        if let Some(mode) = self.mode {
+            settings.mode = match mode {
+                SearchModeArg::Auto => SearchMode::Auto,
+                SearchModeArg::Always => SearchMode::Always,
+                SearchModeArg::Never => SearchMode::Never,
+            };
+        }
+        settings
+    }
+}
+
+/// Parses `4194304`, `512KiB`, `4MiB`, `4MB`.
+fn parse_size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1024,
+        "kb" => 1000,
+        "m" | "mib" => 1024 * 1024,
+        "mb" => 1000 * 1000,
+        "g" | "gib" => 1024 * 1024 * 1024,
+        "gb" => 1000 * 1000 * 1000,
+        other => {
+            return Err(format!(
+                "unknown size unit `{other}`; use bytes, KiB or MiB (e.g. 4MiB)"
+            ));
+        }
+    };
+    let number: usize = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size; write e.g. 4MiB or 1048576"))?;
+    number
+        .checked_mul(scale)
+        .filter(|&size| size > 0)
+        .ok_or_else(|| format!("`{text}` is not a usable size"))
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    toolsmith_model::duration::parse_text(text)
+}
