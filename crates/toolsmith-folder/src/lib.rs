@@ -200,17 +200,15 @@ impl ToolFolder {
     /// `[search]` settings are the profile's where it sets them. A selector that matches
     /// nothing is a warning on the catalog. [`DEV_PROFILE`] selects everything.
     ///
-    /// Applied to a folder that already has a profile, it starts from the whole folder
-    /// again, not from the first profile's selection.
+    /// It selects from what this folder serves: on a folder that already has a profile it
+    /// narrows that profile's selection (every caller applies it to a folder loaded whole,
+    /// and [`ToolFolder::reload`] loads whole before applying the profile again).
     ///
     /// # Errors
     ///
     /// [`FolderError::UnknownProfile`] when the folder has no profile `name`.
     pub fn with_profile(&self, name: &str) -> Result<Self, FolderError> {
-        let whole = match &self.profile {
-            Some(_) => Self::load_reusing(&self.root, self.transport, &self.files)?,
-            None => self.shallow_copy(),
-        };
+        let whole = self.shallow_copy();
         if name == DEV_PROFILE {
             return Ok(Self {
                 profile: Some(name.to_owned()),
@@ -527,6 +525,15 @@ pub fn arguments_object(value: serde_json::Value) -> Result<JsonObject, String> 
             toolsmith_model::kind(&other)
         )),
     }
+}
+
+/// `path` made absolute, with links resolved when it exists, else with `.` and `..` taken
+/// away by name (a folder about to be made).
+pub fn resolved_path(path: &Path) -> PathBuf {
+    if let Ok(path) = std::fs::canonicalize(path) {
+        return path;
+    }
+    toolsmith_starlark::lexical(&std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
 }
 
 /// A location at the top of `path` (for file-level diagnostics).

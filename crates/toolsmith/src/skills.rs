@@ -199,13 +199,9 @@ impl Group<'_> {
                 format!("{} ({})", what.trim_end_matches('.'), tool.name)
             })
             .collect();
-        let mut text = match &self.summary {
-            Some(summary) => format!(
-                "{} ",
-                first_sentence(summary).trim_end_matches('.').to_owned() + "."
-            ),
-            None => String::new(),
-        };
+        let mut text = self.summary.as_deref().map_or_else(String::new, |summary| {
+            format!("{}. ", first_sentence(summary).trim_end_matches('.'))
+        });
         let _ = write!(text, "Use it to: {}.", uses.join("; "));
         truncate_at_word(&text, MAX_DESCRIPTION)
     }

@@ -27,8 +27,8 @@ impl Allow {
     pub(crate) fn new(key: &str, folder: &Path, host: &Path, grants: Permissions) -> Self {
         Self {
             key: key.to_owned(),
-            folder: normalized(folder),
-            host: normalized(host),
+            folder: crate::resolved_path(folder),
+            host: crate::resolved_path(host),
             grants,
         }
     }
@@ -140,15 +140,7 @@ fn split_port(grant: &str) -> (&str, Option<&str>) {
 /// The folder an `fs.*` grant names, from `base`, with links and `..` resolved as far as it
 /// exists.
 fn grant_path(base: &Path, grant: &str) -> PathBuf {
-    normalized(&base.join(toolsmith_starlark::grant_folder(grant)))
-}
-
-/// `path` with links resolved when it exists, else with `.` and `..` taken away by name.
-fn normalized(path: &Path) -> PathBuf {
-    if let Ok(path) = std::fs::canonicalize(path) {
-        return path;
-    }
-    toolsmith_starlark::lexical(&std::path::absolute(path).unwrap_or_else(|_| path.to_owned()))
+    crate::resolved_path(&base.join(toolsmith_starlark::grant_folder(grant)))
 }
 
 #[cfg(test)]

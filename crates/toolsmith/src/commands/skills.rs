@@ -29,7 +29,7 @@ pub(crate) fn run(args: &SkillsArgs, printer: Printer) -> anyhow::Result<ExitSta
         SkillGrouping::Tag => Grouping::Tag,
         SkillGrouping::Tool => Grouping::Tool,
     };
-    let out_abs = absolute(out)?;
+    let out_abs = toolsmith_folder::resolved_path(out);
     let root = loaded
         .root()
         .canonicalize()
@@ -194,36 +194,6 @@ fn generated_on_disk(out: &Path) -> BTreeSet<String> {
         })
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect()
-}
-
-/// `path` made absolute against the current folder, `.` and `..` resolved by name.
-fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
-    let joined = std::env::current_dir()
-        .context("cannot read the current folder")?
-        .join(path);
-    let mut resolved = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Component::ParentDir => {
-                resolved.pop();
-            }
-            Component::CurDir => {}
-            other => resolved.push(other),
-        }
-    }
-    // Links in the part that exists are resolved, as `canonicalize` does for the folder.
-    let mut existing = resolved.clone();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        let Some(name) = existing.file_name().map(ToOwned::to_owned) else {
-            break;
-        };
-        rest.push(name);
-        existing.pop();
-    }
-    let mut canonical = existing.canonicalize().unwrap_or(existing);
-    canonical.extend(rest.iter().rev());
-    Ok(canonical)
 }
 
 /// The relative path from the folder `from` to `to` (both absolute).
