@@ -161,6 +161,11 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                     continue;
                 }
                 Ok(Line::Eof) => return None,
+                // A terminal that hangs up (its window closed) reads as EIO: the end of input.
+                Err(error) if error.raw_os_error() == Some(libc::EIO) => {
+                    tracing::debug!("stdin's terminal hung up");
+                    return None;
+                }
                 Err(error) => {
                     tracing::error!(%error, "cannot read stdin");
                     return None;

@@ -255,20 +255,9 @@ fn a_port_in_use_is_an_error_with_its_cause_and_a_hint() {
 #[test]
 fn on_a_terminal_serve_says_what_it_serves_and_what_to_do_next() {
     // Issue 18, item 5: on a terminal nobody speaks MCP, so `serve` says what it is
-    // waiting for and which commands show something at once. `script` gives it a terminal.
-    let binary = insta_cmd::get_cargo_bin("toolsmith");
-    let command = format!(
-        "timeout 5 {} serve examples/tools --profile weather",
-        binary.display()
-    );
-    let output = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(crate::workspace())
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("`script` (util-linux) runs");
-    let text = String::from_utf8_lossy(&output.stdout);
+    // waiting for and which commands show something at once. Its stdin is a pseudo-terminal
+    // opened here (not `script`, which hung one CI run), and the test owns the deadline.
+    let text = serve_on_a_terminal(&["serve", "examples/tools", "--profile", "weather"]);
     for expected in [
         "Serving 2 tools from examples/tools --profile weather: forecast_compare, forecast_get",
         "Waiting for an MCP client on stdin",
@@ -281,6 +270,7 @@ fn on_a_terminal_serve_says_what_it_serves_and_what_to_do_next() {
             "{expected:?} missing from:\n{text}"
         );
     }
+    assert!(!text.contains("cannot read stdin"), "{text}");
     // Off a terminal (a client's pipe), none of it.
     let piped = toolsmith()
         .args(["serve", "examples/tools"])
@@ -290,4 +280,58 @@ fn on_a_terminal_serve_says_what_it_serves_and_what_to_do_next() {
     assert_eq!(piped.status.code(), Some(0));
     let said = String::from_utf8_lossy(&piped.stderr);
     assert!(!said.contains("Waiting for an MCP client"), "{said}");
+}
+
+/// Runs `toolsmith ARGS` with a pseudo-terminal as its stdin until it has said its first
+/// minute (up to 20 s), then hangs the terminal up and returns what it wrote to stderr.
+fn serve_on_a_terminal(args: &[&str]) -> String {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+
+    let pty = nix::pty::openpty(None, None).expect("a pseudo-terminal opens");
+    // openpty leaves both ends inheritable; the child must not hold the master open too.
+    let close_on_exec = nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC);
+    nix::fcntl::fcntl(&pty.master, close_on_exec).unwrap();
+    let mut child = toolsmith()
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::from(pty.slave))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (sender, said) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(read @ 1..) = stderr.read(&mut chunk) {
+            if sender.send(chunk[..read].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut text = Vec::new();
+    while !String::from_utf8_lossy(&text).contains("--http 8080") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match said.recv_timeout(left) {
+            Ok(bytes) => text.extend(bytes),
+            Err(_) => break,
+        }
+    }
+    // Hanging up the terminal ends serve's input; the kill is for a server that ignores it.
+    drop(pty.master);
+    let stop = Instant::now() + Duration::from_secs(5);
+    while child.try_wait().unwrap().is_none() && Instant::now() < stop {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let exited = child.try_wait().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = String::from_utf8_lossy(&text).into_owned();
+    assert!(
+        exited.is_some_and(|status| status.success()),
+        "a hang-up ends serve cleanly: {text}"
+    );
+    text
 }
