@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use toolsmith_model::names::did_you_mean;
 
-use super::FolderArg;
+use super::{FolderArg, SkillGrouping};
 use crate::install::clients::Client;
 
 #[derive(Debug, Args)]
@@ -64,6 +64,20 @@ pub(crate) struct InstallArgs {
     /// Example: `--auth-token-env TOOLSMITH_AUTH_TOKEN`
     #[arg(long, value_name = "VAR", requires = "http")]
     pub(crate) auth_token_env: Option<String>,
+
+    /// Install the folder's Agent Skills where the client reads skills (e.g.
+    /// `~/.claude/skills/`), instead of an MCP server entry: the skills `toolsmith skills`
+    /// writes, each with a script that runs its tools with `toolsmith call`.
+    ///
+    /// With --project, into the project's skills folder (e.g. `.claude/skills/`); with
+    /// --remove, removes this folder's skills from there. Skills from other folders, and
+    /// those people wrote, are never touched.
+    #[arg(long, conflicts_with_all = ["http", "tool_options", "profile", "config", "name"])]
+    pub(crate) skills: bool,
+
+    /// With --skills: how tools are grouped into skills.
+    #[arg(long, value_enum, value_name = "GROUPING", requires = "skills")]
+    pub(crate) by: Option<SkillGrouping>,
 
     /// Write the project's configuration file in the current folder, not the user's.
     #[arg(long)]

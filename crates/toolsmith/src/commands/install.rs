@@ -5,6 +5,7 @@
 //! [`listing`].
 
 mod listing;
+mod skills;
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,7 @@ use anyhow::Context as _;
 use serde_json::{Map, Value, json};
 
 use crate::ExitStatus;
-use crate::args::InstallArgs;
+use crate::args::{InstallArgs, SkillGrouping};
 use crate::error::Hinted;
 use crate::folder;
 use crate::install::clients::{Client, ClientSpec};
@@ -22,8 +23,28 @@ use crate::install::paths::{self, Os};
 use crate::printer::Printer;
 
 pub(crate) fn run(args: &InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    if let Some(dir) = &args.list {
+        let dir = dir.as_deref().or(args.folder.dir.as_deref());
+        return listing::run(dir, args.json, printer);
+    }
+    let client = args.client.ok_or_else(|| {
+        Hinted::new("name the client to install into")
+            .hint("see them all: toolsmith install --list")
+    })?;
+    if args.skills {
+        let by = args.by.unwrap_or(SkillGrouping::Profile);
+        return skills::run(client, args, by, printer);
+    }
+    install_entry(client, args, printer)
+}
+
+/// An MCP server entry in the client's configuration file.
+fn install_entry(
+    client: Client,
+    args: &InstallArgs,
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
     let InstallArgs {
-        client,
         folder,
         name,
         tool_options,
@@ -35,17 +56,9 @@ pub(crate) fn run(args: &InstallArgs, printer: Printer) -> anyhow::Result<ExitSt
         config,
         remove,
         dry_run,
-        list,
         json,
+        ..
     } = args;
-    if let Some(dir) = list {
-        let dir = dir.as_deref().or(folder.dir.as_deref());
-        return listing::run(dir, *json, printer);
-    }
-    let client = client.ok_or_else(|| {
-        Hinted::new("name the client to install into")
-            .hint("see them all: toolsmith install --list")
-    })?;
     let spec = client.spec();
     let (name, server) = match http {
         Some(url) => {

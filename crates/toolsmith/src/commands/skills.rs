@@ -12,7 +12,7 @@ use crate::args::{SkillGrouping, SkillsArgs};
 use crate::error::Hinted;
 use crate::folder;
 use crate::printer::{Printer, plural};
-use crate::skills::{Grouping, MARKER, Skill, skills};
+use crate::skills::{Grouping, MARKER, SCRIPT, Skill, skills};
 
 pub(crate) fn run(args: &SkillsArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let SkillsArgs {
@@ -24,74 +24,211 @@ pub(crate) fn run(args: &SkillsArgs, printer: Printer) -> anyhow::Result<ExitSta
     } = args;
     let loaded = folder::load(folder_arg.dir.as_deref())?;
     folder::report(printer, loaded.catalog().diagnostics());
-    let grouping = match by {
-        SkillGrouping::Profile => Grouping::Profile,
-        SkillGrouping::Tag => Grouping::Tag,
-        SkillGrouping::Tool => Grouping::Tool,
-    };
-    let out_abs = toolsmith_folder::resolved_path(out);
-    let root = loaded
-        .root()
-        .canonicalize()
-        .with_context(|| format!("cannot resolve `{}`", loaded.root().display()))?;
-    // Every skill's `call.sh` is in OUT/NAME/scripts/, so one relative path serves them all.
-    let scripts_to_folder = relative(&out_abs.join("skill").join("scripts"), &root);
-    let generated = skills(&loaded, grouping, &scripts_to_folder);
-    let on_disk = generated_on_disk(&out_abs);
-    let names: BTreeSet<&str> = generated.iter().map(|skill| skill.name.as_str()).collect();
-    let stale: Vec<&String> = on_disk
-        .iter()
-        .filter(|name| !names.contains(name.as_str()))
-        .collect();
-
+    let placement = Placement::plan(&loaded, (*by).into(), out, Sharing::Own)?;
     if *check {
-        return report_stale(&loaded, args, &out_abs, &generated, &stale, printer);
+        return report_stale(&loaded, args, &placement, printer);
+    }
+    placement.write()?;
+    placement.report(false, *json, printer)?;
+    Ok(ExitStatus::Success)
+}
+
+impl From<SkillGrouping> for Grouping {
+    fn from(by: SkillGrouping) -> Self {
+        match by {
+            SkillGrouping::Profile => Self::Profile,
+            SkillGrouping::Tag => Self::Tag,
+            SkillGrouping::Tool => Self::Tool,
+        }
+    }
+}
+
+/// Whether the skills folder belongs to this tools folder alone (`toolsmith skills --out`),
+/// or is a client's, shared with skills from elsewhere (`toolsmith install --skills`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sharing {
+    /// Every generated skill in it is this folder's: stale ones are removed.
+    Own,
+    /// A generated skill is this folder's only when its `scripts/call.sh` runs this folder;
+    /// the others (from other tools folders) are left alone, and never overwritten.
+    Shared,
+}
+
+/// The skills of a tools folder, placed in a skills folder: what is written, and which of
+/// the skills already there are this folder's.
+pub(crate) struct Placement {
+    /// The skills folder as the user wrote it (for messages).
+    pub(crate) out: PathBuf,
+    out_abs: PathBuf,
+    pub(crate) generated: Vec<Skill>,
+    /// The generated skill folders in `out` that are this tools folder's.
+    ours: BTreeSet<String>,
+    /// The generated skill folders in `out` that belong to another tools folder.
+    others: BTreeSet<String>,
+    /// Those of `ours` that are no longer generated.
+    pub(crate) stale: Vec<String>,
+}
+
+impl Placement {
+    pub(crate) fn plan(
+        loaded: &toolsmith_folder::ToolFolder,
+        grouping: Grouping,
+        out: &Path,
+        sharing: Sharing,
+    ) -> anyhow::Result<Self> {
+        let out_abs = toolsmith_folder::resolved_path(out);
+        let root = loaded
+            .root()
+            .canonicalize()
+            .with_context(|| format!("cannot resolve `{}`", loaded.root().display()))?;
+        // Every skill's `call.sh` is in OUT/NAME/scripts/, so one relative path serves them all.
+        let scripts_to_folder = relative(&out_abs.join("skill").join("scripts"), &root);
+        let generated = skills(loaded, grouping, &scripts_to_folder);
+        let script = generated
+            .first()
+            .and_then(|skill| skill.files.iter().find(|(path, _)| path == SCRIPT))
+            .map(|(_, text)| text.clone());
+        let (ours, others): (BTreeSet<String>, BTreeSet<String>) = generated_on_disk(&out_abs)
+            .into_iter()
+            .partition(|name| match sharing {
+                Sharing::Own => true,
+                Sharing::Shared => {
+                    let on_disk = std::fs::read_to_string(out_abs.join(name).join(SCRIPT)).ok();
+                    on_disk.is_some() && on_disk == script
+                }
+            });
+        let names: BTreeSet<&str> = generated.iter().map(|skill| skill.name.as_str()).collect();
+        let stale = ours
+            .iter()
+            .filter(|name| !names.contains(name.as_str()))
+            .cloned()
+            .collect();
+        Ok(Self {
+            out: out.to_owned(),
+            out_abs,
+            generated,
+            ours,
+            others,
+            stale,
+        })
     }
 
-    for skill in &generated {
-        write_skill(&out_abs, skill, on_disk.contains(&skill.name))?;
+    /// Writes the generated skills and removes the stale ones.
+    pub(crate) fn write(&self) -> anyhow::Result<()> {
+        for skill in &self.generated {
+            self.write_skill(skill)?;
+        }
+        for name in &self.stale {
+            self.remove(name)?;
+        }
+        Ok(())
     }
-    for name in &stale {
-        std::fs::remove_dir_all(out_abs.join(name))
-            .with_context(|| format!("cannot remove the stale skill `{name}`"))?;
+
+    /// Removes every skill of this tools folder, generated now or before; returns their names.
+    pub(crate) fn remove_all(&self) -> anyhow::Result<Vec<String>> {
+        for name in &self.ours {
+            self.remove(name)?;
+        }
+        Ok(self.ours.iter().cloned().collect())
     }
-    if *json {
-        let written: Vec<_> = generated
-            .iter()
-            .map(|skill| json!({"name": skill.name, "path": out.join(&skill.name), "tools": skill.tools}))
-            .collect();
-        printer.data(&serde_json::to_string_pretty(
-            &json!({"skills": written, "removed": stale}),
-        )?)?;
-    } else {
-        for skill in &generated {
+
+    /// The names [`Self::remove_all`] removes.
+    pub(crate) fn installed(&self) -> impl Iterator<Item = &String> {
+        self.ours.iter()
+    }
+
+    fn remove(&self, name: &str) -> anyhow::Result<()> {
+        std::fs::remove_dir_all(self.out_abs.join(name))
+            .with_context(|| format!("cannot remove the skill `{name}`"))
+    }
+
+    /// Says what [`Self::write`] did (or, `dry_run`, would do).
+    pub(crate) fn report(&self, dry_run: bool, json: bool, printer: Printer) -> anyhow::Result<()> {
+        let out = &self.out;
+        if json {
+            let written: Vec<_> = self
+                .generated
+                .iter()
+                .map(|skill| json!({"name": skill.name, "path": out.join(&skill.name), "tools": skill.tools}))
+                .collect();
+            printer.data(&serde_json::to_string_pretty(
+                &json!({"skills": written, "removed": self.stale, "dry_run": dry_run}),
+            )?)?;
+            return Ok(());
+        }
+        let (wrote, removed) = if dry_run {
+            ("would write", "would remove")
+        } else {
+            ("wrote", "removed")
+        };
+        for skill in &self.generated {
             printer.message(&format!(
-                "wrote {}: {} tool{}",
+                "{wrote} {}: {} tool{}",
                 out.join(&skill.name).display(),
                 skill.tools.len(),
                 plural(skill.tools.len())
             ));
         }
-        for name in &stale {
+        for name in &self.stale {
             printer.message(&format!(
-                "removed {} (no longer generated)",
+                "{removed} {} (no longer generated)",
                 out.join(name).display()
             ));
         }
+        Ok(())
     }
-    Ok(ExitStatus::Success)
+
+    /// Writes `skill`; a folder of that name that `toolsmith skills` did not write is
+    /// someone's own skill, and one written from another tools folder is that folder's:
+    /// neither is ever overwritten.
+    fn write_skill(&self, skill: &Skill) -> anyhow::Result<()> {
+        let dir = self.out_abs.join(&skill.name);
+        if self.others.contains(&skill.name) {
+            return Err(Hinted::new(format!(
+                "`{}` is a skill written from another tools folder",
+                dir.display()
+            ))
+            .hint("remove it with `toolsmith install CLIENT OTHER_DIR --skills --remove`, or group this folder's skills another way with --by")
+            .into());
+        }
+        if dir.exists() && !self.ours.contains(&skill.name) {
+            return Err(Hinted::new(format!(
+                "`{}` exists and was not written by `toolsmith skills`",
+                dir.display()
+            ))
+            .hint("move it away, or write the skills elsewhere with --out")
+            .into());
+        }
+        for (path, text) in &skill.files {
+            let file = dir.join(path);
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot create `{}`", parent.display()))?;
+            }
+            std::fs::write(&file, text)
+                .with_context(|| format!("cannot write `{}`", file.display()))?;
+            if Path::new(path).extension().is_some_and(|ext| ext == "sh") {
+                make_executable(&file)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `--check`: whether the skills in `out` are what would be written now.
 fn report_stale(
     loaded: &toolsmith_folder::ToolFolder,
     args: &SkillsArgs,
-    out_abs: &Path,
-    generated: &[Skill],
-    stale: &[&String],
+    placement: &Placement,
     printer: Printer,
 ) -> anyhow::Result<ExitStatus> {
     let SkillsArgs { out, by, json, .. } = args;
+    let Placement {
+        out_abs,
+        generated,
+        stale,
+        ..
+    } = placement;
     let mut problems: Vec<String> = Vec::new();
     for skill in generated {
         for (path, text) in &skill.files {
@@ -139,33 +276,6 @@ fn report_stale(
         ));
     }
     Ok(ExitStatus::Findings)
-}
-
-/// Writes `skill` under `out`; a folder of that name that `toolsmith skills` did not write
-/// is someone's own skill and is never overwritten.
-fn write_skill(out: &Path, skill: &Skill, ours: bool) -> anyhow::Result<()> {
-    let dir = out.join(&skill.name);
-    if dir.exists() && !ours {
-        return Err(Hinted::new(format!(
-            "`{}` exists and was not written by `toolsmith skills`",
-            dir.display()
-        ))
-        .hint("move it away, or write the skills elsewhere with --out")
-        .into());
-    }
-    for (path, text) in &skill.files {
-        let file = dir.join(path);
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create `{}`", parent.display()))?;
-        }
-        std::fs::write(&file, text)
-            .with_context(|| format!("cannot write `{}`", file.display()))?;
-        if Path::new(path).extension().is_some_and(|ext| ext == "sh") {
-            make_executable(&file)?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(unix)]

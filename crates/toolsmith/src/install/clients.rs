@@ -35,7 +35,7 @@ pub(crate) struct PerOs {
 
 impl PerOs {
     /// The same template on every OS.
-    const fn everywhere(path: &'static str) -> Self {
+    pub(super) const fn everywhere(path: &'static str) -> Self {
         Self {
             linux: Some(path),
             macos: Some(path),

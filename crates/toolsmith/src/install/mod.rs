@@ -7,3 +7,4 @@ pub(crate) mod clients;
 pub(crate) mod entry;
 pub(crate) mod files;
 pub(crate) mod paths;
+pub(crate) mod skill_folders;

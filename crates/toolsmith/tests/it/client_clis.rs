@@ -267,3 +267,53 @@ fn opencode_lists_the_entry_and_connects_to_it() {
         "{listing}"
     );
 }
+
+#[test]
+fn gemini_cli_lists_the_installed_skills() {
+    // Issue 18, item 3: `install --skills` puts the skills where the client reads them.
+    let Some(gemini) = client_cli("gemini") else {
+        return;
+    };
+    let home = Home::new();
+    home.install(&["gemini", home.tools(), "--skills"]);
+    let listing = home.ask(&gemini, &["skills", "list"]);
+    assert!(
+        line_of(&listing, "readonly").contains("[Enabled]"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains(&format!(
+            "{}/.gemini/skills/readonly/SKILL.md",
+            home.path().display()
+        )),
+        "{listing}"
+    );
+}
+
+#[test]
+fn opencode_lists_the_installed_skills() {
+    // Issue 18, item 3.
+    let Some(opencode) = client_cli("opencode") else {
+        return;
+    };
+    let home = Home::new();
+    home.install(&["opencode", home.tools(), "--skills"]);
+    let (listing, stderr) = home.ask_apart(&opencode, &["debug", "skill"]);
+    let skills: serde_json::Value =
+        serde_json::from_str(&listing).unwrap_or_else(|error| panic!("{error}: {listing}{stderr}"));
+    let ours = skills
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|skill| skill["name"] == "readonly")
+        .unwrap_or_else(|| panic!("no `readonly` skill in {listing}"));
+    let location = ours["location"].as_str().unwrap();
+    assert!(
+        location.ends_with(".config/opencode/skills/readonly/SKILL.md"),
+        "{location}"
+    );
+    assert!(
+        ours["content"].as_str().unwrap().contains("## `greet`"),
+        "{ours}"
+    );
+}

@@ -101,15 +101,9 @@ fn skills_follow_the_format_and_their_script_runs_the_tool() {
     );
 
     // The script is how an agent without MCP runs the tool.
-    let binary = insta_cmd::get_cargo_bin("toolsmith");
-    let path = format!(
-        "{}:{}",
-        binary.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let ran = std::process::Command::new(out.path().join("people/scripts/call.sh"))
         .args(["greet", "name=Ada"])
-        .env("PATH", path)
+        .env("PATH", path_with_toolsmith())
         .env_remove("TOOLSMITH_TOOLS")
         .output()
         .unwrap();
@@ -223,4 +217,114 @@ fn the_bundled_example_skills_match_the_example_tools() {
     for entry in std::fs::read_dir(crate::workspace().join("examples/skills")).unwrap() {
         front_matter(&entry.unwrap().path());
     }
+}
+
+/// Issue 18, item 3: `install CLIENT --skills` writes into the client's own skills folder,
+/// which other tools folders and people share: only this folder's skills change.
+#[test]
+fn install_skills_shares_the_clients_folder_with_other_skills() {
+    use crate::install::install;
+
+    let home = tempfile::tempdir().unwrap();
+    let people = folder(&[("people.star", TOOLS)]);
+    let other = folder(&[(
+        "echo.star",
+        "def echo(text: str) -> str:\n    \"\"\"Repeat a text back.\"\"\"\n    return text\n\nmcp.tool(echo)\n",
+    )]);
+    let skills_dir = home.path().join(".claude/skills");
+    std::fs::create_dir_all(skills_dir.join("mine")).unwrap();
+    std::fs::write(
+        skills_dir.join("mine/SKILL.md"),
+        "---\nname: mine\ndescription: By hand.\n---\n",
+    )
+    .unwrap();
+    let run = |dir: &Path, more: &[&str]| {
+        let mut args = vec!["claude-code", dir.to_str().unwrap(), "--skills"];
+        args.extend(more);
+        if !more.contains(&"--by") {
+            args.extend(["--by", "tool"]);
+        }
+        install(home.path(), &args).output().unwrap()
+    };
+
+    let dry = run(people.path(), &["--dry-run"]);
+    assert!(dry.status.success(), "{dry:?}");
+    assert!(
+        String::from_utf8_lossy(&dry.stderr).contains("would write"),
+        "{dry:?}"
+    );
+    assert!(
+        !skills_dir.join("greet").exists(),
+        "a dry run writes nothing"
+    );
+
+    assert!(run(people.path(), &[]).status.success());
+    assert!(run(other.path(), &[]).status.success());
+    for name in ["greet", "shout", "echo", "mine"] {
+        assert!(skills_dir.join(name).join("SKILL.md").exists(), "{name}");
+    }
+    // The script runs the tool of the folder it was written from.
+    let called = std::process::Command::new(skills_dir.join("echo/scripts/call.sh"))
+        .args(["echo", "text=hi"])
+        .env("PATH", path_with_toolsmith())
+        .env_remove("TOOLSMITH_TOOLS")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&called.stdout).trim(),
+        "hi",
+        "{called:?}"
+    );
+
+    // Reinstalling one folder, now grouped otherwise, replaces its skills and no others.
+    let regrouped = run(people.path(), &["--by", "tag"]);
+    assert!(regrouped.status.success(), "{regrouped:?}");
+    assert!(!skills_dir.join("greet").exists() && skills_dir.join("people").exists());
+    assert!(skills_dir.join("echo").exists() && skills_dir.join("mine").exists());
+
+    // --remove takes this folder's skills away and leaves the rest.
+    let removed = run(people.path(), &["--by", "tag", "--remove"]);
+    assert!(removed.status.success(), "{removed:?}");
+    assert!(!skills_dir.join("people").exists() && !skills_dir.join("noise").exists());
+    assert!(skills_dir.join("echo").exists() && skills_dir.join("mine").exists());
+
+    // A skill of the same name from another folder is never overwritten.
+    let clash = folder(&[(
+        "echo.star",
+        "def echo(text: str) -> str:\n    \"\"\"Echo it.\"\"\"\n    return text\n\nmcp.tool(echo)\n",
+    )]);
+    let refused = run(clash.path(), &[]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("written from another tools folder"),
+        "{refused:?}"
+    );
+}
+
+/// Issue 18, item 3: a client that reads no skills says which ones do.
+#[test]
+fn install_skills_into_a_client_without_skills_names_those_with() {
+    let home = tempfile::tempdir().unwrap();
+    let people = folder(&[("people.star", TOOLS)]);
+    let output = crate::install::install(
+        home.path(),
+        &["zed", people.path().to_str().unwrap(), "--skills"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("Zed reads no Agent Skills"), "{said}");
+    assert!(said.contains("claude-code, codex, gemini"), "{said}");
+}
+
+/// PATH with the toolsmith binary's folder first, as the skill scripts need it.
+fn path_with_toolsmith() -> std::ffi::OsString {
+    let binary = insta_cmd::get_cargo_bin("toolsmith");
+    std::env::join_paths(
+        std::iter::once(binary.parent().unwrap().to_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .unwrap()
 }
