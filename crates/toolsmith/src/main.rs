@@ -59,6 +59,7 @@ fn main() -> ExitCode {
         Command::New(args) => commands::new::run(&args, printer),
         Command::Check(args) => commands::check::run(&args, printer),
         Command::Serve(args) => commands::serve::run(&args, printer),
+        Command::Dev(args) => commands::dev::run(args, printer),
         Command::Search(args) => commands::search::run(&args, printer),
         Command::Install(args) => commands::install::run(&args, printer),
         Command::Skills(args) => commands::skills::run(&args, printer),

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub(crate) use install::InstallArgs;
-pub(crate) use serve::{SearchArg, ServeArgs};
+pub(crate) use serve::{DevArgs, SearchArg, ServeArgs};
 
 /// Turn a folder of tool definitions into an MCP server, and work on those tools.
 ///
@@ -117,6 +117,21 @@ pub(crate) enum Command {
     #[command(verbatim_doc_comment)]
     Serve(ServeArgs),
 
+    /// Develop tools: serve them over HTTP, reload on every change, and print the page's URL
+    ///
+    /// `toolsmith dev DIR` is `toolsmith serve DIR --http 8080 --watch` (another free port
+    /// when 8080 is taken, unless you pass `--http`). Open the URL it prints to see every
+    /// tool as a client sees it and try it from a form; save a tool file and reload the
+    /// page. `--open` opens the page in the default browser ($BROWSER when set). Every flag
+    /// of `serve` works here too.
+    ///
+    /// Examples:
+    ///   toolsmith dev examples/tools --open
+    ///   toolsmith dev tools --profile weather --http 9000
+    // `serve` asks for `--http` with its HTTP flags; `dev` always serves HTTP.
+    #[command(verbatim_doc_comment, mut_args(|arg| arg.requires(clap::builder::Resettable::<clap::Id>::Reset)))]
+    Dev(DevArgs),
+
     /// Search the tools of a folder the way `tool_search` does, and print the ranking.
     ///
     /// Ranks every tool (listed and discoverable) by how well its name, title, keywords,
@@ -190,7 +205,7 @@ pub(crate) enum Command {
 }
 
 /// Where the tools are.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct FolderArg {
     /// The tools folder [default: ./tools].
     #[arg(value_name = "DIR")]
@@ -198,7 +213,7 @@ pub(crate) struct FolderArg {
 }
 
 /// Which of the folder's profiles to use.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct ProfileArg {
     /// Use only profile NAME: its tools, prompts, resources and server settings.
     ///

@@ -8,7 +8,7 @@ use toolsmith_model::{SearchMode, SearchSettings};
 
 use super::{FolderArg, ProfileArg};
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
@@ -114,6 +114,17 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) search: SearchArg,
+}
+
+/// `toolsmith dev`: `serve`'s arguments, and how to show the page.
+#[derive(Debug, Args)]
+pub(crate) struct DevArgs {
+    #[command(flatten)]
+    pub(crate) serve: ServeArgs,
+
+    /// Open the server's page in the default browser once it listens.
+    #[arg(long)]
+    pub(crate) open: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -2,6 +2,7 @@
 
 pub(crate) mod call;
 pub(crate) mod check;
+pub(crate) mod dev;
 pub(crate) mod install;
 pub(crate) mod list;
 pub(crate) mod new;

@@ -18,6 +18,16 @@ use crate::printer::Printer;
 use crate::served::ServedFolder;
 
 pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    run_then(args, printer, |_| {})
+}
+
+/// [`run`], calling `listening` with the bound address once an HTTP server listens
+/// (`toolsmith dev` prints and opens its page then).
+pub(crate) fn run_then(
+    args: &ServeArgs,
+    printer: Printer,
+    listening: impl FnOnce(SocketAddr),
+) -> anyhow::Result<ExitStatus> {
     let ServeArgs {
         folder: folder_arg,
         profile,
@@ -111,6 +121,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
             printer.warning("listening beyond loopback without auth: anyone who can reach this address can call every tool");
             printer.hint("set TOOLSMITH_AUTH_TOKEN or --auth-token");
         }
+        listening(bound);
     })
     .map_err(Hinted::wrap)?;
     Ok(ExitStatus::Success)
@@ -191,12 +202,17 @@ fn beyond_loopback(address: SocketAddr) -> bool {
 
 /// The URL a local client uses for a bound address.
 fn url(bound: SocketAddr) -> String {
+    format!("{}{MCP_PATH}", origin(bound))
+}
+
+/// `http://HOST:PORT` of a bound address, as a local client reaches it.
+pub(crate) fn origin(bound: SocketAddr) -> String {
     let host = match bound.ip() {
         ip if ip.is_unspecified() => "127.0.0.1".to_owned(),
         IpAddr::V6(ip) => format!("[{ip}]"),
         IpAddr::V4(ip) => ip.to_string(),
     };
-    format!("http://{host}:{}{MCP_PATH}", bound.port())
+    format!("http://{host}:{}", bound.port())
 }
 
 /// Reads `PORT`, `:PORT`, `HOST:PORT` or `[IPv6]:PORT`; a bare port means loopback.
