@@ -18,6 +18,8 @@ mod mcp_client;
 mod memory;
 mod new;
 mod packages;
+mod page;
+mod page_browser;
 mod profiles;
 mod sandbox;
 mod search;
