@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::page::tools_folder;
 use crate::serve_process::ServeProcess;
-use crate::workspace;
+use crate::{skip_unless_required, workspace};
 
 /// How long one run of the page test may take (it bounds itself to 120 s too).
 const BROWSER_PATIENCE: Duration = Duration::from_secs(150);
@@ -30,28 +30,15 @@ fn page_test() -> Option<PathBuf> {
             chromium.display()
         ))
     } else if !browser.join("node_modules/puppeteer-core").exists() {
-        Some("puppeteer-core is not installed (npm install --prefix .ci/browser)".to_owned())
+        Some("puppeteer-core is not installed (npm ci --prefix .ci/browser)".to_owned())
     } else {
         None
     };
     let Some(reason) = missing else {
         return Some(browser.join("page-test.mjs"));
     };
-    let required = std::env::var("TOOLSMITH_REQUIRE_BROWSER").is_ok_and(|value| value == "1");
-    assert!(
-        !required,
-        "{reason}; TOOLSMITH_REQUIRE_BROWSER=1 requires it"
-    );
-    skip(&reason);
+    skip_unless_required(&reason, "TOOLSMITH_REQUIRE_BROWSER");
     None
-}
-
-#[expect(
-    clippy::print_stderr,
-    reason = "a skipped test says why, where cargo shows it"
-)]
-fn skip(reason: &str) {
-    eprintln!("skipped: {reason}");
 }
 
 /// Runs the page test on `server`'s page; fails with what it said unless it passes.

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::html::{escape, text};
+use super::html::{escape, strings, text};
 
 /// What a parameter's control holds, and how the script reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,12 +86,7 @@ fn type_label(schema: &Value) -> String {
 
 /// The parameters of `schema` in order, each with whether it is required.
 fn parameters_of(schema: &Value) -> Vec<(&str, &Value, bool)> {
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = strings(&schema["required"]);
     schema["properties"]
         .as_object()
         .into_iter()

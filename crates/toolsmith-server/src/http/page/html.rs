@@ -44,6 +44,16 @@ pub(super) fn text<'a>(value: &'a Value, key: &str) -> &'a str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
+/// The strings of the array `value` (none when it is not one).
+pub(super) fn strings(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 /// The head of every page, and the body's opening tag with `attributes`.
 fn open(out: &mut String, title: &str, attributes: &str) {
     let _ = write!(
@@ -149,12 +159,7 @@ pub(super) fn page(info: &Value, snippets: &[InstallSnippet]) -> String {
     prompts(&mut out, info);
     resources(&mut out, info);
     install(&mut out, info, snippets);
-    let versions: Vec<&str> = info["protocolVersions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let versions = strings(&info["protocolVersions"]);
     let _ = write!(
         out,
         "</main>\n<footer>Served by Toolsmith · MCP protocol versions {} · this page as \

@@ -226,3 +226,79 @@ fn mcp_url(headers: &HeaderMap) -> String {
     let scheme = if https { "https" } else { "http" };
     format!("{scheme}://{host}{}", super::MCP_PATH)
 }
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use tower::ServiceExt as _;
+
+    use super::*;
+    use crate::http::{HttpOptions, router};
+    use crate::state::ServerOptions;
+
+    const TOOL: &str = "def t(n: int, tags: list[str], mode: str = \"a\") -> str:\n    \"\"\"<script>alert(1)</script> & more.\n\n    Args:\n        n: A number.\n        tags: Some tags.\n        mode: A mode.\n    \"\"\"\n    return \"t\"\n\nmcp.tool(t, params = {\"mode\": {\"enum\": [\"a\", \"b\"]}})\n";
+
+    async fn get(
+        options: &HttpOptions,
+        path: &str,
+        headers: &[(&str, &str)],
+    ) -> (StatusCode, String) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.star"), TOOL).unwrap();
+        let folder = toolsmith_folder::ToolFolder::load(dir.path()).unwrap();
+        let state = ServerState::new(
+            Arc::clone(folder.catalog()),
+            ServerOptions::new(folder.root().to_owned()),
+        );
+        let mut request = Request::builder()
+            .uri(path)
+            .header(header::HOST, "localhost:8080");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = router(state, options)
+            .oneshot(request.body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        (status, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn the_page_escapes_descriptions_and_builds_a_control_per_type() {
+        // Issue 18, item 4.
+        let (status, page) = get(&HttpOptions::default(), PAGE_PATH, &[]).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(
+            page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more."),
+            "{page}"
+        );
+        assert!(!page.contains("<script>alert"));
+        assert!(page.contains("<input type=\"number\" step=\"1\" id=\"try-0-0\" data-param=\"n\" data-kind=\"integer\" data-required"), "{page}");
+        assert!(page.contains("data-param=\"tags\" data-kind=\"json\" data-required placeholder=\"JSON array, e.g. [1, 2]\""), "{page}");
+        assert!(
+            page.contains("<option value=\"&quot;b&quot;\">b</option>"),
+            "{page}"
+        );
+        assert!(page.contains("toolsmith install CLIENT --http http://localhost:8080/mcp"));
+    }
+
+    #[tokio::test]
+    async fn api_info_wants_the_token_the_endpoint_wants() {
+        let options = HttpOptions {
+            auth_token: Some("secret".into()),
+            ..HttpOptions::default()
+        };
+        let (status, _) = get(&options, INFO_PATH, &[]).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        let (status, body) = get(&options, INFO_PATH, &[("authorization", "Bearer secret")]).await;
+        assert_eq!(status, StatusCode::OK);
+        let info: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(info["mcpUrl"], "http://localhost:8080/mcp");
+        assert_eq!(info["tools"][0]["name"], "t");
+        assert_eq!(info["authRequired"], true);
+    }
+}
