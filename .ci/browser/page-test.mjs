@@ -126,6 +126,9 @@ async function withToken() {
   );
   const refusal = await page.$eval("#token-status", (node) => node.textContent);
   check(/401 Unauthorized/.test(refusal), `a wrong token is not shown as a 401: ${refusal}`);
+  const refused = screenshot.replace(/\.png$/, "-401.png");
+  await page.screenshot({ path: refused });
+  console.log(`page screenshot (a wrong token): ${refused}`);
 
   await page.$eval("#token", (input) => { input.value = ""; });
   await page.type("#token", token);

@@ -1,6 +1,7 @@
 //! The endpoint's guards, as layers in front of MCP: the request's target (a second `Host`,
 //! an absolute-form target naming a host that is not allowed), a declared body over the
-//! limit, and the bearer token.
+//! limit, and the bearer token; and the [`OriginRule`] and [`Bearer`] check that the page
+//! and `/api/info` apply themselves (rmcp checks `Origin` for `/mcp`).
 //!
 //! [`Guard`] is a tower layer on each method's handler, not on the router: axum boxes a
 //! router layer's future, and this one is on the `tools/call` hot path; its own future is

@@ -24,6 +24,7 @@ def scale(values: list[float], factor: float, unit: str = "cm") -> dict:
 mcp.tool(
     scale,
     title = "Scale lengths",
+    icons = ["data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="],
     read_only = True,
     params = {"unit": {"enum": ["cm", "in", "mm"]}},
     overrides = {"http": {"description": "Scale lengths (served over HTTP)."}},
@@ -149,6 +150,10 @@ fn the_page_shows_every_tool_escaped_with_forms_and_install_snippets() {
     assert!(page.contains("Scale lengths (served over HTTP)."));
     assert!(page.contains("Measure &lt;things&gt; &amp; scale them."));
     assert!(page.contains("<span class=\"badge discoverable\""));
+    assert!(
+        page.contains("<img class=\"icon\" src=\"data:image/svg+xml;base64,PHN2Zy"),
+        "{page}"
+    );
     // A description is text, whatever it holds.
     assert!(
         page.contains("Echo text. &lt;script&gt;window.pwned = true&lt;/script&gt;&lt;img src=x onerror=&quot;window.pwned = true&quot;&gt; &amp; &quot;quotes&quot;"),
