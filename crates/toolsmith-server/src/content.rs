@@ -58,6 +58,11 @@ impl Content {
         Self::new(Arc::default(), Arc::default())
     }
 
+    /// Every entry of `prompts/list`, `resources/list` and `resources/templates/list`.
+    pub(crate) fn lists(&self) -> (&[Prompt], &[Resource], &[ResourceTemplate]) {
+        (&self.prompt_list, &self.resource_list, &self.template_list)
+    }
+
     /// One page of `prompts/list`.
     pub(crate) fn list_prompts(
         &self,

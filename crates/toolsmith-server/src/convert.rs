@@ -86,6 +86,15 @@ impl Published {
             .ok()
     }
 
+    /// Every tool served, listed or not, in catalog order, with whether it is discoverable
+    /// (callable, but found through `tool_search` rather than `tools/list`).
+    pub(crate) fn served(&self) -> impl Iterator<Item = (&Tool, bool)> {
+        self.tools
+            .iter()
+            .zip(self.catalog.definitions())
+            .map(|(tool, definition)| (tool, definition.discoverable))
+    }
+
     /// The converted tool called `name`.
     pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
         self.index_of(name).map(|index| &self.tools[index])

@@ -62,7 +62,8 @@ pub mod testing;
 pub use convert::PAGE_SIZE;
 pub use error::ServeError;
 pub use http::{
-    DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, MCP_PATH, READY_PATH, router, serve_http,
+    DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, INFO_PATH, InstallSnippet, InstallSnippets,
+    MCP_PATH, PAGE_PATH, READY_PATH, SnippetServer, router, serve_http,
 };
 pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
 pub use stdio::{serve_stdio, serve_stream};

@@ -1,6 +1,7 @@
 //! The endpoint's guards, as layers in front of MCP: the request's target (a second `Host`,
 //! an absolute-form target naming a host that is not allowed), a declared body over the
-//! limit, and the bearer token.
+//! limit, and the bearer token; and the [`OriginRule`] and [`Bearer`] check that the page
+//! and `/api/info` apply themselves (rmcp checks `Origin` for `/mcp`).
 //!
 //! [`Guard`] is a tower layer on each method's handler, not on the router: axum boxes a
 //! router layer's future, and this one is on the `tools/call` hot path; its own future is
@@ -196,6 +197,110 @@ impl HostRule {
     }
 }
 
+/// The `Origin` rule, for the paths rmcp does not serve (the page, `/api/info`): the same
+/// patterns, read the way rmcp reads them for `/mcp`, so one `--allow-origin` list means
+/// the same everywhere.
+#[derive(Debug, Clone)]
+pub(super) struct OriginRule {
+    /// `None`: any origin.
+    allowed: Option<Vec<AllowedOrigin>>,
+}
+
+/// One allowed origin: `scheme://host`, `scheme://host:port`, `scheme://host:*` or `null`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct AllowedOrigin {
+    scheme: String,
+    host: String,
+    /// `None`: any port (`:*`, or no port, as rmcp still reads it).
+    port: Option<u16>,
+}
+
+impl OriginRule {
+    /// Accepts the origins in `allowed`; `*` accepts any. A pattern that is not an origin
+    /// accepts nothing.
+    pub(super) fn new<'a>(allowed: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut origins = Vec::new();
+        for pattern in allowed {
+            let pattern = pattern.trim();
+            if pattern == "*" {
+                return Self { allowed: None };
+            }
+            let (base, any_port) = match pattern.strip_suffix(":*") {
+                Some(base) => (base, true),
+                None => (pattern, false),
+            };
+            if let Some(mut origin) = parse_origin(base) {
+                if any_port {
+                    origin.port = None;
+                }
+                origins.push(origin);
+            } else if pattern.eq_ignore_ascii_case("null") {
+                origins.push(AllowedOrigin {
+                    scheme: "null".into(),
+                    host: String::new(),
+                    port: None,
+                });
+            }
+        }
+        Self {
+            allowed: Some(origins),
+        }
+    }
+
+    /// The 403 of a request whose `Origin` is not allowed; a request without one (not
+    /// from a browser's script, or a plain navigation) passes.
+    pub(super) fn refuse(&self, headers: &HeaderMap) -> Option<Response> {
+        let allowed = self.allowed.as_ref()?;
+        let value = headers.get(header::ORIGIN)?;
+        let origin = value.to_str().ok().map(str::trim);
+        let accepted = match origin {
+            Some(origin) if origin.eq_ignore_ascii_case("null") => {
+                allowed.iter().any(|allowed| allowed.scheme == "null")
+            }
+            Some(origin) => parse_origin(origin).is_some_and(|origin| {
+                allowed.iter().any(|allowed| {
+                    allowed.scheme == origin.scheme
+                        && allowed.host == origin.host
+                        && allowed.port.is_none_or(|port| {
+                            origin.port.or_else(|| default_port(&origin.scheme)) == Some(port)
+                        })
+                })
+            }),
+            None => false,
+        };
+        if accepted {
+            return None;
+        }
+        tracing::warn!(origin = ?value, "refused a request with an Origin that is not allowed");
+        Some(
+            (
+                StatusCode::FORBIDDEN,
+                "Forbidden: Origin header is not allowed",
+            )
+                .into_response(),
+        )
+    }
+}
+
+fn parse_origin(text: &str) -> Option<AllowedOrigin> {
+    let uri = Uri::try_from(text).ok()?;
+    let authority = uri.authority()?;
+    Some(AllowedOrigin {
+        scheme: uri.scheme_str()?.to_ascii_lowercase(),
+        host: normalize_host(authority.host()),
+        port: authority.port_u16(),
+    })
+}
+
+/// The port an origin without one has (RFC 6454 §4).
+fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    }
+}
+
 fn normalize_host(host: &str) -> String {
     host.trim_matches('[')
         .trim_matches(']')
@@ -209,17 +314,45 @@ pub(super) async fn authorize(
     request: Request,
     next: Next,
 ) -> Response {
-    let given = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim().as_bytes());
-    match given {
-        Some(given) if bool::from(given.ct_eq(expected.as_slice())) => next.run(request).await,
-        Some(_) => unauthorized(r#"Bearer realm="toolsmith", error="invalid_token""#),
-        None => unauthorized(r#"Bearer realm="toolsmith""#),
+    match Bearer::of(request.headers(), &expected) {
+        Bearer::Valid => next.run(request).await,
+        refused => unauthorized(refused.challenge()),
+    }
+}
+
+/// What a request's `Authorization` header says about the bearer token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bearer {
+    /// No bearer token.
+    Missing,
+    /// A token other than the configured one.
+    Wrong,
+    /// The configured token.
+    Valid,
+}
+
+impl Bearer {
+    /// Compares the request's token with `expected` in constant time.
+    pub(super) fn of(headers: &HeaderMap, expected: &[u8]) -> Self {
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim().as_bytes());
+        match given {
+            Some(given) if bool::from(given.ct_eq(expected)) => Self::Valid,
+            Some(_) => Self::Wrong,
+            None => Self::Missing,
+        }
+    }
+
+    /// The `WWW-Authenticate` challenge of a refusal (RFC 6750 §3).
+    pub(super) fn challenge(self) -> &'static str {
+        match self {
+            Self::Wrong => r#"Bearer realm="toolsmith", error="invalid_token""#,
+            Self::Missing | Self::Valid => r#"Bearer realm="toolsmith""#,
+        }
     }
 }
 
@@ -242,5 +375,30 @@ mod tests {
         assert!(!rule.accepts(&host("evil.example")));
         assert!(!rule.accepts(&HeaderMap::new()));
         assert!(HostRule::new(["*"]).accepts(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn origin_rule_reads_patterns_as_rmcp_does() {
+        let origin = |value: &str| super::super::peek::one_header(header::ORIGIN, value);
+        let rule = OriginRule::new(["http://localhost:*", "https://app.example:8443", "null"]);
+        assert!(rule.refuse(&HeaderMap::new()).is_none());
+        assert!(rule.refuse(&origin("http://localhost:3000")).is_none());
+        assert!(rule.refuse(&origin("http://LOCALHOST")).is_none());
+        assert!(rule.refuse(&origin("https://app.example:8443")).is_none());
+        assert!(rule.refuse(&origin("null")).is_none());
+        assert!(rule.refuse(&origin("https://app.example")).is_some());
+        assert!(rule.refuse(&origin("https://localhost:3000")).is_some());
+        assert!(rule.refuse(&origin("http://evil.example")).is_some());
+        assert!(rule.refuse(&origin("not an origin")).is_some());
+        assert!(
+            OriginRule::new(["https://app.example:443"])
+                .refuse(&origin("https://app.example"))
+                .is_none()
+        );
+        assert!(
+            OriginRule::new(["*"])
+                .refuse(&origin("http://evil.example"))
+                .is_none()
+        );
     }
 }

@@ -29,6 +29,7 @@
 mod connections;
 mod guard;
 mod health;
+mod page;
 mod peek;
 mod replies;
 mod session_calls;
@@ -58,8 +59,9 @@ use tokio_util::sync::CancellationToken;
 use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
 use crate::state::ServerState;
-use guard::{Guard, HostRule};
+use guard::{Guard, HostRule, OriginRule};
 pub use health::{HEALTH_PATH, READY_PATH};
+pub use page::{INFO_PATH, InstallSnippet, InstallSnippets, PAGE_PATH, SnippetServer};
 use peek::{accepts, has_method, is_json, request_id};
 use replies::{id_in_use, not_a_message, sessions_busy, too_large};
 use session_calls::{SESSION_HEADER, SessionCalls};
@@ -131,6 +133,9 @@ pub struct HttpOptions {
     /// A session idle this long is closed. When more than half of `max_sessions` are open,
     /// a fifth of it is enough ([`sessions`]).
     pub session_timeout: Duration,
+    /// The install snippets the page at [`PAGE_PATH`] shows; without them it shows the
+    /// `toolsmith install` command line only.
+    pub install_snippets: Option<InstallSnippets>,
 }
 
 impl Default for HttpOptions {
@@ -146,12 +151,14 @@ impl Default for HttpOptions {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_timeout: DEFAULT_SESSION_TIMEOUT,
+            install_snippets: None,
         }
     }
 }
 
 /// The HTTP application: MCP at [`MCP_PATH`], the health probes at [`HEALTH_PATH`] and
-/// [`READY_PATH`], everything else 404.
+/// [`READY_PATH`], the page at [`PAGE_PATH`] and its data at [`INFO_PATH`], everything else
+/// 404.
 ///
 /// Tests drive it in-process with `tower::ServiceExt::oneshot`.
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
@@ -194,6 +201,21 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
                 .chain(options.allowed_hosts.iter().map(String::as_str)),
         )
     };
+    let front = page::Front {
+        state: probe_state.clone(),
+        hosts: hosts.clone(),
+        origins: OriginRule::new(
+            LOOPBACK_ORIGINS
+                .iter()
+                .copied()
+                .chain(options.allowed_origins.iter().map(String::as_str)),
+        ),
+        token: options
+            .auth_token
+            .as_ref()
+            .map(|token| Arc::new(token.as_bytes().to_vec())),
+        snippets: options.install_snippets.clone(),
+    };
     let guard = Guard::new(hosts.clone(), options.max_body_bytes);
     let endpoint = Arc::new(Endpoint {
         sessions,
@@ -218,8 +240,10 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         )),
         None => app,
     };
-    // Merged after the token layer, which therefore does not stand before the probes.
+    // Merged after the token layer, which therefore does not stand before the probes; the
+    // page checks the token itself, to ask for it in its own words.
     app.merge(health::routes(probe_state))
+        .merge(page::routes(front))
 }
 
 /// Serves `state` over Streamable HTTP on `address` until SIGINT/SIGTERM. Blocks; runs its

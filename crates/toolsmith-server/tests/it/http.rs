@@ -220,7 +220,8 @@ async fn bodies_over_the_limit_are_refused() {
 
 #[tokio::test]
 async fn other_paths_are_not_found() {
-    let request = Request::get("/")
+    // `/` is the page (issue 18, item 4); a path nobody serves is not found.
+    let request = Request::get("/nothing-here")
         .header(header::HOST, "localhost")
         .body(Body::empty())
         .unwrap();

@@ -108,6 +108,7 @@ pub(crate) fn run_then(
         max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
         max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
         session_timeout: *session_timeout,
+        install_snippets: Some(crate::install::page::snippets()),
     };
     let public = beyond_loopback(address);
     toolsmith_server::serve_http(state, &http_options, address, |bound| {

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use crate::install::{PATH_VARIABLES, install};
 use crate::serve_process::ServeProcess;
-use crate::{folder, workspace};
+use crate::{folder, skip_unless_required, workspace};
 
 const GREET: &str = r#"
 def greet(name: str) -> str:
@@ -37,21 +37,8 @@ fn client_cli(name: &str) -> Option<PathBuf> {
         "`{name}` is not at {} (install the clients' CLIs: npm install --prefix .ci/clients)",
         path.display()
     );
-    let required = std::env::var("TOOLSMITH_REQUIRE_CLIENT_CLIS").is_ok_and(|value| value == "1");
-    assert!(
-        !required,
-        "{reason}; TOOLSMITH_REQUIRE_CLIENT_CLIS=1 requires it"
-    );
-    skip(&reason);
+    skip_unless_required(&reason, "TOOLSMITH_REQUIRE_CLIENT_CLIS");
     None
-}
-
-#[expect(
-    clippy::print_stderr,
-    reason = "a skipped test says why, where cargo shows it"
-)]
-fn skip(reason: &str) {
-    eprintln!("skipped: {reason}");
 }
 
 /// A temporary HOME with a project folder in it, where the CLIs run, and a tools folder.

@@ -19,6 +19,8 @@ mod mcp_client;
 mod memory;
 mod new;
 mod packages;
+mod page;
+mod page_browser;
 mod profiles;
 mod sandbox;
 mod search;
@@ -60,6 +62,18 @@ pub(crate) fn json_output(command: &mut Command) -> serde_json::Value {
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Skips the calling test, saying `reason` where cargo shows it, unless the environment
+/// variable `required` is `1` (`.ci/run` sets it where the test must run), which fails it.
+#[expect(
+    clippy::print_stderr,
+    reason = "a skipped test says why, where cargo shows it"
+)]
+pub(crate) fn skip_unless_required(reason: &str, required: &str) {
+    let must_run = std::env::var(required).is_ok_and(|value| value == "1");
+    assert!(!must_run, "{reason}; {required}=1 requires it");
+    eprintln!("skipped: {reason}");
 }
 
 /// A temporary tools folder with the given files.

@@ -1,0 +1,40 @@
+//! The page's data, which `GET /api/info` answers as it is: the server's identity and
+//! instructions, the protocol versions it speaks, every tool as `tools/list` serves it over
+//! HTTP (per-transport overrides applied) plus the discoverable ones, marked, and the
+//! prompts, resources and resource templates, as their lists serve them.
+
+use rmcp::model::ProtocolVersion;
+use serde_json::{Value, json};
+
+use crate::state::ServerState;
+
+/// The page's data for a server whose MCP endpoint is at `mcp_url`.
+pub(super) fn info(state: &ServerState, mcp_url: &str, auth_required: bool) -> Value {
+    let server = &state.info().server_info;
+    let published = state.published();
+    let tools: Vec<Value> = published
+        .served()
+        .map(|(tool, discoverable)| {
+            let mut tool = serde_json::to_value(tool).unwrap_or_default();
+            if let Value::Object(members) = &mut tool {
+                members.insert("discoverable".into(), discoverable.into());
+            }
+            tool
+        })
+        .collect();
+    let content = state.content();
+    let (prompts, resources, templates) = content.lists();
+    json!({
+        "name": server.name,
+        "title": server.title,
+        "version": server.version,
+        "instructions": state.info().instructions,
+        "protocolVersions": ProtocolVersion::KNOWN_VERSIONS,
+        "mcpUrl": mcp_url,
+        "authRequired": auth_required,
+        "tools": tools,
+        "prompts": prompts,
+        "resources": resources,
+        "resourceTemplates": templates,
+    })
+}
