@@ -177,7 +177,7 @@ fn first_minute(printer: Printer, state: &ServerState, dir: Option<&Path>, profi
         "add it to a client: toolsmith install claude-code {dir}{profile_flag}"
     ));
     printer.hint(&format!(
-        "serve it over HTTP: toolsmith serve {dir}{profile_flag} --http 8080"
+        "open its page:      toolsmith dev {dir}{profile_flag} --open   (over HTTP, following your edits)"
     ));
 }
 

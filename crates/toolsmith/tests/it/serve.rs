@@ -263,7 +263,7 @@ fn on_a_terminal_serve_says_what_it_serves_and_what_to_do_next() {
         "Waiting for an MCP client on stdin",
         "toolsmith call examples/tools forecast_compare cities=...",
         "toolsmith install claude-code examples/tools --profile weather",
-        "toolsmith serve examples/tools --profile weather --http 8080",
+        "toolsmith dev examples/tools --profile weather --open",
     ] {
         assert!(
             text.contains(expected),
@@ -312,7 +312,7 @@ fn serve_on_a_terminal(args: &[&str]) -> String {
     });
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut text = Vec::new();
-    while !String::from_utf8_lossy(&text).contains("--http 8080") {
+    while !String::from_utf8_lossy(&text).contains("following your edits") {
         let left = deadline.saturating_duration_since(Instant::now());
         match said.recv_timeout(left) {
             Ok(bytes) => text.extend(bytes),
