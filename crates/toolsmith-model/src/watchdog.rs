@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::definition::ToolDefinition;
+use crate::ending::OutcomeKind;
 use crate::outcome::CallOutcome;
 use crate::tool::{Interrupt, StopReason};
 
@@ -164,6 +165,18 @@ impl CallFailure {
                 crate::duration::format(*after)
             ),
             Self::Crashed => format!("tool `{tool}` crashed; see the server log"),
+        }
+    }
+
+    /// How a call that ended this way ended.
+    pub fn kind(&self) -> OutcomeKind {
+        match self {
+            Self::AtConcurrencyLimit { .. } | Self::AtToolShare | Self::ServerBusy => {
+                OutcomeKind::Busy
+            }
+            Self::NoThread { .. } | Self::Crashed => OutcomeKind::Crashed,
+            Self::Cancelled => OutcomeKind::Cancelled,
+            Self::Abandoned { .. } => OutcomeKind::Timeout,
         }
     }
 

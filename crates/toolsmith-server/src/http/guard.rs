@@ -126,6 +126,17 @@ pub(super) struct HostRule {
 }
 
 impl HostRule {
+    /// The rule of an endpoint with `options`: loopback names and
+    /// [`HttpOptions::allowed_hosts`](super::HttpOptions::allowed_hosts).
+    pub(super) fn of(options: &super::HttpOptions) -> Self {
+        Self::new(
+            super::LOOPBACK_HOSTS
+                .iter()
+                .copied()
+                .chain(options.allowed_hosts.iter().map(String::as_str)),
+        )
+    }
+
     /// Accepts the hosts in `allowed` (`name` or `name:port`); `*` accepts any.
     pub(super) fn new<'a>(allowed: impl IntoIterator<Item = &'a str>) -> Self {
         let mut hosts = Vec::new();

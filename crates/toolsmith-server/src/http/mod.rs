@@ -29,6 +29,8 @@
 mod connections;
 mod guard;
 mod health;
+mod metrics;
+mod origin;
 mod peek;
 mod replies;
 mod session_calls;
@@ -60,6 +62,7 @@ use crate::handler::{McpHandler, Transport};
 use crate::state::ServerState;
 use guard::{Guard, HostRule};
 pub use health::{HEALTH_PATH, READY_PATH};
+pub use metrics::{METRICS_PATH, serve_metrics};
 use peek::{accepts, has_method, is_json, request_id};
 use replies::{id_in_use, not_a_message, sessions_busy, too_large};
 use session_calls::{SESSION_HEADER, SessionCalls};
@@ -131,6 +134,9 @@ pub struct HttpOptions {
     /// A session idle this long is closed. When more than half of `max_sessions` are open,
     /// a fifth of it is enough ([`sessions`]).
     pub session_timeout: Duration,
+    /// Whether `GET /metrics` is served on this port (behind the token); off when the
+    /// metrics have a listener of their own ([`serve_metrics`]).
+    pub metrics_on_port: bool,
 }
 
 impl Default for HttpOptions {
@@ -146,12 +152,13 @@ impl Default for HttpOptions {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_timeout: DEFAULT_SESSION_TIMEOUT,
+            metrics_on_port: true,
         }
     }
 }
 
 /// The HTTP application: MCP at [`MCP_PATH`], the health probes at [`HEALTH_PATH`] and
-/// [`READY_PATH`], everything else 404.
+/// [`READY_PATH`], the metrics at [`METRICS_PATH`], everything else 404.
 ///
 /// Tests drive it in-process with `tower::ServiceExt::oneshot`.
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
@@ -184,16 +191,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             .with_legacy_session_mode(false)
             .with_json_response(true),
     );
-    let hosts = if options.allowed_hosts.iter().any(|host| host == "*") {
-        HostRule::new(["*"])
-    } else {
-        HostRule::new(
-            LOOPBACK_HOSTS
-                .iter()
-                .copied()
-                .chain(options.allowed_hosts.iter().map(String::as_str)),
-        )
-    };
+    let hosts = HostRule::of(options);
     let guard = Guard::new(hosts.clone(), options.max_body_bytes);
     let endpoint = Arc::new(Endpoint {
         sessions,
@@ -209,7 +207,9 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         .get(to_sessions.layer(guard.clone()))
         .fallback(to_sessions.layer(guard))
         .with_state(endpoint);
-    let app = Router::new().route(MCP_PATH, mcp);
+    let app = Router::new()
+        .route(MCP_PATH, mcp)
+        .merge(metrics::routes(&probe_state, options));
     // Without a token there is nothing to check: no layer (a boxed future per request).
     let app = match &options.auth_token {
         Some(token) => app.layer(middleware::from_fn_with_state(
@@ -219,7 +219,8 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         None => app,
     };
     // Merged after the token layer, which therefore does not stand before the probes.
-    app.merge(health::routes(probe_state))
+    app.merge(health::routes(probe_state.clone()))
+        .layer(metrics::count_statuses(probe_state))
 }
 
 /// Serves `state` over Streamable HTTP on `address` until SIGINT/SIGTERM. Blocks; runs its

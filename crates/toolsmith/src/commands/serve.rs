@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
 use toolsmith_model::Transport;
-use toolsmith_server::{HttpOptions, MCP_PATH, ServerOptions, ServerState};
+use toolsmith_server::{HttpOptions, MCP_PATH, METRICS_PATH, ServerOptions, ServerState};
 
 use crate::ExitStatus;
 use crate::args::ServeArgs;
@@ -34,6 +34,8 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         max_concurrent_calls,
         shutdown_grace,
         watch,
+        metrics,
+        log_format: _,
         search,
     } = args;
     let transport = if http.is_some() {
@@ -41,7 +43,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     } else {
         Transport::Stdio
     };
-    if http.is_some()
+    if (http.is_some() || metrics.is_some())
         && auth_token
             .as_deref()
             .is_some_and(|token| token.trim().is_empty())
@@ -74,6 +76,22 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         crate::watch::spawn(served).context("cannot start watching the folder")?;
     }
     let tools = state.catalog().entries().len();
+    let http_options = HttpOptions {
+        allowed_hosts: allow_hosts.clone(),
+        allowed_origins: allow_origins.clone(),
+        auth_token: auth_token.clone(),
+        max_body_bytes: *max_body_size,
+        shutdown_grace: *shutdown_grace,
+        header_timeout: *header_timeout,
+        body_timeout: *body_timeout,
+        max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
+        max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
+        session_timeout: *session_timeout,
+        metrics_on_port: metrics.is_none(),
+    };
+    if let Some(address) = metrics {
+        serve_metrics(printer, &state, &http_options, address)?;
+    }
     let Some(address) = http else {
         if std::io::stdin().is_terminal() {
             first_minute(
@@ -86,22 +104,10 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         toolsmith_server::serve_stdio(state).map_err(Hinted::wrap)?;
         return Ok(ExitStatus::Success);
     };
-    let address = listen_address(address)?;
-    let http_options = HttpOptions {
-        allowed_hosts: allow_hosts.clone(),
-        allowed_origins: allow_origins.clone(),
-        auth_token: auth_token.clone(),
-        max_body_bytes: *max_body_size,
-        shutdown_grace: *shutdown_grace,
-        header_timeout: *header_timeout,
-        body_timeout: *body_timeout,
-        max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
-        max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
-        session_timeout: *session_timeout,
-    };
+    let address = listen_address(address, "--http")?;
     let public = beyond_loopback(address);
     toolsmith_server::serve_http(state, &http_options, address, |bound| {
-        printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));
+        printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound, MCP_PATH)));
         if public && allow_hosts.is_empty() {
             printer.hint(
                 "only the Host names localhost, 127.0.0.1 and [::1] are accepted; add the names clients use with --allow-host",
@@ -114,6 +120,20 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     })
     .map_err(Hinted::wrap)?;
     Ok(ExitStatus::Success)
+}
+
+/// Serves `/metrics` on a listener of its own at `address` (`--metrics`), and says where.
+fn serve_metrics(
+    printer: Printer,
+    state: &ServerState,
+    options: &HttpOptions,
+    address: &str,
+) -> anyhow::Result<()> {
+    let address = listen_address(address, "--metrics")?;
+    let bound =
+        toolsmith_server::serve_metrics(state.clone(), options, address).map_err(Hinted::wrap)?;
+    printer.message(&format!("Metrics at {}", url(bound, METRICS_PATH)));
+    Ok(())
 }
 
 /// What `serve` says on a terminal, where nobody sees MCP on stdin (issue 18, item 5): what
@@ -189,18 +209,18 @@ fn beyond_loopback(address: SocketAddr) -> bool {
     !address.ip().to_canonical().is_loopback()
 }
 
-/// The URL a local client uses for a bound address.
-fn url(bound: SocketAddr) -> String {
+/// The URL a local client uses for `path` on a bound address.
+fn url(bound: SocketAddr, path: &str) -> String {
     let host = match bound.ip() {
         ip if ip.is_unspecified() => "127.0.0.1".to_owned(),
         IpAddr::V6(ip) => format!("[{ip}]"),
         IpAddr::V4(ip) => ip.to_string(),
     };
-    format!("http://{host}:{}{MCP_PATH}", bound.port())
+    format!("http://{host}:{}{path}", bound.port())
 }
 
-/// Reads `PORT`, `:PORT`, `HOST:PORT` or `[IPv6]:PORT`; a bare port means loopback.
-fn listen_address(text: &str) -> anyhow::Result<SocketAddr> {
+/// Reads `flag`'s `PORT`, `:PORT`, `HOST:PORT` or `[IPv6]:PORT`; a bare port means loopback.
+fn listen_address(text: &str, flag: &str) -> anyhow::Result<SocketAddr> {
     let port_only = text.strip_prefix(':').unwrap_or(text);
     if let Ok(port) = port_only.parse::<u16>() {
         return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
@@ -209,9 +229,9 @@ fn listen_address(text: &str) -> anyhow::Result<SocketAddr> {
         return Ok(address);
     }
     let invalid = || {
-        Hinted::new(format!("`{text}` is not an address to listen on")).hint(
-            "write PORT, :PORT, HOST:PORT or [IPv6]:PORT, e.g. --http 8080 or --http 0.0.0.0:8080",
-        )
+        Hinted::new(format!("`{text}` is not an address to listen on")).hint(format!(
+            "write PORT, :PORT, HOST:PORT or [IPv6]:PORT, e.g. {flag} 8080 or {flag} 0.0.0.0:8080"
+        ))
     };
     let mut resolved = text.to_socket_addrs().map_err(|_| invalid())?;
     resolved.next().ok_or_else(|| invalid().into())
@@ -256,17 +276,17 @@ mod tests {
     #[test]
     fn bare_port_means_loopback() {
         let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        assert_eq!(listen_address("8080").unwrap(), loopback);
-        assert_eq!(listen_address(":8080").unwrap(), loopback);
+        assert_eq!(listen_address("8080", "--http").unwrap(), loopback);
+        assert_eq!(listen_address(":8080", "--http").unwrap(), loopback);
         assert_eq!(
-            listen_address("0.0.0.0:8080").unwrap(),
+            listen_address("0.0.0.0:8080", "--http").unwrap(),
             "0.0.0.0:8080".parse().unwrap()
         );
         assert_eq!(
-            listen_address("[::1]:9").unwrap(),
+            listen_address("[::1]:9", "--http").unwrap(),
             "[::1]:9".parse().unwrap()
         );
-        assert!(listen_address("nope").is_err());
+        assert!(listen_address("nope", "--http").is_err());
     }
 
     // Regression test for issue 14, item 10: the warning about serving without auth must
@@ -289,9 +309,12 @@ mod tests {
     #[test]
     fn url_is_usable_locally() {
         assert_eq!(
-            url("0.0.0.0:8080".parse().unwrap()),
+            url("0.0.0.0:8080".parse().unwrap(), MCP_PATH),
             "http://127.0.0.1:8080/mcp"
         );
-        assert_eq!(url("[::1]:9".parse().unwrap()), "http://[::1]:9/mcp");
+        assert_eq!(
+            url("[::1]:9".parse().unwrap(), MCP_PATH),
+            "http://[::1]:9/mcp"
+        );
     }
 }
