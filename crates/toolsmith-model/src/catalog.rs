@@ -567,4 +567,27 @@ mod tests {
         // Compiled once, for both catalogs.
         assert!(catalog.entries()[0].arguments.is_compiled());
     }
+
+    // Issue 18, item 4: metrics count calls by how they ended, as decided here.
+    #[test]
+    fn a_call_says_how_it_ended() {
+        let mut strict =
+            ToolDefinition::new("strict", "Echo, declaring an output.", JsonObject::new());
+        strict.output_schema = json!({"type": "object"}).as_object().cloned();
+        let catalog = Catalog::new(vec![echo("echo", json!(1)), Arc::new(Echo(strict))], vec![]);
+        let kind = |name: &str, arguments: Value| {
+            let arguments = arguments.as_object().cloned().unwrap();
+            catalog
+                .get(name)
+                .unwrap()
+                .call_with_kind(arguments, &context())
+                .1
+        };
+        assert_eq!(kind("echo", json!({"days": 2})), OutcomeKind::Ok);
+        assert_eq!(
+            kind("echo", json!({"days": 0})),
+            OutcomeKind::InvalidArguments
+        );
+        assert_eq!(kind("strict", json!({})), OutcomeKind::InvalidOutput);
+    }
 }

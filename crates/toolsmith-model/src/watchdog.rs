@@ -309,7 +309,17 @@ mod tests {
                 "tool `spin` crashed; see the server log",
             ),
         ];
-        for (failure, message) in cases {
+        let kinds = [
+            OutcomeKind::Busy,
+            OutcomeKind::Busy,
+            OutcomeKind::Busy,
+            OutcomeKind::Crashed,
+            OutcomeKind::Cancelled,
+            OutcomeKind::Timeout,
+            OutcomeKind::Crashed,
+        ];
+        for ((failure, message), kind) in cases.into_iter().zip(kinds) {
+            assert_eq!(failure.kind(), kind, "{message}");
             assert_eq!(failure.message("spin"), message);
             assert_eq!(failure.outcome("spin"), CallOutcome::error(message));
         }

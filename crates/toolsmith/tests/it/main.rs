@@ -16,6 +16,7 @@ mod install;
 mod list;
 mod mcp_client;
 mod memory;
+mod metrics;
 mod new;
 mod packages;
 mod profiles;
