@@ -33,6 +33,7 @@ use toolsmith_model::{LogLevel, OutcomeKind};
 
 use crate::call::{self, Request};
 use crate::convert::{Published, log_level};
+use crate::metrics::ToolMetrics;
 use crate::mrtr::{self, Replay};
 use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
 
@@ -224,6 +225,25 @@ fn log_call(tool: &str, kind: OutcomeKind, started: Instant, context: &RequestCo
     );
 }
 
+/// One `tools/call` of a known tool, counted and logged when it is dropped: once answered
+/// with how it ended, or, dropped unanswered (the client went away and its request with
+/// it), as [`OutcomeKind::Cancelled`].
+struct Counted<'a> {
+    metrics: &'a ToolMetrics,
+    tool: &'a str,
+    started: Instant,
+    context: &'a RequestContext<RoleServer>,
+    kind: Option<OutcomeKind>,
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        let kind = self.kind.unwrap_or(OutcomeKind::Cancelled);
+        self.metrics.record(kind, self.started.elapsed());
+        log_call(self.tool, kind, self.started, self.context);
+    }
+}
+
 /// The `tracing` target of the event logged per `tools/call`.
 pub const CALL_LOG_TARGET: &str = "toolsmith::call";
 
@@ -325,10 +345,15 @@ impl ServerHandler for McpHandler {
             );
             return Err(ErrorData::invalid_params(unknown, None));
         };
+        let mut counted = Counted {
+            metrics: &published.tool_metrics[index],
+            tool: &published.catalog.entries()[index].definition().name,
+            started,
+            context: &context,
+            kind: None,
+        };
         let (answer, kind) = self.call_known(&published, index, request, &context).await;
-        published.tool_metrics[index].record(kind, started.elapsed());
-        let name = &published.catalog.entries()[index].definition().name;
-        log_call(name, kind, started, &context);
+        counted.kind = Some(kind);
         answer
     }
 

@@ -110,6 +110,7 @@ fn init_logging(verbose: u8, quiet: bool, format: LogFormat) {
             .without_time()
             .init(),
         LogFormat::Json => logs
+            .with_ansi(false)
             .json()
             .flatten_event(true)
             .with_current_span(false)

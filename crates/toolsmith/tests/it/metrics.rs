@@ -20,7 +20,7 @@ use crate::mcp_client::McpClient;
 use crate::serve_process::ServeProcess;
 
 /// A folder with a tool for each outcome: `greet` answers, `broken` fails, `spin` runs past
-/// its 300 ms timeout.
+/// its 300 ms timeout, `linger` runs until cancelled (its timeout is a minute).
 fn tools() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let files = [
@@ -35,6 +35,10 @@ fn tools() -> tempfile::TempDir {
         (
             "spin.star",
             "def spin() -> str:\n    \"\"\"Spins past its timeout.\"\"\"\n    for i in range(10000000):\n        for j in range(10000000):\n            pass\n    return \"done\"\n\nmcp.tool(spin, timeout = \"300ms\")\n",
+        ),
+        (
+            "linger.star",
+            "def linger() -> str:\n    \"\"\"Spins until cancelled.\"\"\"\n    for i in range(10000000):\n        for j in range(10000000):\n            pass\n    return \"done\"\n\nmcp.tool(linger, timeout = \"60s\")\n",
         ),
     ];
     for (name, source) in files {
@@ -176,7 +180,7 @@ fn assert_counts(samples: &BTreeMap<Key, f64>) {
     assert_eq!(value(samples, &format!("{durations}_bucket"), &within), 0.0);
     assert!(value(samples, &format!("{durations}_sum"), &[("tool", "spin")]) >= 0.3);
     assert_eq!(value(samples, "toolsmith_tool_calls_in_flight", &[]), 0.0);
-    assert_eq!(value(samples, "toolsmith_tools", &[]), 3.0);
+    assert_eq!(value(samples, "toolsmith_tools", &[]), 4.0);
     assert_eq!(value(samples, "toolsmith_load_errors", &[]), 0.0);
     let reloads = "toolsmith_reloads_total";
     assert_eq!(value(samples, reloads, &[("result", "ok")]), 0.0);
@@ -234,6 +238,29 @@ fn metrics_over_stdio_are_served_on_their_own_listener() {
     let Some(samples) = parsed(&text) else { return };
     assert_counts(&samples);
     assert_eq!(value(&samples, "toolsmith_sessions_open", &[]), 1.0);
+
+    // A call the client cancels gets no answer, and counts as cancelled once it has stopped.
+    let id = server.send_request("tools/call", &json!({"name": "linger", "arguments": {}}));
+    server.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "changed my mind"}}),
+    );
+    let deadline = std::time::Instant::now() + crate::serve_process::PATIENCE;
+    let cancelled = [("tool", "linger"), ("outcome", "cancelled")];
+    loop {
+        let samples = parsed(&get(&address, "/metrics", &[]).1).unwrap();
+        if value(&samples, "toolsmith_tool_calls_total", &cancelled) == 1.0 {
+            let ok = [("tool", "linger"), ("outcome", "ok")];
+            assert_eq!(value(&samples, "toolsmith_tool_calls_total", &ok), 0.0);
+            assert_eq!(value(&samples, "toolsmith_tool_calls_in_flight", &[]), 0.0);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no cancelled call counted"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 #[test]
@@ -344,7 +371,7 @@ fn reloads_and_the_load_errors_they_leave_are_counted() {
         let Some(samples) = parsed(&text) else { return };
         if value(&samples, "toolsmith_reloads_total", &[("result", "ok")]) == 1.0 {
             assert_eq!(value(&samples, "toolsmith_load_errors", &[]), 1.0);
-            assert_eq!(value(&samples, "toolsmith_tools", &[]), 3.0);
+            assert_eq!(value(&samples, "toolsmith_tools", &[]), 4.0);
             let failed = [("result", "failed")];
             assert_eq!(value(&samples, "toolsmith_reloads_total", &failed), 0.0);
             return;
