@@ -107,7 +107,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let address = listen_address(address, "--http")?;
     let public = beyond_loopback(address);
     toolsmith_server::serve_http(state, &http_options, address, |bound| {
-        printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound, MCP_PATH)));
+        printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));
         if public && allow_hosts.is_empty() {
             printer.hint(
                 "only the Host names localhost, 127.0.0.1 and [::1] are accepted; add the names clients use with --allow-host",
@@ -132,7 +132,7 @@ fn serve_metrics(
     let address = listen_address(address, "--metrics")?;
     let bound =
         toolsmith_server::serve_metrics(state.clone(), options, address).map_err(Hinted::wrap)?;
-    printer.message(&format!("Metrics at {}", url(bound, METRICS_PATH)));
+    printer.message(&format!("Metrics at {}{METRICS_PATH}", origin(bound)));
     Ok(())
 }
 
@@ -209,14 +209,19 @@ fn beyond_loopback(address: SocketAddr) -> bool {
     !address.ip().to_canonical().is_loopback()
 }
 
-/// The URL a local client uses for `path` on a bound address.
-fn url(bound: SocketAddr, path: &str) -> String {
+/// The URL a local client uses for a bound address.
+fn url(bound: SocketAddr) -> String {
+    format!("{}{MCP_PATH}", origin(bound))
+}
+
+/// `http://HOST:PORT` of a bound address, as a local client reaches it.
+pub(crate) fn origin(bound: SocketAddr) -> String {
     let host = match bound.ip() {
         ip if ip.is_unspecified() => "127.0.0.1".to_owned(),
         IpAddr::V6(ip) => format!("[{ip}]"),
         IpAddr::V4(ip) => ip.to_string(),
     };
-    format!("http://{host}:{}{path}", bound.port())
+    format!("http://{host}:{}", bound.port())
 }
 
 /// Reads `flag`'s `PORT`, `:PORT`, `HOST:PORT` or `[IPv6]:PORT`; a bare port means loopback.
@@ -309,12 +314,9 @@ mod tests {
     #[test]
     fn url_is_usable_locally() {
         assert_eq!(
-            url("0.0.0.0:8080".parse().unwrap(), MCP_PATH),
+            url("0.0.0.0:8080".parse().unwrap()),
             "http://127.0.0.1:8080/mcp"
         );
-        assert_eq!(
-            url("[::1]:9".parse().unwrap(), MCP_PATH),
-            "http://[::1]:9/mcp"
-        );
+        assert_eq!(url("[::1]:9".parse().unwrap()), "http://[::1]:9/mcp");
     }
 }
