@@ -20,7 +20,7 @@ pub enum OutcomeKind {
     /// The call ran past its timeout: the tool stopped at its deadline, or the watchdog
     /// gave up on it.
     Timeout,
-    /// The client cancelled the call.
+    /// The client cancelled the call, or went away before its answer.
     Cancelled,
     /// No call slot came free in time (the tool's `max_concurrency`, its share of the
     /// server's slots, or the server's); the tool did not run.
