@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, ToolDefinition};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::ending::OutcomeKind;
 use crate::init::{InitStatus, LazyInit};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::notifications::Throttled;
@@ -75,11 +76,22 @@ impl CatalogEntry {
     /// [`NOTIFICATION_BURST`]: crate::NOTIFICATION_BURST
     /// [`NOTIFICATIONS_PER_SECOND`]: crate::NOTIFICATIONS_PER_SECOND
     pub fn call(&self, arguments: JsonObject, context: &CallContext) -> CallOutcome {
+        self.call_with_kind(arguments, context).0
+    }
+
+    /// [`CatalogEntry::call`], and how the call ended, decided where each outcome is made
+    /// (for metrics and logs, which must not guess it from the result's text).
+    pub fn call_with_kind(
+        &self,
+        arguments: JsonObject,
+        context: &CallContext,
+    ) -> (CallOutcome, OutcomeKind) {
         let definition = &self.definition;
         let arguments = match self.arguments.validate(arguments) {
             Ok(arguments) => arguments,
             Err(errors) => {
-                return CallOutcome::error(format!("tool `{}`: {errors}", definition.name));
+                let outcome = CallOutcome::error(format!("tool `{}`: {errors}", definition.name));
+                return (outcome, OutcomeKind::InvalidArguments);
             }
         };
         // Every notification of the call passes through one budget.
@@ -115,30 +127,35 @@ impl CatalogEntry {
             }
             Err(failure) => return failure_outcome(&definition.name, &failure),
         };
-        self.check_output(outcome)
+        if outcome.is_error {
+            return (outcome, OutcomeKind::IsError);
+        }
+        match self.check_output(outcome) {
+            Ok(outcome) => (outcome, OutcomeKind::Ok),
+            Err(mismatch) => (mismatch, OutcomeKind::InvalidOutput),
+        }
     }
 
-    fn check_output(&self, outcome: CallOutcome) -> CallOutcome {
+    /// `outcome` (not `isError`) when it matches the output schema, else the `isError`
+    /// outcome saying how it does not.
+    fn check_output(&self, outcome: CallOutcome) -> Result<CallOutcome, CallOutcome> {
         let Some(output) = &self.output else {
-            return outcome;
+            return Ok(outcome);
         };
-        if outcome.is_error {
-            return outcome;
-        }
         let name = &self.definition.name;
         let output = match output.compiled() {
             Ok(output) => output,
             Err(error) => {
-                return CallOutcome::error(format!(
+                return Err(CallOutcome::error(format!(
                     "tool `{name}` has an invalid output schema: {}",
                     error.message
-                ));
+                )));
             }
         };
         let Some(structured) = &outcome.structured_content else {
-            return CallOutcome::error(format!(
+            return Err(CallOutcome::error(format!(
                 "tool `{name}` declares an outputSchema but returned no structured content"
-            ));
+            )));
         };
         let problems: Vec<String> = output
             .iter_errors(structured)
@@ -152,23 +169,30 @@ impl CatalogEntry {
             })
             .collect();
         if problems.is_empty() {
-            outcome
+            Ok(outcome)
         } else {
-            CallOutcome::error(format!(
+            Err(CallOutcome::error(format!(
                 "tool `{name}` returned output that does not match its outputSchema:\n- {}",
                 problems.join("\n- ")
-            ))
+            )))
         }
     }
 }
 
-/// The `isError` outcome for a tool that failed.
-fn failure_outcome(name: &str, failure: &ToolFailure) -> CallOutcome {
+/// The `isError` outcome for a tool that failed, and how the call ended.
+fn failure_outcome(name: &str, failure: &ToolFailure) -> (CallOutcome, OutcomeKind) {
     match failure {
-        ToolFailure::Failed { message } => CallOutcome::error(message.clone()),
-        ToolFailure::TimedOut { .. } | ToolFailure::Cancelled => {
-            CallOutcome::error(format!("tool `{name}` {failure}"))
+        ToolFailure::Failed { message } => {
+            (CallOutcome::error(message.clone()), OutcomeKind::IsError)
         }
+        ToolFailure::TimedOut { .. } => (
+            CallOutcome::error(format!("tool `{name}` {failure}")),
+            OutcomeKind::Timeout,
+        ),
+        ToolFailure::Cancelled => (
+            CallOutcome::error(format!("tool `{name}` {failure}")),
+            OutcomeKind::Cancelled,
+        ),
     }
 }
 
@@ -542,5 +566,28 @@ mod tests {
         );
         // Compiled once, for both catalogs.
         assert!(catalog.entries()[0].arguments.is_compiled());
+    }
+
+    // Issue 18, item 4: metrics count calls by how they ended, as decided here.
+    #[test]
+    fn a_call_says_how_it_ended() {
+        let mut strict =
+            ToolDefinition::new("strict", "Echo, declaring an output.", JsonObject::new());
+        strict.output_schema = json!({"type": "object"}).as_object().cloned();
+        let catalog = Catalog::new(vec![echo("echo", json!(1)), Arc::new(Echo(strict))], vec![]);
+        let kind = |name: &str, arguments: Value| {
+            let arguments = arguments.as_object().cloned().unwrap();
+            catalog
+                .get(name)
+                .unwrap()
+                .call_with_kind(arguments, &context())
+                .1
+        };
+        assert_eq!(kind("echo", json!({"days": 2})), OutcomeKind::Ok);
+        assert_eq!(
+            kind("echo", json!({"days": 0})),
+            OutcomeKind::InvalidArguments
+        );
+        assert_eq!(kind("strict", json!({})), OutcomeKind::InvalidOutput);
     }
 }

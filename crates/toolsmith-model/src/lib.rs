@@ -49,6 +49,7 @@ mod definition;
 mod diagnostic;
 mod discovery;
 pub mod duration;
+mod ending;
 mod facts;
 mod hint;
 mod init;
@@ -74,6 +75,7 @@ pub use definition::{
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
+pub use ending::OutcomeKind;
 pub use facts::{Call, Code, Key, SourceFacts};
 pub use hint::Hint;
 pub use init::{

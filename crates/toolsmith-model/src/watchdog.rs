@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::definition::ToolDefinition;
+use crate::ending::OutcomeKind;
 use crate::outcome::CallOutcome;
 use crate::tool::{Interrupt, StopReason};
 
@@ -167,6 +168,18 @@ impl CallFailure {
         }
     }
 
+    /// How a call that ended this way ended.
+    pub fn kind(&self) -> OutcomeKind {
+        match self {
+            Self::AtConcurrencyLimit { .. } | Self::AtToolShare | Self::ServerBusy => {
+                OutcomeKind::Busy
+            }
+            Self::NoThread { .. } | Self::Crashed => OutcomeKind::Crashed,
+            Self::Cancelled => OutcomeKind::Cancelled,
+            Self::Abandoned { .. } => OutcomeKind::Timeout,
+        }
+    }
+
     /// The `isError` result of a call of `tool` that ended this way.
     pub fn outcome(&self, tool: &str) -> CallOutcome {
         CallOutcome::error(self.message(tool))
@@ -296,7 +309,17 @@ mod tests {
                 "tool `spin` crashed; see the server log",
             ),
         ];
-        for (failure, message) in cases {
+        let kinds = [
+            OutcomeKind::Busy,
+            OutcomeKind::Busy,
+            OutcomeKind::Busy,
+            OutcomeKind::Crashed,
+            OutcomeKind::Cancelled,
+            OutcomeKind::Timeout,
+            OutcomeKind::Crashed,
+        ];
+        for ((failure, message), kind) in cases.into_iter().zip(kinds) {
+            assert_eq!(failure.kind(), kind, "{message}");
             assert_eq!(failure.message("spin"), message);
             assert_eq!(failure.outcome("spin"), CallOutcome::error(message));
         }

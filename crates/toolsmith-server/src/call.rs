@@ -11,7 +11,7 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ProgressToken};
 use rmcp::service::RequestContext;
 use toolsmith_model::{
-    CallContext, CallFailure, Interrupt, JsonObject, LogLevel, StopReason, Watchdog,
+    CallContext, CallFailure, Interrupt, JsonObject, LogLevel, OutcomeKind, StopReason, Watchdog,
 };
 
 use crate::bridge::{self, McpBridge};
@@ -29,14 +29,16 @@ pub(crate) struct Request<'a> {
     pub(crate) replay: Option<Arc<crate::mrtr::Replay>>,
 }
 
-/// Runs the catalog entry at `index` and always answers with a `CallToolResult`.
+/// Runs the catalog entry at `index` and always answers with a `CallToolResult`, with how
+/// the call ended: the kind comes from where each answer is made (the catalog's call path,
+/// or here for a call cancelled, timed out, crashed or not started), never from its text.
 pub(crate) async fn run(
     state: &ServerState,
-    published: Arc<Published>,
+    published: &Published,
     index: usize,
     arguments: JsonObject,
     request: Request<'_>,
-) -> CallToolResult {
+) -> (CallToolResult, OutcomeKind) {
     let _running = state.call_started();
     let entry = &published.catalog.entries()[index];
     let definition = entry.definition();
@@ -91,7 +93,7 @@ pub(crate) async fn run(
     // (watchdog, cancellation): then the pool takes it back, within its bound on abandoned
     // threads (`pool.rs`), so a tool that never returns does not keep them.
     let mut finished = state.pool().spawn(slots, move || {
-        catalog.entries()[index].call(arguments, &context)
+        catalog.entries()[index].call_with_kind(arguments, &context)
     });
 
     let fired = tokio::time::sleep_until(watchdog.fires_at().into());
@@ -104,11 +106,11 @@ pub(crate) async fn run(
                 while let Some(pending) = bridge.next() {
                     Box::pin(bridge::serve(pending, request.context, request.progress_token.as_ref(), client_deadline)).await;
                 }
-                let Ok(outcome) = joined else {
+                let Ok((outcome, kind)) = joined else {
                     tracing::error!(tool = name, "tool thread panicked");
                     return failed(&CallFailure::Crashed, name);
                 };
-                return call_result(outcome);
+                return (call_result(outcome), kind);
             }
             () = cancelled.cancelled() => {
                 // Stops Starlark scripts and kills command process groups. rmcp sends no
@@ -118,7 +120,7 @@ pub(crate) async fn run(
             }
             () = &mut fired => {
                 return match tokio::time::timeout(watchdog.fire(&interrupt), &mut finished).await {
-                    Ok(Ok(outcome)) => call_result(outcome),
+                    Ok(Ok((outcome, kind))) => (call_result(outcome), kind),
                     _ => failed(&watchdog.abandoned(), name),
                 };
             }
@@ -136,8 +138,8 @@ pub(crate) async fn run(
 }
 
 /// The `isError` result of a call of `tool` that ended with no result from the tool.
-fn failed(failure: &CallFailure, tool: &str) -> CallToolResult {
-    error_result(failure.message(tool))
+fn failed(failure: &CallFailure, tool: &str) -> (CallToolResult, OutcomeKind) {
+    (error_result(failure.message(tool)), failure.kind())
 }
 
 /// Closes the bridge when the call's task stops listening.

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::metrics::{Metrics, ToolMetrics};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
@@ -32,6 +33,8 @@ pub(crate) struct Published {
     listed: Vec<usize>,
     /// Each tool's own call slots, in catalog order ([`tool_slots`]).
     pub(crate) tool_slots: Vec<Arc<Semaphore>>,
+    /// Each tool's counters, in catalog order, looked up once here (not per call).
+    pub(crate) tool_metrics: Vec<ToolMetrics>,
 }
 
 /// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
@@ -51,8 +54,14 @@ fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
 impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
     /// `execute_tool` built-ins when some tool is discoverable (docs/search.md, "The
-    /// built-in tools"), for a server running at most `max_calls` calls at once.
-    pub(crate) fn new(catalog: Arc<Catalog>, search: SearchSettings, max_calls: usize) -> Self {
+    /// built-in tools"), for a server running at most `max_calls` calls at once and counting
+    /// them in `metrics`.
+    pub(crate) fn new(
+        catalog: Arc<Catalog>,
+        search: SearchSettings,
+        max_calls: usize,
+        metrics: &Metrics,
+    ) -> Self {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);
         let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
@@ -63,12 +72,17 @@ impl Published {
             .map(|(index, _)| index)
             .collect();
         let tool_slots = tool_slots(&catalog, max_calls);
+        let tool_metrics = catalog
+            .definitions()
+            .map(|definition| metrics.tool(&definition.name))
+            .collect();
         Self {
             loaded,
             catalog,
             tools,
             listed,
             tool_slots,
+            tool_metrics,
         }
     }
 
@@ -327,6 +341,7 @@ mod tests {
             ]),
             SearchSettings::default(),
             8,
+            &Metrics::new(),
         );
         let (page, next) = published.page(None, PAGE_SIZE).unwrap();
         let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
@@ -340,7 +355,12 @@ mod tests {
         let definitions = (0..5)
             .map(|i| ToolDefinition::new(format!("tool_{i}"), "A tool.", schema()))
             .collect();
-        let published = Published::new(catalog(definitions), SearchSettings::default(), 8);
+        let published = Published::new(
+            catalog(definitions),
+            SearchSettings::default(),
+            8,
+            &Metrics::new(),
+        );
         let (first, cursor) = published.page(None, 2).unwrap();
         assert_eq!(first.len(), 2);
         let (second, cursor) = published.page(cursor.as_deref(), 2).unwrap();
@@ -351,7 +371,12 @@ mod tests {
 
     #[test]
     fn invalid_cursor_is_invalid_params() {
-        let published = Published::new(catalog(vec![rich()]), SearchSettings::default(), 8);
+        let published = Published::new(
+            catalog(vec![rich()]),
+            SearchSettings::default(),
+            8,
+            &Metrics::new(),
+        );
         for cursor in ["nope", "dG9vbHM6OTk", ""] {
             let error = published.page(Some(cursor), 10).unwrap_err();
             assert_eq!(

@@ -14,6 +14,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Instant;
+
+use axum::http::request::Parts;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
@@ -23,12 +26,14 @@ use rmcp::model::{
     SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
-use toolsmith_model::LogLevel;
+use toolsmith_model::{LogLevel, OutcomeKind};
 
 use crate::call::{self, Request};
-use crate::convert::log_level;
+use crate::convert::{Published, log_level};
+use crate::metrics::ToolMetrics;
 use crate::mrtr::{self, Replay};
 use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
 
@@ -134,6 +139,60 @@ impl McpHandler {
         found
     }
 
+    /// Calls the catalog entry at `index` of `published`; the answer, and how the call
+    /// ended (also when the answer is not the tool's result: MCP 2026-07-28's input
+    /// required, or a request refused).
+    async fn call_known(
+        &self,
+        published: &Published,
+        index: usize,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> (Result<CallToolResponse, ErrorData>, OutcomeKind) {
+        let replay = match Replay::open(
+            context,
+            "tools/call",
+            &request.name,
+            request.arguments.as_ref(),
+            request.input_responses,
+            request.request_state.as_deref(),
+        ) {
+            Ok(replay) => replay.map(Arc::new),
+            Err(refused) => return (Err(refused), OutcomeKind::InvalidRequest),
+        };
+        // A 2026-07-28 request has no channel back to ask for roots; it runs in the folder.
+        let working_dir = if replay.is_none() {
+            self.client_root(context).await
+        } else {
+            None
+        };
+        let call = Request {
+            working_dir,
+            replay: replay.clone(),
+            progress_token: context.meta.get_progress_token(),
+            min_level: context
+                .meta
+                .log_level()
+                .map_or_else(|| self.session_log_level(), log_level),
+            context,
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        // Boxed: rmcp moves every request's future into a task; keep that move small.
+        let (outcome, kind) =
+            Box::pin(call::run(&self.state, published, index, arguments, call)).await;
+        if let Some(replay) = replay.as_deref() {
+            // The tool needed a capability the client did not declare.
+            if let Some(error) = replay.undeclared() {
+                return (Err(error), OutcomeKind::InvalidRequest);
+            }
+            // The tool asked for something the client has not answered yet: ask for it.
+            if let Some(input_required) = replay.finish() {
+                return (Ok(input_required.into()), OutcomeKind::InputRequired);
+            }
+        }
+        (Ok(outcome.into()), kind)
+    }
+
     fn page_size(&self) -> usize {
         self.state.page_size()
     }
@@ -145,6 +204,48 @@ impl McpHandler {
             .unwrap_or(DEFAULT_LOG_LEVEL)
     }
 }
+
+/// The one event logged per `tools/call` (docs/http.md, "Logs"): at `info`, under the
+/// target [`CALL_LOG_TARGET`], with the tool, how the call ended, how long it took since
+/// `started`, the Streamable HTTP session (none over stdio) and the request id. The fields
+/// are only worked out when the event is enabled.
+fn log_call(tool: &str, kind: OutcomeKind, started: Instant, context: &RequestContext<RoleServer>) {
+    tracing::info!(
+        target: CALL_LOG_TARGET,
+        tool,
+        outcome = kind.as_str(),
+        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        session = context
+            .extensions
+            .get::<Parts>()
+            .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
+            .and_then(|id| id.to_str().ok()),
+        request_id = %context.id,
+        "tool call"
+    );
+}
+
+/// One `tools/call` of a known tool, counted and logged when it is dropped: once answered
+/// with how it ended, or, dropped unanswered (the client went away and its request with
+/// it), as [`OutcomeKind::Cancelled`].
+struct Counted<'a> {
+    metrics: &'a ToolMetrics,
+    tool: &'a str,
+    started: Instant,
+    context: &'a RequestContext<RoleServer>,
+    kind: Option<OutcomeKind>,
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        let kind = self.kind.unwrap_or(OutcomeKind::Cancelled);
+        self.metrics.record(kind, self.started.elapsed());
+        log_call(self.tool, kind, self.started, self.context);
+    }
+}
+
+/// The `tracing` target of the event logged per `tools/call`.
+pub const CALL_LOG_TARGET: &str = "toolsmith::call";
 
 /// The local directory a `file://` URI names, when it is one.
 fn directory_of(uri: &str) -> Option<PathBuf> {
@@ -233,53 +334,27 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let started = Instant::now();
         let published = self.state.published();
         let Some(index) = published.index_of(&request.name) else {
+            self.state.metrics().unknown_tool();
+            log_call(&request.name, OutcomeKind::UnknownTool, started, &context);
             let unknown = published.catalog.lookup(&request.name).err().map_or_else(
                 || format!("unknown tool `{}`", request.name),
                 |unknown| unknown.to_string(),
             );
             return Err(ErrorData::invalid_params(unknown, None));
         };
-        let replay = Replay::open(
-            &context,
-            "tools/call",
-            &request.name,
-            request.arguments.as_ref(),
-            request.input_responses,
-            request.request_state.as_deref(),
-        )?
-        .map(Arc::new);
-        // A 2026-07-28 request has no channel back to ask for roots; it runs in the folder.
-        let working_dir = if replay.is_none() {
-            self.client_root(&context).await
-        } else {
-            None
-        };
-        let call = Request {
-            working_dir,
-            replay: replay.clone(),
-            progress_token: context.meta.get_progress_token(),
-            min_level: context
-                .meta
-                .log_level()
-                .map_or_else(|| self.session_log_level(), log_level),
+        let mut counted = Counted {
+            metrics: &published.tool_metrics[index],
+            tool: &published.catalog.entries()[index].definition().name,
+            started,
             context: &context,
+            kind: None,
         };
-        let arguments = request.arguments.unwrap_or_default();
-        // Boxed: rmcp moves every request's future into a task; keep that move small.
-        let outcome = Box::pin(call::run(&self.state, published, index, arguments, call)).await;
-        if let Some(replay) = replay.as_deref() {
-            // The tool needed a capability the client did not declare.
-            if let Some(error) = replay.undeclared() {
-                return Err(error);
-            }
-            // The tool asked for something the client has not answered yet: ask for it.
-            if let Some(input_required) = replay.finish() {
-                return Ok(input_required.into());
-            }
-        }
-        Ok(outcome.into())
+        let (answer, kind) = self.call_known(&published, index, request, &context).await;
+        counted.kind = Some(kind);
+        answer
     }
 
     async fn set_level(

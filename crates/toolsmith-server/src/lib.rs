@@ -51,6 +51,7 @@ pub mod fuzzing;
 mod handler;
 mod http;
 mod jsonrpc;
+mod metrics;
 mod mrtr;
 mod pool;
 mod signal;
@@ -61,9 +62,12 @@ pub mod testing;
 
 pub use convert::PAGE_SIZE;
 pub use error::ServeError;
+pub use handler::CALL_LOG_TARGET;
 pub use http::{
     DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, INFO_PATH, InstallSnippet, InstallSnippets,
-    MCP_PATH, PAGE_PATH, READY_PATH, SnippetServer, router, serve_http,
+    MCP_PATH, METRICS_PATH, PAGE_PATH, READY_PATH, SnippetServer, router, serve_http,
+    serve_metrics,
 };
+pub use metrics::Reload;
 pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
 pub use stdio::{serve_stdio, serve_stream};

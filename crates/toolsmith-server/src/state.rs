@@ -23,6 +23,7 @@ use toolsmith_model::{Catalog, Prompts, Resources, SearchSettings};
 
 use crate::content::Content;
 use crate::convert::{PAGE_SIZE, Published};
+use crate::metrics::{Gauges, Metrics, Reload};
 use crate::pool::CallPool;
 
 /// How many tool calls may run at once unless configured otherwise.
@@ -95,6 +96,7 @@ struct Shared {
     draining: AtomicBool,
     /// What a reload changed, for 2026-07-28 `subscriptions/listen` streams.
     changes: tokio::sync::broadcast::Sender<ListChanges>,
+    metrics: Metrics,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -138,8 +140,15 @@ impl ServerState {
         if let Some(instructions) = instructions {
             info = info.with_instructions(instructions);
         }
+        let metrics = Metrics::new();
         Self(Arc::new(Shared {
-            published: ArcSwap::from_pointee(Published::new(catalog, search, max_concurrent_calls)),
+            published: ArcSwap::from_pointee(Published::new(
+                catalog,
+                search,
+                max_concurrent_calls,
+                &metrics,
+            )),
+            metrics,
             max_calls: max_concurrent_calls,
             search: Mutex::new(search),
             content: ArcSwap::from_pointee(Content::empty()),
@@ -220,7 +229,12 @@ impl ServerState {
     /// that kept a broken file's old tools, or touched only a resource, sends no
     /// `tools/list_changed`.
     async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
-        let published = Arc::new(Published::new(catalog, self.search(), self.0.max_calls));
+        let published = Arc::new(Published::new(
+            catalog,
+            self.search(),
+            self.0.max_calls,
+            &self.0.metrics,
+        ));
         let old = self.0.published.swap(Arc::clone(&published));
         changes.tools = changes.tools && !old.same_tools(&published);
         if !(changes.tools || changes.prompts || changes.resources) {
@@ -338,6 +352,40 @@ impl ServerState {
             }
         };
         tokio::time::timeout(grace, wait).await.is_ok()
+    }
+
+    /// Counts a reload of the served folder in the metrics (`toolsmith_reloads_total`;
+    /// docs/http.md, "Metrics").
+    pub fn count_reload(&self, reload: Reload) {
+        self.0.metrics.reload(reload);
+    }
+
+    /// How many errors loading the served catalog's files left (a file that did not load).
+    pub fn load_errors(&self) -> usize {
+        self.catalog()
+            .diagnostics()
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == toolsmith_model::Severity::Error)
+            .count()
+    }
+
+    /// Every metric, in the Prometheus text format (`GET /metrics`).
+    pub(crate) fn render_metrics(&self) -> String {
+        let sessions = {
+            let mut peers = self.0.peers.lock().unwrap_or_else(PoisonError::into_inner);
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.len()
+        };
+        self.0.metrics.render(&Gauges {
+            in_flight: self.calls_in_flight(),
+            sessions,
+            tools: self.catalog().entries().len(),
+            load_errors: self.load_errors(),
+        })
+    }
+
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.0.metrics
     }
 
     /// Whether the server has begun to shut down (it drains running calls).

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::args::{Cli, Command};
+use crate::args::{Cli, Command, LogFormat};
 use crate::printer::Printer;
 
 /// mimalloc rather than the system allocator. A `tools/call` served over stdio makes about
@@ -50,8 +50,16 @@ impl From<ExitStatus> for ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose, cli.quiet);
-    let printer = Printer::new(cli.quiet);
+    let log_format = match &cli.command {
+        Command::Serve(args) => args.log_format,
+        Command::Dev(args) => args.serve.log_format,
+        _ => LogFormat::Text,
+    };
+    init_logging(cli.verbose, cli.quiet, log_format);
+    let printer = match log_format {
+        LogFormat::Text => Printer::new(cli.quiet),
+        LogFormat::Json => Printer::new(cli.quiet).as_logs(),
+    };
     let result = match cli.command {
         Command::List(args) => commands::list::run(&args, printer),
         Command::Call(args) => commands::call::run(&args, printer),
@@ -76,24 +84,39 @@ fn main() -> ExitCode {
 }
 
 /// Logs go to stderr, never stdout: over stdio, stdout carries protocol messages only.
-fn init_logging(verbose: u8, quiet: bool) {
-    let default = match (quiet, verbose) {
-        (true, _) => "error",
-        (false, 0) => "warn",
-        (false, 1) => "debug",
-        (false, _) => "trace",
+///
+/// As text (the default) they are terse lines at `warn`; as JSON (`serve --log-format
+/// json`, docs/http.md, "Logs") one object per line with its time, level and target, at
+/// `info`, so that the event of every tool call (`toolsmith::call`) is in.
+fn init_logging(verbose: u8, quiet: bool, format: LogFormat) {
+    let default = match (quiet, verbose, format) {
+        (true, _, _) => "error",
+        (false, 0, LogFormat::Text) => "warn",
+        (false, 0, LogFormat::Json) => "info",
+        (false, 1, _) => "debug",
+        (false, _, _) => "trace",
     };
     // rmcp logs every error response it sends at WARN; those are answers, not problems.
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLSMITH_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("{default},rmcp=error")));
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(
-            std::io::IsTerminal::is_terminal(&std::io::stderr())
-                && std::env::var_os("NO_COLOR").is_none(),
-        )
-        .with_target(false)
-        .without_time()
-        .init();
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => logs
+            .with_ansi(
+                std::io::IsTerminal::is_terminal(&std::io::stderr())
+                    && std::env::var_os("NO_COLOR").is_none(),
+            )
+            .with_target(false)
+            .without_time()
+            .init(),
+        LogFormat::Json => logs
+            .with_ansi(false)
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .init(),
+    }
 }

@@ -11,6 +11,17 @@ pub(crate) struct Printer {
     colour_stdout: bool,
     colour_stderr: bool,
     quiet: bool,
+    messages: Messages,
+}
+
+/// How messages, warnings, errors and hints reach stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Messages {
+    /// Written as lines.
+    Lines,
+    /// As log events (`serve --log-format json`), so that every line on stderr has one
+    /// format.
+    Logs,
 }
 
 /// Text styles, rendered only where colour is on.
@@ -44,6 +55,17 @@ impl Printer {
             colour_stdout: allowed && std::io::stdout().is_terminal(),
             colour_stderr: allowed && std::io::stderr().is_terminal(),
             quiet,
+            messages: Messages::Lines,
+        }
+    }
+
+    /// The same printer, writing what it writes to stderr as `tracing` events (target
+    /// `toolsmith`) for the log subscriber to format.
+    pub(crate) fn as_logs(self) -> Self {
+        Self {
+            colour_stderr: false,
+            messages: Messages::Logs,
+            ..self
         }
     }
 
@@ -87,31 +109,49 @@ impl Printer {
 
     /// Writes a message to stderr, unless `--quiet`.
     pub(crate) fn message(self, text: &str) {
-        if !self.quiet {
+        if self.messages == Messages::Logs {
+            tracing::info!(target: "toolsmith", "{text}");
+        } else if !self.quiet {
             let _ = writeln!(std::io::stderr().lock(), "{text}");
         }
     }
 
     /// Writes an error to stderr (always).
     pub(crate) fn error(self, text: &str) {
+        if self.messages == Messages::Logs {
+            tracing::error!(target: "toolsmith", "{text}");
+            return;
+        }
         let label = self.style_err(Style::Red, "error");
         let _ = writeln!(std::io::stderr().lock(), "{label}: {text}");
     }
 
     /// Writes a warning to stderr (always).
     pub(crate) fn warning(self, text: &str) {
+        if self.messages == Messages::Logs {
+            tracing::warn!(target: "toolsmith", "{text}");
+            return;
+        }
         let label = self.style_err(Style::Yellow, "warning");
         let _ = writeln!(std::io::stderr().lock(), "{label}: {text}");
     }
 
     /// Writes a `  hint: ...` line to stderr (always).
     pub(crate) fn hint(self, text: &str) {
+        if self.messages == Messages::Logs {
+            tracing::info!(target: "toolsmith", "hint: {text}");
+            return;
+        }
         let label = self.style_err(Style::Cyan, "hint");
         let _ = writeln!(std::io::stderr().lock(), "  {label}: {text}");
     }
 
     /// Writes a `  Caused by: ...` line to stderr (always).
     pub(crate) fn cause(self, text: &str) {
+        if self.messages == Messages::Logs {
+            tracing::error!(target: "toolsmith", "Caused by: {text}");
+            return;
+        }
         let label = self.style_err(Style::Bold, "Caused by");
         let _ = writeln!(std::io::stderr().lock(), "  {label}: {text}");
     }

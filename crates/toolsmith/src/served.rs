@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use toolsmith_folder::{FolderError, Published, Snapshot, ToolFolder};
 use toolsmith_model::{Catalog, Tool};
-use toolsmith_server::ServerState;
+use toolsmith_server::{Reload, ServerState};
 
 use crate::args::SearchArg;
 use crate::folder;
@@ -124,12 +124,13 @@ impl ServedFolder {
     ) -> Result<Arc<ToolFolder>, FolderError> {
         let printer = self.printer;
         current.seen = Snapshot::take(&self.root);
+        let state = &self.state;
         let loaded = current.folder.reload().inspect_err(|error| {
+            state.count_reload(Reload::Failed);
             printer.message(&format!(
                 "{why}: cannot reload: {error}; still serving the previous tools"
             ));
         })?;
-        let state = &self.state;
         // An edited `[search]` applies (`--search` still wins over it).
         state.set_search(self.search.apply(loaded.config().search));
         folder::report(printer, loaded.catalog().diagnostics());
@@ -155,8 +156,12 @@ impl ServedFolder {
             plural(prompts.list().len()),
             plural(resource_count),
         ));
-        if let Err(error) = state.replace_blocking(catalog, prompts, resources) {
-            printer.message(&format!("{why}: cannot publish the reload: {error}"));
+        match state.replace_blocking(catalog, prompts, resources) {
+            Ok(()) => state.count_reload(Reload::Published),
+            Err(error) => {
+                state.count_reload(Reload::Failed);
+                printer.message(&format!("{why}: cannot publish the reload: {error}"));
+            }
         }
         current.folder = Arc::new(loaded);
         Ok(Arc::clone(&current.folder))

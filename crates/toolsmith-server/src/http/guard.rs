@@ -127,6 +127,17 @@ pub(super) struct HostRule {
 }
 
 impl HostRule {
+    /// The rule of an endpoint with `options`: loopback names and
+    /// [`HttpOptions::allowed_hosts`](super::HttpOptions::allowed_hosts).
+    pub(super) fn of(options: &super::HttpOptions) -> Self {
+        Self::new(
+            super::LOOPBACK_HOSTS
+                .iter()
+                .copied()
+                .chain(options.allowed_hosts.iter().map(String::as_str)),
+        )
+    }
+
     /// Accepts the hosts in `allowed` (`name` or `name:port`); `*` accepts any.
     pub(super) fn new<'a>(allowed: impl IntoIterator<Item = &'a str>) -> Self {
         let mut hosts = Vec::new();
@@ -216,6 +227,18 @@ struct AllowedOrigin {
 }
 
 impl OriginRule {
+    /// The rule of an endpoint with `options`: loopback origins and
+    /// [`HttpOptions::allowed_origins`](super::HttpOptions::allowed_origins), as rmcp is
+    /// given them for `/mcp`.
+    pub(super) fn of(options: &super::HttpOptions) -> Self {
+        Self::new(
+            super::LOOPBACK_ORIGINS
+                .iter()
+                .copied()
+                .chain(options.allowed_origins.iter().map(String::as_str)),
+        )
+    }
+
     /// Accepts the origins in `allowed`; `*` accepts any. A pattern that is not an origin
     /// accepts nothing.
     pub(super) fn new<'a>(allowed: impl IntoIterator<Item = &'a str>) -> Self {

@@ -43,11 +43,7 @@ async fn alive() -> Response {
 async fn ready(State(state): State<ServerState>) -> Response {
     let catalog = state.catalog();
     let stopping = state.shutdown_token().is_cancelled() || state.is_draining();
-    let load_errors = catalog
-        .diagnostics()
-        .iter()
-        .filter(|diagnostic| diagnostic.severity == toolsmith_model::Severity::Error)
-        .count();
+    let load_errors = state.load_errors();
     let body = json!({
         "status": if stopping { "stopping" } else { "ready" },
         "tools": catalog.entries().len(),

@@ -29,6 +29,7 @@
 mod connections;
 mod guard;
 mod health;
+mod metrics;
 mod page;
 mod peek;
 mod replies;
@@ -61,6 +62,7 @@ use crate::handler::{McpHandler, Transport};
 use crate::state::ServerState;
 use guard::{Guard, HostRule, OriginRule};
 pub use health::{HEALTH_PATH, READY_PATH};
+pub use metrics::{METRICS_PATH, serve_metrics};
 pub use page::{INFO_PATH, InstallSnippet, InstallSnippets, PAGE_PATH, SnippetServer};
 use peek::{accepts, has_method, is_json, request_id};
 use replies::{id_in_use, not_a_message, sessions_busy, too_large};
@@ -136,6 +138,10 @@ pub struct HttpOptions {
     /// The install snippets the page at [`PAGE_PATH`] shows; without them it shows the
     /// `toolsmith install` command line only.
     pub install_snippets: Option<InstallSnippets>,
+
+    /// Whether `GET /metrics` is served on this port (behind the token); off when the
+    /// metrics have a listener of their own ([`serve_metrics`]).
+    pub metrics_on_port: bool,
 }
 
 impl Default for HttpOptions {
@@ -152,13 +158,14 @@ impl Default for HttpOptions {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_timeout: DEFAULT_SESSION_TIMEOUT,
             install_snippets: None,
+            metrics_on_port: true,
         }
     }
 }
 
 /// The HTTP application: MCP at [`MCP_PATH`], the health probes at [`HEALTH_PATH`] and
-/// [`READY_PATH`], the page at [`PAGE_PATH`] and its data at [`INFO_PATH`], everything else
-/// 404.
+/// [`READY_PATH`], the metrics at [`METRICS_PATH`], the page at [`PAGE_PATH`] and its data
+/// at [`INFO_PATH`], everything else 404.
 ///
 /// Tests drive it in-process with `tower::ServiceExt::oneshot`.
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
@@ -191,25 +198,11 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             .with_legacy_session_mode(false)
             .with_json_response(true),
     );
-    let hosts = if options.allowed_hosts.iter().any(|host| host == "*") {
-        HostRule::new(["*"])
-    } else {
-        HostRule::new(
-            LOOPBACK_HOSTS
-                .iter()
-                .copied()
-                .chain(options.allowed_hosts.iter().map(String::as_str)),
-        )
-    };
+    let hosts = HostRule::of(options);
     let front = page::Front {
         state: probe_state.clone(),
         hosts: hosts.clone(),
-        origins: OriginRule::new(
-            LOOPBACK_ORIGINS
-                .iter()
-                .copied()
-                .chain(options.allowed_origins.iter().map(String::as_str)),
-        ),
+        origins: OriginRule::of(options),
         token: options
             .auth_token
             .as_ref()
@@ -231,7 +224,9 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         .get(to_sessions.layer(guard.clone()))
         .fallback(to_sessions.layer(guard))
         .with_state(endpoint);
-    let app = Router::new().route(MCP_PATH, mcp);
+    let app = Router::new()
+        .route(MCP_PATH, mcp)
+        .merge(metrics::routes(&probe_state, options));
     // Without a token there is nothing to check: no layer (a boxed future per request).
     let app = match &options.auth_token {
         Some(token) => app.layer(middleware::from_fn_with_state(
@@ -242,8 +237,9 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     };
     // Merged after the token layer, which therefore does not stand before the probes; the
     // page checks the token itself, to ask for it in its own words.
-    app.merge(health::routes(probe_state))
+    app.merge(health::routes(probe_state.clone()))
         .merge(page::routes(front))
+        .layer(metrics::count_statuses(probe_state))
 }
 
 /// Serves `state` over Streamable HTTP on `address` until SIGINT/SIGTERM. Blocks; runs its

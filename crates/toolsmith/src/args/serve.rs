@@ -43,8 +43,9 @@ pub(crate) struct ServeArgs {
     /// Require `Authorization: Bearer TOKEN` on every HTTP request.
     ///
     /// Requests without the token, or with another one, get 401 with
-    /// `WWW-Authenticate: Bearer`. Prefer the environment variable to keep the token out of
-    /// process listings. Ignored over stdio.
+    /// `WWW-Authenticate: Bearer`; `/metrics` too, on the serving port or on --metrics. Prefer
+    /// the environment variable to keep the token out of process listings. Over stdio it
+    /// guards only the --metrics listener.
     #[arg(
         long,
         value_name = "TOKEN",
@@ -112,6 +113,25 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) watch: bool,
 
+    /// Serve `GET /metrics` on a listener of its own at ADDR instead of the serving port.
+    ///
+    /// Prometheus text format: tool calls by tool and outcome, call durations, calls in
+    /// flight, sessions, reloads, load errors and HTTP requests by status (docs/http.md,
+    /// "Metrics"). ADDR is written as for --http (`9090` means 127.0.0.1:9090). It works over
+    /// stdio too, where it is the only HTTP listener. Without it, `--http` serves `/metrics`
+    /// on its own port, behind --auth-token like `/mcp`.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) metrics: Option<String>,
+
+    /// How logs on stderr are written: `text` (the default) or `json`.
+    ///
+    /// `json` writes one JSON object per line, for log collectors: every message, and one
+    /// `info` event per tool call (target `toolsmith::call`) with the tool, outcome,
+    /// `duration_ms`, session and request id (docs/http.md, "Logs"). Its default level is
+    /// `info`; `-q`, `-v` and `TOOLSMITH_LOG` change it as for text.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub(crate) log_format: LogFormat,
+
     #[command(flatten)]
     pub(crate) search: SearchArg,
 }
@@ -125,6 +145,15 @@ pub(crate) struct DevArgs {
     /// Open the server's page in the default browser once it listens.
     #[arg(long)]
     pub(crate) open: bool,
+}
+
+/// `--log-format FORMAT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
 use toolsmith_model::Transport;
-use toolsmith_server::{HttpOptions, MCP_PATH, ServerOptions, ServerState};
+use toolsmith_server::{HttpOptions, MCP_PATH, METRICS_PATH, ServerOptions, ServerState};
 
 use crate::ExitStatus;
 use crate::args::ServeArgs;
@@ -33,25 +33,19 @@ pub(crate) fn run_then(
         profile,
         http,
         allow_hosts,
-        allow_origins,
         auth_token,
-        max_body_size,
-        header_timeout,
-        body_timeout,
-        max_connections,
-        max_sessions,
-        session_timeout,
         max_concurrent_calls,
-        shutdown_grace,
         watch,
+        metrics,
         search,
+        ..
     } = args;
     let transport = if http.is_some() {
         Transport::Http
     } else {
         Transport::Stdio
     };
-    if http.is_some()
+    if (http.is_some() || metrics.is_some())
         && auth_token
             .as_deref()
             .is_some_and(|token| token.trim().is_empty())
@@ -84,6 +78,10 @@ pub(crate) fn run_then(
         crate::watch::spawn(served).context("cannot start watching the folder")?;
     }
     let tools = state.catalog().entries().len();
+    let http_options = http_options(args);
+    if let Some(address) = metrics {
+        serve_metrics(printer, &state, &http_options, address)?;
+    }
     let Some(address) = http else {
         if std::io::stdin().is_terminal() {
             first_minute(
@@ -96,20 +94,7 @@ pub(crate) fn run_then(
         toolsmith_server::serve_stdio(state).map_err(Hinted::wrap)?;
         return Ok(ExitStatus::Success);
     };
-    let address = listen_address(address)?;
-    let http_options = HttpOptions {
-        allowed_hosts: allow_hosts.clone(),
-        allowed_origins: allow_origins.clone(),
-        auth_token: auth_token.clone(),
-        max_body_bytes: *max_body_size,
-        shutdown_grace: *shutdown_grace,
-        header_timeout: *header_timeout,
-        body_timeout: *body_timeout,
-        max_connections: usize::try_from(*max_connections).unwrap_or(usize::MAX),
-        max_sessions: usize::try_from(*max_sessions).unwrap_or(usize::MAX),
-        session_timeout: *session_timeout,
-        install_snippets: Some(crate::install::page::snippets()),
-    };
+    let address = listen_address(address, "--http")?;
     let public = beyond_loopback(address);
     toolsmith_server::serve_http(state, &http_options, address, |bound| {
         printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));
@@ -126,6 +111,38 @@ pub(crate) fn run_then(
     })
     .map_err(Hinted::wrap)?;
     Ok(ExitStatus::Success)
+}
+
+/// The HTTP server's settings from `serve`'s flags.
+fn http_options(args: &ServeArgs) -> HttpOptions {
+    HttpOptions {
+        allowed_hosts: args.allow_hosts.clone(),
+        allowed_origins: args.allow_origins.clone(),
+        auth_token: args.auth_token.clone(),
+        max_body_bytes: args.max_body_size,
+        shutdown_grace: args.shutdown_grace,
+        header_timeout: args.header_timeout,
+        body_timeout: args.body_timeout,
+        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+        max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
+        session_timeout: args.session_timeout,
+        metrics_on_port: args.metrics.is_none(),
+        install_snippets: Some(crate::install::page::snippets()),
+    }
+}
+
+/// Serves `/metrics` on a listener of its own at `address` (`--metrics`), and says where.
+fn serve_metrics(
+    printer: Printer,
+    state: &ServerState,
+    options: &HttpOptions,
+    address: &str,
+) -> anyhow::Result<()> {
+    let address = listen_address(address, "--metrics")?;
+    let bound =
+        toolsmith_server::serve_metrics(state.clone(), options, address).map_err(Hinted::wrap)?;
+    printer.message(&format!("Metrics at {}{METRICS_PATH}", origin(bound)));
+    Ok(())
 }
 
 /// What `serve` says on a terminal, where nobody sees MCP on stdin (issue 18, item 5): what
@@ -216,8 +233,8 @@ pub(crate) fn origin(bound: SocketAddr) -> String {
     format!("http://{host}:{}", bound.port())
 }
 
-/// Reads `PORT`, `:PORT`, `HOST:PORT` or `[IPv6]:PORT`; a bare port means loopback.
-fn listen_address(text: &str) -> anyhow::Result<SocketAddr> {
+/// Reads `flag`'s `PORT`, `:PORT`, `HOST:PORT` or `[IPv6]:PORT`; a bare port means loopback.
+fn listen_address(text: &str, flag: &str) -> anyhow::Result<SocketAddr> {
     let port_only = text.strip_prefix(':').unwrap_or(text);
     if let Ok(port) = port_only.parse::<u16>() {
         return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
@@ -226,9 +243,9 @@ fn listen_address(text: &str) -> anyhow::Result<SocketAddr> {
         return Ok(address);
     }
     let invalid = || {
-        Hinted::new(format!("`{text}` is not an address to listen on")).hint(
-            "write PORT, :PORT, HOST:PORT or [IPv6]:PORT, e.g. --http 8080 or --http 0.0.0.0:8080",
-        )
+        Hinted::new(format!("`{text}` is not an address to listen on")).hint(format!(
+            "write PORT, :PORT, HOST:PORT or [IPv6]:PORT, e.g. {flag} 8080 or {flag} 0.0.0.0:8080"
+        ))
     };
     let mut resolved = text.to_socket_addrs().map_err(|_| invalid())?;
     resolved.next().ok_or_else(|| invalid().into())
@@ -273,17 +290,17 @@ mod tests {
     #[test]
     fn bare_port_means_loopback() {
         let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        assert_eq!(listen_address("8080").unwrap(), loopback);
-        assert_eq!(listen_address(":8080").unwrap(), loopback);
+        assert_eq!(listen_address("8080", "--http").unwrap(), loopback);
+        assert_eq!(listen_address(":8080", "--http").unwrap(), loopback);
         assert_eq!(
-            listen_address("0.0.0.0:8080").unwrap(),
+            listen_address("0.0.0.0:8080", "--http").unwrap(),
             "0.0.0.0:8080".parse().unwrap()
         );
         assert_eq!(
-            listen_address("[::1]:9").unwrap(),
+            listen_address("[::1]:9", "--http").unwrap(),
             "[::1]:9".parse().unwrap()
         );
-        assert!(listen_address("nope").is_err());
+        assert!(listen_address("nope", "--http").is_err());
     }
 
     // Regression test for issue 14, item 10: the warning about serving without auth must

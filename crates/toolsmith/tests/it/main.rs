@@ -17,6 +17,7 @@ mod install;
 mod list;
 mod mcp_client;
 mod memory;
+mod metrics;
 mod new;
 mod packages;
 mod page;

@@ -68,9 +68,13 @@ impl ServeProcess {
             .stderr
             .recv_timeout(server.patience)
             .expect("the URL line on stderr");
+        // Up to a quote: with `--log-format json` the line is a JSON object.
         let url = line
             .split_whitespace()
-            .find(|word| word.starts_with("http://"))
+            .find_map(|word| {
+                word.starts_with("http://")
+                    .then(|| word.split('"').next())?
+            })
             .unwrap_or_else(|| panic!("no URL in `{line}`"));
         server.url = Some(url.to_owned());
         server
