@@ -252,7 +252,7 @@ impl Tool for CommandTool {
     ) -> Result<ToolReturn, ToolFailure> {
         let arguments = self.with_defaults(arguments);
         if let Some(pool) = &self.worker {
-            return pool.call(self, arguments, context);
+            return pool.call(self, &arguments, context);
         }
         let mut argv = self.template.render(&arguments).into_iter();
         let Some(program) = argv.next() else {

@@ -171,7 +171,7 @@ impl WorkerPool {
     pub(crate) fn call(
         &self,
         tool: &CommandTool,
-        arguments: JsonObject,
+        arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
         let mut process = self.acquire(tool, context)?;

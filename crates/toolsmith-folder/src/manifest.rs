@@ -144,16 +144,6 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     definition.examples.extend(tests);
     apply_overlays(&overlays, &mut parameters, &mut diagnostics, &locate);
     diagnostics.extend(conflicts(&table, &definition, &locate));
-    if worker.is_some() && command.is_none() {
-        diagnostics.push(
-            Diagnostic::error(
-                "invalid-manifest",
-                locate("worker"),
-                "`worker` keeps a `command` running, and this manifest has none",
-            )
-            .with_help("add `command = [\"python3\", \"worker.py\"]`, or remove `worker`"),
-        );
-    }
     let explicit_schema = table.contains_key("input_schema");
     if !diagnostics.is_empty() {
         return Err(diagnostics);
@@ -174,8 +164,8 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     })
 }
 
-/// Keys that cannot go together: `input_schema` with `parameters`/`params`, and
-/// `init_timeout` without `init`.
+/// Keys that cannot go together: `input_schema` with `parameters`/`params`, `worker`
+/// without `command`, and `init_timeout` without `init`.
 fn conflicts(
     table: &JsonObject,
     definition: &ToolDefinition,
@@ -192,6 +182,19 @@ fn conflicts(
                 "`input_schema` and `parameters`/`params` both describe the arguments",
             )
             .with_help("keep one: `input_schema` (a whole JSON Schema) or `[[parameters]]`"),
+        );
+    }
+    let worker = table
+        .get("worker")
+        .is_some_and(|value| value != &Value::Bool(false));
+    if worker && !table.contains_key("command") {
+        diagnostics.push(
+            Diagnostic::error(
+                "invalid-manifest",
+                locate("worker"),
+                "`worker` keeps a `command` running, and this manifest has none",
+            )
+            .with_help("add `command = [\"python3\", \"worker.py\"]`, or remove `worker`"),
         );
     }
     if let Err(error) = toolsmith_model::check_init(definition) {
@@ -535,7 +538,7 @@ mod tests {
         assert_eq!(settings.max_calls.map(std::num::NonZeroU64::get), Some(100));
         assert_eq!(
             settings.idle_timeout,
-            Some(std::time::Duration::from_secs(300))
+            Some(std::time::Duration::from_mins(5))
         );
         let errors = parse_text("description = \"x\"\nworker = true\n").unwrap_err();
         assert!(
