@@ -99,6 +99,83 @@ fn node_command_tool_passes_its_own_test() {
     assert_check_and_tests_pass(dir.path(), 1);
 }
 
+// Issue 21, item 2: `--form worker` scaffolds a warm worker with its helper library.
+#[test]
+fn python_worker_tool_passes_its_own_test() {
+    let dir = folder(&[]);
+    let mut command = toolsmith();
+    command
+        .args([
+            "new",
+            "tool",
+            "text_shout",
+            "--form",
+            "worker",
+            "--lang",
+            "python",
+        ])
+        .arg(dir.path());
+    snapshot!(dir.path(), command);
+    insta::assert_snapshot!(std::fs::read_to_string(dir.path().join("text_shout.toml")).unwrap());
+    insta::assert_snapshot!(std::fs::read_to_string(dir.path().join("text_shout.py")).unwrap());
+    assert_check_and_tests_pass(dir.path(), 1);
+}
+
+// Issue 21, item 2: a second worker of the folder keeps the helper library already there.
+#[test]
+fn node_workers_share_the_helper_library() {
+    let dir = new_tool(&["text_shout", "--form", "worker", "--lang", "node"]);
+    assert!(dir.path().join("text_shout.js").is_file());
+    let helper = dir.path().join("toolsmith_worker.js");
+    std::fs::write(
+        &helper,
+        "// edited\n".to_owned() + &std::fs::read_to_string(&helper).unwrap(),
+    )
+    .unwrap();
+    let output = toolsmith()
+        .args([
+            "new",
+            "tool",
+            "text_echo",
+            "--form",
+            "worker",
+            "--lang",
+            "node",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(&helper)
+            .unwrap()
+            .starts_with("// edited")
+    );
+    assert_check_and_tests_pass(dir.path(), 2);
+}
+
+#[test]
+fn a_bash_worker_says_which_languages_have_a_helper() {
+    let dir = folder(&[]);
+    let mut command = toolsmith();
+    command
+        .args([
+            "new",
+            "tool",
+            "text_shout",
+            "--form",
+            "worker",
+            "--lang",
+            "bash",
+        ])
+        .arg(dir.path());
+    snapshot!(dir.path(), command);
+}
+
 #[test]
 fn bash_command_tool_passes_its_own_test() {
     let dir = new_tool(&["text_shout", "--lang", "bash"]);
