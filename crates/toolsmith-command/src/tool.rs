@@ -82,15 +82,8 @@ impl CommandTool {
         let parameters: Vec<&str> = properties
             .map(|properties| properties.keys().map(String::as_str).collect())
             .unwrap_or_default();
-        let resolved: Vec<String> = command
-            .iter()
-            .enumerate()
-            .map(|(index, element)| match index {
-                0 => element.clone(),
-                _ => resolve_file_argument(&base_dir, element).unwrap_or_else(|| element.clone()),
-            })
-            .collect();
-        let template = ArgvTemplate::parse(&resolved, &parameters)?;
+        let template =
+            ArgvTemplate::parse(&resolve_file_arguments(&base_dir, &command), &parameters)?;
         let defaults = properties
             .map(|properties| {
                 properties
@@ -258,11 +251,7 @@ impl Tool for CommandTool {
         let Some(program) = argv.next() else {
             return Err(self.failure("has no program: its first element is an absent argument"));
         };
-        let resolved = if program.contains('/') {
-            self.base_dir.join(&program)
-        } else {
-            PathBuf::from(&program)
-        };
+        let resolved = resolve_program(&self.base_dir, &program);
         let working_dir = context.working_dir.as_deref().unwrap_or(&self.base_dir);
         if !working_dir.is_dir() {
             return Err(self.failure(format_args!(
@@ -363,8 +352,31 @@ pub(crate) fn spawn_failure(program: &str, resolved: &Path, error: &std::io::Err
     ToolFailure::failed(message)
 }
 
+/// `command` with its file arguments (not the program) made absolute, as
+/// [`resolve_file_argument`] does.
+pub(crate) fn resolve_file_arguments(base_dir: &Path, command: &[String]) -> Vec<String> {
+    command
+        .iter()
+        .enumerate()
+        .map(|(index, element)| match index {
+            0 => element.clone(),
+            _ => resolve_file_argument(base_dir, element).unwrap_or_else(|| element.clone()),
+        })
+        .collect()
+}
+
+/// `./run.sh` → `/tools/run.sh`: a program path with a `/` is relative to the tools folder;
+/// a bare name is looked up on `PATH`.
+pub(crate) fn resolve_program(base_dir: &Path, program: &str) -> PathBuf {
+    if program.contains('/') {
+        base_dir.join(program)
+    } else {
+        PathBuf::from(program)
+    }
+}
+
 /// `weather.py` → `/tools/weather.py` when that is a file inside the tools folder.
-pub(crate) fn resolve_file_argument(base_dir: &Path, element: &str) -> Option<String> {
+fn resolve_file_argument(base_dir: &Path, element: &str) -> Option<String> {
     let path = Path::new(element);
     if element.is_empty() || path.is_absolute() || element.contains(['{', '}']) {
         return None;

@@ -19,8 +19,8 @@ use crate::output::{format_bytes, interpret_result};
 use crate::process::stop_reason;
 use crate::template::{ArgvTemplate, TemplateError};
 use crate::tool::{
-    CommandTool, clear_environment, describe_exit, resolve_file_argument, spawn_failure,
-    stream_details,
+    CommandTool, clear_environment, describe_exit, resolve_file_arguments, resolve_program,
+    spawn_failure, stream_details,
 };
 use crate::worker_process::{Broken, Exchange, Remains, WorkerProcess};
 
@@ -103,23 +103,10 @@ impl WorkerPool {
     ) -> Result<Arc<Self>, TemplateError> {
         let base_dir = base_dir.into();
         let base_dir = std::path::absolute(&base_dir).unwrap_or(base_dir);
-        let resolved: Vec<String> = command
-            .iter()
-            .enumerate()
-            .map(|(index, element)| match index {
-                0 => element.clone(),
-                _ => resolve_file_argument(&base_dir, element).unwrap_or_else(|| element.clone()),
-            })
-            .collect();
-        let mut argv = ArgvTemplate::parse(&resolved, &[])?
+        let mut argv = ArgvTemplate::parse(&resolve_file_arguments(&base_dir, &command), &[])?
             .render(&JsonObject::new())
             .into_iter();
-        let program = argv.next().unwrap_or_default();
-        let program = if program.contains('/') {
-            base_dir.join(program)
-        } else {
-            PathBuf::from(program)
-        };
+        let program = resolve_program(&base_dir, &argv.next().unwrap_or_default());
         let pool = Arc::new(Self {
             command,
             program,
