@@ -37,13 +37,23 @@ fn assert_check_and_tests_pass(dir: &Path, cases: usize) {
     );
 }
 
+/// The command `toolsmith new tool ARGS... DIR`.
+fn new_tool_command(args: &[&str], dir: &Path) -> std::process::Command {
+    let mut command = toolsmith();
+    command.args(["new", "tool"]).args(args).arg(dir);
+    command
+}
+
 /// `toolsmith new tool ARGS... DIR` in an empty temp folder; returns the folder.
 fn new_tool(args: &[&str]) -> tempfile::TempDir {
     let dir = folder(&[]);
-    let output = toolsmith()
-        .args(["new", "tool"])
-        .args(args)
-        .arg(dir.path())
+    new_tool_in(args, dir.path());
+    dir
+}
+
+/// `toolsmith new tool ARGS... DIR`, which must succeed.
+fn new_tool_in(args: &[&str], dir: &Path) {
+    let output = new_tool_command(args, dir)
         .output()
         .expect("toolsmith runs");
     assert!(
@@ -51,7 +61,6 @@ fn new_tool(args: &[&str]) -> tempfile::TempDir {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    dir
 }
 
 #[test]
@@ -103,21 +112,11 @@ fn node_command_tool_passes_its_own_test() {
 #[test]
 fn python_worker_tool_passes_its_own_test() {
     let dir = folder(&[]);
-    let mut command = toolsmith();
-    command
-        .args([
-            "new",
-            "tool",
-            "text_shout",
-            "--form",
-            "worker",
-            "--lang",
-            "python",
-        ])
-        .arg(dir.path());
-    snapshot!(dir.path(), command);
-    insta::assert_snapshot!(std::fs::read_to_string(dir.path().join("text_shout.toml")).unwrap());
-    insta::assert_snapshot!(std::fs::read_to_string(dir.path().join("text_shout.py")).unwrap());
+    let args = ["text_shout", "--form", "worker", "--lang", "python"];
+    snapshot!(dir.path(), new_tool_command(&args, dir.path()));
+    for file in ["text_shout.toml", "text_shout.py"] {
+        insta::assert_snapshot!(std::fs::read_to_string(dir.path().join(file)).unwrap());
+    }
     assert_check_and_tests_pass(dir.path(), 1);
 }
 
@@ -132,23 +131,9 @@ fn node_workers_share_the_helper_library() {
         "// edited\n".to_owned() + &std::fs::read_to_string(&helper).unwrap(),
     )
     .unwrap();
-    let output = toolsmith()
-        .args([
-            "new",
-            "tool",
-            "text_echo",
-            "--form",
-            "worker",
-            "--lang",
-            "node",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    new_tool_in(
+        &["text_echo", "--form", "worker", "--lang", "node"],
+        dir.path(),
     );
     assert!(
         std::fs::read_to_string(&helper)
@@ -161,19 +146,8 @@ fn node_workers_share_the_helper_library() {
 #[test]
 fn a_bash_worker_says_which_languages_have_a_helper() {
     let dir = folder(&[]);
-    let mut command = toolsmith();
-    command
-        .args([
-            "new",
-            "tool",
-            "text_shout",
-            "--form",
-            "worker",
-            "--lang",
-            "bash",
-        ])
-        .arg(dir.path());
-    snapshot!(dir.path(), command);
+    let args = ["text_shout", "--form", "worker", "--lang", "bash"];
+    snapshot!(dir.path(), new_tool_command(&args, dir.path()));
 }
 
 #[test]
