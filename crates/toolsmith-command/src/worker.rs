@@ -62,6 +62,9 @@ pub struct WorkerPool {
     program: PathBuf,
     arguments: Vec<String>,
     base_dir: PathBuf,
+    /// The files of the tools folder the command names (`greeter.py`): a process started
+    /// before one of them changed is replaced.
+    sources: Vec<PathBuf>,
     settings: WorkerSettings,
     /// The `permissions.env` names of the pool's tools.
     permitted: Mutex<BTreeSet<String>>,
@@ -103,7 +106,16 @@ impl WorkerPool {
     ) -> Result<Arc<Self>, TemplateError> {
         let base_dir = base_dir.into();
         let base_dir = std::path::absolute(&base_dir).unwrap_or(base_dir);
-        let mut argv = ArgvTemplate::parse(&resolve_file_arguments(&base_dir, &command), &[])?
+        let resolved = resolve_file_arguments(&base_dir, &command);
+        // The arguments `resolve_file_arguments` made absolute are the folder's files.
+        let sources = resolved
+            .iter()
+            .zip(&command)
+            .skip(1)
+            .filter(|(resolved, written)| resolved != written)
+            .map(|(resolved, _)| PathBuf::from(resolved))
+            .collect();
+        let mut argv = ArgvTemplate::parse(&resolved, &[])?
             .render(&JsonObject::new())
             .into_iter();
         let program = resolve_program(&base_dir, &argv.next().unwrap_or_default());
@@ -112,6 +124,7 @@ impl WorkerPool {
             program,
             arguments: argv.collect(),
             base_dir,
+            sources,
             settings,
             permitted: Mutex::default(),
             state: Mutex::default(),
@@ -215,11 +228,14 @@ impl WorkerPool {
                 None => {}
             }
             while let Some(process) = state.idle.pop() {
-                if !process.exited() {
+                if process.exited() {
+                    tracing::debug!(command = %self.display(), "a worker exited while idle");
+                } else if self.changed_since(&process) {
+                    tracing::info!(command = %self.display(), "restarting a worker: its program changed");
+                } else {
                     state.busy += 1;
                     return Ok(process);
                 }
-                tracing::debug!(command = %self.display(), "a worker exited while idle");
             }
             if state.busy < self.settings.processes.get() {
                 state.busy += 1;
@@ -233,6 +249,16 @@ impl WorkerPool {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+    }
+
+    /// Whether one of the command's files was modified after `process` started, so that
+    /// editing a worker while serving takes effect on the next call.
+    fn changed_since(&self, process: &WorkerProcess) -> bool {
+        self.sources.iter().any(|source| {
+            std::fs::metadata(source)
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| modified > process.started)
+        })
     }
 
     /// Starts a process.

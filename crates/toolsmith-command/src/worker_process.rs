@@ -11,7 +11,7 @@ use std::os::fd::AsFd;
 use std::process::{ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde_json::Value;
@@ -106,11 +106,14 @@ pub(crate) struct WorkerProcess {
     pub(crate) calls: u64,
     /// When it last finished a call (or started), for `idle_timeout`.
     pub(crate) idle_since: Instant,
+    /// When it was started, to compare with its program file's modification time.
+    pub(crate) started: SystemTime,
 }
 
 impl WorkerProcess {
     /// Starts `command` as a worker whose answers may be up to `output_limit` bytes long.
     pub(crate) fn spawn(command: &mut Command, output_limit: usize) -> io::Result<Self> {
+        let started = SystemTime::now();
         let Spawned {
             group,
             stdin,
@@ -138,6 +141,7 @@ impl WorkerProcess {
             stderr: tail,
             calls: 0,
             idle_since: Instant::now(),
+            started,
         })
     }
 

@@ -437,3 +437,16 @@ fn a_worker_command_takes_no_placeholders() {
     let error = WorkerPool::new(command, ".", WorkerSettings::default()).unwrap_err();
     assert!(error.to_string().contains("script"), "{error}");
 }
+
+#[test]
+fn editing_the_worker_program_restarts_it_on_the_next_call() {
+    let dir = folder("worker.py", PYTHON_WORKER);
+    let pool = pool(dir.path(), &["python3", "worker.py"], processes(1));
+    let greet = tool(&pool, "greet", &json!({"name": {"type": "string"}}));
+    let arguments = object(&json!({"name": "Ada"}));
+    let context = || CallContext::detached(PATIENCE);
+    assert_eq!(text(greet.call(&arguments, &context())), "Hello, Ada!");
+    let edited = PYTHON_WORKER.replace("Hello, {name}!", "Hi, {name}!");
+    std::fs::write(dir.path().join("worker.py"), edited).expect("the temp dir is writable");
+    assert_eq!(text(greet.call(&arguments, &context())), "Hi, Ada!");
+}
