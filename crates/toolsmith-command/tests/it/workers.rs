@@ -450,3 +450,41 @@ fn editing_the_worker_program_restarts_it_on_the_next_call() {
     std::fs::write(dir.path().join("worker.py"), edited).expect("the temp dir is writable");
     assert_eq!(text(greet.call(&arguments, &context())), "Hi, Ada!");
 }
+
+#[test]
+fn a_call_waits_for_a_busy_pool_until_its_deadline_and_a_deaf_worker_is_killed_on_cancel() {
+    let dir = folder("worker.py", PYTHON_WORKER);
+    let pool = pool(dir.path(), &["python3", "worker.py"], processes(1));
+    let nap = tool(&pool, "nap", &json!({"seconds": {"type": "number"}}));
+    let greet = tool(&pool, "greet", &json!({"name": {"type": "string"}}));
+    let napping = CallContext::detached(PATIENCE);
+    let (waited, cancelled) = std::thread::scope(|scope| {
+        let call = scope.spawn(|| nap.call(&object(&json!({"seconds": 60})), &napping));
+        wait_for_file(dir.path(), "pidfile");
+        let arguments = object(&json!({"name": "Ada"}));
+        let waited = greet.call(
+            &arguments,
+            &CallContext::detached(Duration::from_millis(300)),
+        );
+        // `nap` never looks at `cancelled()`: after the grace, the worker is killed.
+        napping.interrupt.raise(StopReason::Cancelled);
+        (waited, call.join().expect("the calling thread panicked"))
+    });
+    let message = failure(waited);
+    assert!(message.contains("had no free process"), "{message}");
+    assert!(message.contains("raise `processes`"), "{message}");
+    assert!(
+        matches!(cancelled, Err(ToolFailure::Cancelled)),
+        "{cancelled:?}"
+    );
+    let napper: u32 = wait_for_file(dir.path(), "pidfile").parse().expect("a pid");
+    assert!(
+        eventually_gone(napper),
+        "the worker that ignored the cancel still runs"
+    );
+    let context = CallContext::detached(PATIENCE);
+    assert_eq!(
+        text(greet.call(&object(&json!({"name": "Ada"})), &context)),
+        "Hello, Ada!"
+    );
+}
