@@ -263,6 +263,9 @@ fn a_worker_killed_mid_call_fails_that_call_only() {
 fn a_hanging_worker_is_replaced_after_the_calls_timeout() {
     let dir = folder("worker.py", PYTHON_WORKER);
     let pool = pool(dir.path(), &["python3", "worker.py"], processes(1));
+    let pid = tool(&pool, "pid", &json!({}));
+    // Started first, so that the short timeout below is spent in the call, not in startup.
+    let hung = u32::try_from(pid_of(&pid)).expect("a pid fits");
     let mut definition = definition("nap", &json!({"seconds": {"type": "number"}}));
     definition.timeout = Some(Duration::from_millis(500));
     let nap = CommandTool::new(definition, pool.command().to_vec(), dir.path())
@@ -274,12 +277,10 @@ fn a_hanging_worker_is_replaced_after_the_calls_timeout() {
         message.contains("did not answer within 500ms and was killed"),
         "{message}"
     );
-    let hung: u32 = wait_for_file(dir.path(), "pidfile").parse().expect("a pid");
     assert!(
         eventually_gone(hung),
         "the hung worker {hung} is still running"
     );
-    let pid = tool(&pool, "pid", &json!({}));
     assert_ne!(pid_of(&pid), u64::from(hung));
 }
 
