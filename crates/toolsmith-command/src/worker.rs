@@ -146,6 +146,11 @@ impl WorkerPool {
         &self.command
     }
 
+    /// The tools folder the processes run in.
+    pub fn base_dir(&self) -> &Path {
+        &self.base_dir
+    }
+
     /// The pool's settings.
     pub fn settings(&self) -> WorkerSettings {
         self.settings
@@ -357,11 +362,6 @@ impl WorkerPool {
 
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The tools folder the processes run in.
-    pub fn base_dir(&self) -> &Path {
-        &self.base_dir
     }
 }
 
