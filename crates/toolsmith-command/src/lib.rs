@@ -10,6 +10,9 @@
 //!   the whole group on timeout, cancellation or runaway output.
 //! - [`CommandInit`]: a manifest's `init = [...]`, a program run once before the first call
 //!   of the tools naming it, the way a command tool runs.
+//! - [`WorkerPool`]: a manifest's `worker = true`, warm processes serving one call at a
+//!   time as a JSON line on stdin answered by a JSON line on stdout (docs/tools.md, "Warm
+//!   command tools"), shared by the tools whose manifests name the same command.
 //! - [`ArgvTemplate`]: the `{name}` placeholders of a command line, checked against the
 //!   tool's parameters at load time ([`TemplateError`] lists the valid names).
 //!
@@ -51,7 +54,10 @@ mod output;
 mod process;
 mod template;
 mod tool;
+mod worker;
+mod worker_process;
 
 pub use init::CommandInit;
 pub use template::{ArgvTemplate, TemplateError};
 pub use tool::{CommandTool, DEFAULT_OUTPUT_LIMIT};
+pub use worker::{WorkerPool, WorkerSettings};

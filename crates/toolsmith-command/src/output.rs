@@ -25,6 +25,19 @@ pub(crate) fn interpret(stdout: &[u8]) -> Result<ToolReturn, String> {
     let Ok(value) = serde_json::from_str::<Value>(trimmed) else {
         return Ok(ToolReturn::Text(without_trailing_newline(&text).to_owned()));
     };
+    interpret_json(value)
+}
+
+/// Reads a worker's `result` as a tool result: a string is text, and other JSON is read as
+/// [`interpret`] reads it (an object with an MCP result key passes through).
+pub(crate) fn interpret_result(result: Value) -> Result<ToolReturn, String> {
+    match result {
+        Value::String(text) => Ok(ToolReturn::Text(text)),
+        value => interpret_json(value),
+    }
+}
+
+fn interpret_json(value: Value) -> Result<ToolReturn, String> {
     match value {
         Value::Object(object) if RESULT_KEYS.iter().any(|key| object.contains_key(*key)) => {
             serde_json::from_value::<CallOutcome>(Value::Object(object))

@@ -10,7 +10,7 @@
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -33,7 +33,7 @@ const LAST_BACKOFF: Duration = Duration::from_millis(5);
 /// and escaped `leftovers.rs` can hold a pipe longer, and it is not waited for.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
 /// How much of stderr is kept (the tail) for the failure message.
-const STDERR_KEEP: usize = 64 * 1024;
+pub(crate) const STDERR_KEEP: usize = 64 * 1024;
 /// Bytes read from a pipe at a time.
 const CHUNK: usize = 64 * 1024;
 /// A stderr line starting with this is a message for the client, not part of stderr:
@@ -93,19 +93,12 @@ pub(crate) fn run(
     if let Some(reason) = stop_reason(limits.deadline, interrupt, Instant::now()) {
         return Err(RunError::Stopped(reason));
     }
-    let leftovers = Leftovers::new();
-    let mut child = command
-        .env(CALL_ID_ENV, leftovers.id())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(RunError::Spawn)?;
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let mut group = Group::new(child, leftovers);
+    let Spawned {
+        mut group,
+        stdin,
+        stdout,
+        stderr,
+    } = spawn(command).map_err(RunError::Spawn)?;
     let mut input = Input {
         pipe: stdin,
         data: input,
@@ -179,14 +172,48 @@ pub(crate) fn run(
     })
 }
 
+/// A program started in its own process group, with its three pipes.
+pub(crate) struct Spawned {
+    pub(crate) group: Group,
+    pub(crate) stdin: Option<ChildStdin>,
+    pub(crate) stdout: Option<ChildStdout>,
+    pub(crate) stderr: Option<ChildStderr>,
+}
+
+/// Starts `command` as the leader of a new process group, its stdin, stdout and stderr
+/// piped and its processes marked for [`Leftovers`].
+pub(crate) fn spawn(command: &mut Command) -> io::Result<Spawned> {
+    let leftovers = Leftovers::new();
+    let mut child = command
+        .env(CALL_ID_ENV, leftovers.id())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()?;
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    Ok(Spawned {
+        group: Group::new(child, leftovers),
+        stdin,
+        stdout,
+        stderr,
+    })
+}
+
 /// Why the run must stop now, if it must.
-fn stop_reason(deadline: Instant, interrupt: &Interrupt, now: Instant) -> Option<StopReason> {
+pub(crate) fn stop_reason(
+    deadline: Instant,
+    interrupt: &Interrupt,
+    now: Instant,
+) -> Option<StopReason> {
     interrupt
         .reason()
         .or_else(|| (now >= deadline).then_some(StopReason::Timeout))
 }
 
-fn set_nonblocking(fd: BorrowedFd<'_>) -> nix::Result<()> {
+pub(crate) fn set_nonblocking(fd: BorrowedFd<'_>) -> nix::Result<()> {
     let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);
     fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
     Ok(())
@@ -385,7 +412,7 @@ impl EventLines {
 }
 
 /// A spawned process group, led by the child; killed and reaped on drop unless reaped.
-struct Group {
+pub(crate) struct Group {
     child: Child,
     id: Pid,
     /// The run's processes that may have left the group.
@@ -406,21 +433,21 @@ impl Group {
     }
 
     /// Sends SIGKILL to every process in the group, and to the run's processes that left it.
-    fn kill(&self) {
+    pub(crate) fn kill(&self) {
         // ESRCH (the group is already empty) is the outcome we want anyway.
         let _ = killpg(self.id, Signal::SIGKILL);
         self.leftovers.kill();
     }
 
     /// Whether the leader has exited, without reaping it (so the group id stays reserved).
-    fn leader_exited(&self) -> bool {
+    pub(crate) fn leader_exited(&self) -> bool {
         let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
         // An error (ECHILD: someone else reaped it, e.g. SIGCHLD ignored) means it is gone.
         !matches!(waitid(Id::Pid(self.id), flags), Ok(WaitStatus::StillAlive))
     }
 
     /// Kills what is left of the group and reaps the leader.
-    fn reap(&mut self) -> io::Result<ExitStatus> {
+    pub(crate) fn reap(&mut self) -> io::Result<ExitStatus> {
         self.kill();
         self.reaped = true;
         self.child.wait()

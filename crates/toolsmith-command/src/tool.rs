@@ -6,6 +6,7 @@
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
+use std::sync::Arc;
 
 use nix::sys::signal::Signal;
 use serde_json::Value;
@@ -16,6 +17,7 @@ use toolsmith_model::{
 use crate::output::{excerpt, format_bytes, interpret};
 use crate::process::{self, Finished, Limits, RunError};
 use crate::template::{ArgvTemplate, TemplateError};
+use crate::worker::WorkerPool;
 
 /// How much stdout a call may produce before it is stopped (4 MiB).
 pub const DEFAULT_OUTPUT_LIMIT: usize = 4 * 1024 * 1024;
@@ -52,6 +54,8 @@ pub struct CommandTool {
     /// `properties.*.default` of the input schema, applied to absent arguments.
     defaults: Vec<(String, Value)>,
     output_limit: usize,
+    /// The warm processes that serve the calls, for a `worker = true` manifest.
+    worker: Option<Arc<WorkerPool>>,
 }
 
 impl CommandTool {
@@ -78,15 +82,8 @@ impl CommandTool {
         let parameters: Vec<&str> = properties
             .map(|properties| properties.keys().map(String::as_str).collect())
             .unwrap_or_default();
-        let resolved: Vec<String> = command
-            .iter()
-            .enumerate()
-            .map(|(index, element)| match index {
-                0 => element.clone(),
-                _ => resolve_file_argument(&base_dir, element).unwrap_or_else(|| element.clone()),
-            })
-            .collect();
-        let template = ArgvTemplate::parse(&resolved, &parameters)?;
+        let template =
+            ArgvTemplate::parse(&resolve_file_arguments(&base_dir, &command), &parameters)?;
         let defaults = properties
             .map(|properties| {
                 properties
@@ -105,6 +102,7 @@ impl CommandTool {
             base_dir,
             defaults,
             output_limit: DEFAULT_OUTPUT_LIMIT,
+            worker: None,
         })
     }
 
@@ -113,6 +111,22 @@ impl CommandTool {
     pub fn with_output_limit(mut self, bytes: usize) -> Self {
         self.output_limit = bytes;
         self
+    }
+
+    /// The same tool served by the warm processes of `pool` instead of a process per call
+    /// (docs/tools.md, "Warm command tools").
+    ///
+    /// The pool runs its own command (the one the manifest names, shared by the tools whose
+    /// manifests name it); this tool's command is then only its name in messages.
+    #[must_use]
+    pub fn with_worker(mut self, pool: Arc<WorkerPool>) -> Self {
+        self.worker = Some(pool);
+        self
+    }
+
+    /// The pool serving this tool's calls, when it is a worker.
+    pub fn worker(&self) -> Option<&Arc<WorkerPool>> {
+        self.worker.as_ref()
     }
 
     /// Sets how many bytes of stdout a call may produce before it is stopped.
@@ -141,7 +155,7 @@ impl CommandTool {
     }
 
     /// The command for messages: `python3 weather.py`.
-    fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         self.command.join(" ")
     }
 
@@ -158,17 +172,8 @@ impl CommandTool {
 
     /// Sets the environment: cleared, then the inherited and permitted variables.
     fn set_environment(&self, command: &mut Command, context: &CallContext) {
-        command.env_clear();
         let permitted = self.definition.permissions.env.iter().map(String::as_str);
-        for name in INHERITED_ENV.into_iter().chain(permitted) {
-            // `var_os` may panic on such names, and no variable can be called that anyway.
-            if name.is_empty() || name.contains(['=', '\0']) {
-                continue;
-            }
-            if let Some(value) = std::env::var_os(name) {
-                command.env(name, value);
-            }
-        }
+        clear_environment(command, permitted);
         let options =
             serde_json::to_string(&context.options).expect("a JSON object always serializes");
         command
@@ -178,7 +183,7 @@ impl CommandTool {
     }
 
     /// An `mcp:` line from the program's stderr: progress or a log message for the client.
-    fn event(&self, line: &[u8], context: &CallContext) {
+    pub(crate) fn event(&self, line: &[u8], context: &CallContext) {
         let name = &self.definition.name;
         let event: Value = match serde_json::from_slice(line) {
             Ok(event) => event,
@@ -205,7 +210,7 @@ impl CommandTool {
         }
     }
 
-    fn failure(&self, message: impl std::fmt::Display) -> ToolFailure {
+    pub(crate) fn failure(&self, message: impl std::fmt::Display) -> ToolFailure {
         ToolFailure::failed(format!("command `{}` {message}", self.display()))
     }
 
@@ -215,13 +220,10 @@ impl CommandTool {
         let stderr = excerpt(&finished.stderr, finished.stderr_cut).map(|tail| ("stderr", tail));
         let shown =
             stderr.or_else(|| excerpt(&finished.stdout, false).map(|tail| ("stdout", tail)));
-        let details = match shown {
-            Some((stream, (text, true))) => {
-                format!("\n{stream} (last lines; earlier output cut):\n{text}")
-            }
-            Some((stream, (text, false))) => format!("\n{stream}:\n{text}"),
-            None => " and printed nothing".to_owned(),
-        };
+        let details = shown.map_or_else(
+            || " and printed nothing".to_owned(),
+            |(stream, tail)| stream_details(stream, tail),
+        );
         let message = format!(
             "command `{}` {}{details}",
             self.display(),
@@ -242,15 +244,14 @@ impl Tool for CommandTool {
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
         let arguments = self.with_defaults(arguments);
+        if let Some(pool) = &self.worker {
+            return pool.call(self, &arguments, context);
+        }
         let mut argv = self.template.render(&arguments).into_iter();
         let Some(program) = argv.next() else {
             return Err(self.failure("has no program: its first element is an absent argument"));
         };
-        let resolved = if program.contains('/') {
-            self.base_dir.join(&program)
-        } else {
-            PathBuf::from(&program)
-        };
+        let resolved = resolve_program(&self.base_dir, &program);
         let working_dir = context.working_dir.as_deref().unwrap_or(&self.base_dir);
         if !working_dir.is_dir() {
             return Err(self.failure(format_args!(
@@ -305,8 +306,35 @@ impl Tool for CommandTool {
     }
 }
 
+/// `\nstderr:\n…` (or `stderr (last lines; earlier output cut)`) for a failure message.
+pub(crate) fn stream_details(stream: &str, (text, cut): (String, bool)) -> String {
+    if cut {
+        format!("\n{stream} (last lines; earlier output cut):\n{text}")
+    } else {
+        format!("\n{stream}:\n{text}")
+    }
+}
+
+/// Clears `command`'s environment down to `PATH`, `HOME`, `LANG` and the `permitted` names
+/// (`permissions.env`) that are set here.
+pub(crate) fn clear_environment<'a>(
+    command: &mut Command,
+    permitted: impl IntoIterator<Item = &'a str>,
+) {
+    command.env_clear();
+    for name in INHERITED_ENV.into_iter().chain(permitted) {
+        // `var_os` may panic on such names, and no variable can be called that anyway.
+        if name.is_empty() || name.contains(['=', '\0']) {
+            continue;
+        }
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+}
+
 /// The failure for a program that could not be started.
-fn spawn_failure(program: &str, resolved: &Path, error: &std::io::Error) -> ToolFailure {
+pub(crate) fn spawn_failure(program: &str, resolved: &Path, error: &std::io::Error) -> ToolFailure {
     let message = match error.kind() {
         std::io::ErrorKind::NotFound if program.contains('/') => format!(
             "program `{program}` not found at `{}`; check the path in `command`, relative to the tools folder",
@@ -322,6 +350,29 @@ fn spawn_failure(program: &str, resolved: &Path, error: &std::io::Error) -> Tool
         _ => format!("program `{program}` could not be started: {error}"),
     };
     ToolFailure::failed(message)
+}
+
+/// `command` with its file arguments (not the program) made absolute, as
+/// [`resolve_file_argument`] does.
+pub(crate) fn resolve_file_arguments(base_dir: &Path, command: &[String]) -> Vec<String> {
+    command
+        .iter()
+        .enumerate()
+        .map(|(index, element)| match index {
+            0 => element.clone(),
+            _ => resolve_file_argument(base_dir, element).unwrap_or_else(|| element.clone()),
+        })
+        .collect()
+}
+
+/// `./run.sh` → `/tools/run.sh`: a program path with a `/` is relative to the tools folder;
+/// a bare name is looked up on `PATH`.
+pub(crate) fn resolve_program(base_dir: &Path, program: &str) -> PathBuf {
+    if program.contains('/') {
+        base_dir.join(program)
+    } else {
+        PathBuf::from(program)
+    }
 }
 
 /// `weather.py` → `/tools/weather.py` when that is a file inside the tools folder.
@@ -344,7 +395,7 @@ fn resolve_file_argument(base_dir: &Path, element: &str) -> Option<String> {
 }
 
 /// `exited with status 3`, `was killed by signal 9 (SIGKILL)`.
-fn describe_exit(status: ExitStatus) -> String {
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exited with status {code}");
     }

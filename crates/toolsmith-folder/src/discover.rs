@@ -75,6 +75,30 @@ pub(crate) fn load_file(
     }
 }
 
+/// A `worker = true` command tool, served by the load's pool for its command and settings.
+fn worker_tool(
+    path: &Path,
+    definition: toolsmith_model::ToolDefinition,
+    argv: Vec<String>,
+    worker: toolsmith_command::WorkerSettings,
+    settings: &LoadSettings,
+    inits: &CommandInits,
+) -> Result<std::sync::Arc<dyn toolsmith_model::Tool>, Diagnostic> {
+    let invalid = |error: toolsmith_command::TemplateError| {
+        Diagnostic::error("invalid-command", crate::file_location(path), format!("`worker`: {error}"))
+            .with_help("a worker reads its arguments from stdin as JSON lines; remove the `{placeholders}` from `command`")
+    };
+    let pool = inits
+        .worker(&argv, worker, &settings.base_dir)
+        .map_err(invalid)?;
+    let definition = settings.restricted(definition);
+    pool.permit_env(&definition.permissions.env);
+    let tool = toolsmith_command::CommandTool::new(definition, argv, settings.base_dir.clone())
+        .map_err(invalid)?
+        .with_worker(pool);
+    Ok(std::sync::Arc::new(tool))
+}
+
 fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> LoadedModule {
     let source = match std::fs::read_to_string(path) {
         Ok(source) => source,
@@ -90,14 +114,15 @@ fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> 
         }
     };
     let result = match manifest.kind {
-        ManifestKind::Command(argv) => {
-            toolsmith_command::CommandTool::new(settings.restricted(manifest.definition), argv, settings.base_dir.clone())
+        ManifestKind::Command(argv) => match manifest.worker {
+            Some(worker) => worker_tool(path, manifest.definition, argv, worker, settings, inits),
+            None => toolsmith_command::CommandTool::new(settings.restricted(manifest.definition), argv, settings.base_dir.clone())
                 .map(|tool| std::sync::Arc::new(tool) as std::sync::Arc<dyn toolsmith_model::Tool>)
                 .map_err(|error| {
                     Diagnostic::error("invalid-command", crate::file_location(path), error.to_string())
                         .with_help("placeholders in `command` must name a parameter: `{name}`")
-                })
-        }
+                }),
+        },
         ManifestKind::Script => match script_for(path) {
             Some(script) => match std::fs::read_to_string(&script) {
                 Ok(code) => toolsmith_starlark::load_script(manifest.definition, &script, &code, settings),

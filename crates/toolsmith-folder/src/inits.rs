@@ -4,17 +4,28 @@
 //! folder starts from the inits that the tools of its unchanged files hold, so editing one
 //! of several manifests that share an init keeps it, while an init no unchanged file names
 //! starts afresh.
+//!
+//! Worker pools (docs/tools.md, "Warm command tools") are shared the same way within one
+//! load: manifests with the same `command` (as written) and the same `worker` settings share
+//! one pool. A reload starts new pools for the files it reloads; the tools of unchanged
+//! files keep theirs, and a pool stops its processes once no tool holds it.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use toolsmith_command::{CommandInit, TemplateError};
+use toolsmith_command::{CommandInit, TemplateError, WorkerPool, WorkerSettings};
 use toolsmith_model::{Init, InitializedTool, LazyInit, Tool};
 
-/// The command inits of one load of a folder, by command.
+/// The worker pools of one load, by command and settings.
+type WorkerPools = HashMap<(Vec<String>, WorkerSettings), Arc<WorkerPool>>;
+
+/// The command inits and worker pools of one load of a folder, by command.
 #[derive(Clone, Default)]
-pub(crate) struct CommandInits(Arc<Mutex<HashMap<Vec<String>, Arc<LazyInit>>>>);
+pub(crate) struct CommandInits(
+    Arc<Mutex<HashMap<Vec<String>, Arc<LazyInit>>>>,
+    Arc<Mutex<WorkerPools>>,
+);
 
 impl CommandInits {
     /// The inits `tools` (those of the files a reload keeps) already run.
@@ -29,7 +40,25 @@ impl CommandInits {
                     .or_insert_with(|| Arc::clone(init));
             }
         }
-        Self(Arc::new(Mutex::new(inits)))
+        Self(Arc::new(Mutex::new(inits)), Arc::default())
+    }
+
+    /// The pool for `command` with `settings`, shared with the other manifests of this load
+    /// naming both.
+    pub(crate) fn worker(
+        &self,
+        command: &[String],
+        settings: WorkerSettings,
+        base_dir: &Path,
+    ) -> Result<Arc<WorkerPool>, TemplateError> {
+        let mut pools = self.1.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (command.to_vec(), settings);
+        if let Some(pool) = pools.get(&key) {
+            return Ok(Arc::clone(pool));
+        }
+        let pool = WorkerPool::new(command.to_vec(), base_dir, settings)?;
+        pools.insert(key, Arc::clone(&pool));
+        Ok(pool)
     }
 
     /// `tool` with the init of its `init = [...]` command, shared with the other manifests

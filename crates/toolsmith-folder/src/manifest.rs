@@ -2,10 +2,12 @@
 //! stem, or a `command = [...]` for a program in any language (docs/tools.md, "Manifest +
 //! script (Scriptling)" and "Command tools").
 
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::ops::Range;
 use std::path::Path;
 
 use serde_json::Value;
+use toolsmith_command::WorkerSettings;
 use toolsmith_model::{
     Diagnostic, JsonObject, Key, MANIFEST_TYPES, ParamType, Parameter, SourceFacts, SourceLocation,
     ToolDefinition, apply_property, input_schema, kind, line_column,
@@ -38,13 +40,15 @@ const SCHEMA_KEYWORDS: &[&str] = &[
 ];
 
 /// Keys of a manifest that are not tool properties.
-const MANIFEST_KEYS: &[&str] = &["parameters", "params", "command", "tests"];
+const MANIFEST_KEYS: &[&str] = &["parameters", "params", "command", "worker", "tests"];
 
 /// What a manifest describes.
 #[derive(Debug)]
 pub(crate) struct Manifest {
     pub(crate) definition: ToolDefinition,
     pub(crate) kind: ManifestKind,
+    /// `worker = true` or a `[worker]` table: the command keeps running between calls.
+    pub(crate) worker: Option<WorkerSettings>,
 }
 
 /// How the tool of a manifest runs.
@@ -79,6 +83,7 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     definition.source = SourceLocation::file(path);
     let mut parameters = Vec::new();
     let mut command = None;
+    let mut worker = None;
     let mut overlays = JsonObject::new();
     let mut tests = Vec::new();
     for (key, value) in &table {
@@ -103,6 +108,14 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
                 Err(message) => diagnostics.push(
                     Diagnostic::error("invalid-manifest", locate(key), message).with_help(
                         "write the program and its arguments as a list: command = [\"python3\", \"tool.py\"]",
+                    ),
+                ),
+            },
+            "worker" => match parse_worker(value) {
+                Ok(settings) => worker = settings,
+                Err(message) => diagnostics.push(
+                    Diagnostic::error("invalid-manifest", locate(key), message).with_help(
+                        "write `worker = true`, or a `[worker]` table with `processes`, `max_calls` and `idle_timeout`",
                     ),
                 ),
             },
@@ -144,11 +157,15 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
         ..SourceFacts::default()
     };
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
-    Ok(Manifest { definition, kind })
+    Ok(Manifest {
+        definition,
+        kind,
+        worker,
+    })
 }
 
-/// Keys that cannot go together: `input_schema` with `parameters`/`params`, and
-/// `init_timeout` without `init`.
+/// Keys that cannot go together: `input_schema` with `parameters`/`params`, `worker`
+/// without `command`, and `init_timeout` without `init`.
 fn conflicts(
     table: &JsonObject,
     definition: &ToolDefinition,
@@ -165,6 +182,19 @@ fn conflicts(
                 "`input_schema` and `parameters`/`params` both describe the arguments",
             )
             .with_help("keep one: `input_schema` (a whole JSON Schema) or `[[parameters]]`"),
+        );
+    }
+    let worker = table
+        .get("worker")
+        .is_some_and(|value| value != &Value::Bool(false));
+    if worker && !table.contains_key("command") {
+        diagnostics.push(
+            Diagnostic::error(
+                "invalid-manifest",
+                locate("worker"),
+                "`worker` keeps a `command` running, and this manifest has none",
+            )
+            .with_help("add `command = [\"python3\", \"worker.py\"]`, or remove `worker`"),
         );
     }
     if let Err(error) = toolsmith_model::check_init(definition) {
@@ -310,6 +340,48 @@ fn parse_command(value: &Value) -> Result<Vec<String>, String> {
     Ok(argv)
 }
 
+/// `worker = true` (default settings), `false` (none) or a `[worker]` table.
+fn parse_worker(value: &Value) -> Result<Option<WorkerSettings>, String> {
+    let table = match value {
+        Value::Bool(false) => return Ok(None),
+        Value::Bool(true) => return Ok(Some(WorkerSettings::default())),
+        Value::Object(table) => table,
+        other => {
+            return Err(format!(
+                "`worker` must be `true` or a table, got {}",
+                kind(other)
+            ));
+        }
+    };
+    let mut settings = WorkerSettings::default();
+    for (key, value) in table {
+        let positive = || {
+            value
+                .as_u64()
+                .filter(|&count| count > 0)
+                .ok_or_else(|| format!("`worker.{key}` must be a positive integer, got {value}"))
+        };
+        match key.as_str() {
+            "processes" => {
+                let count = usize::try_from(positive()?).unwrap_or(usize::MAX);
+                settings.processes = NonZeroUsize::new(count).unwrap_or(NonZeroUsize::MIN);
+            }
+            "max_calls" => settings.max_calls = NonZeroU64::new(positive()?),
+            "idle_timeout" => {
+                let timeout = toolsmith_model::duration::parse(value)
+                    .map_err(|error| format!("`worker.idle_timeout`: {error}"))?;
+                settings.idle_timeout = Some(timeout);
+            }
+            other => {
+                return Err(format!(
+                    "unknown key `worker.{other}`; valid keys: processes, max_calls, idle_timeout"
+                ));
+            }
+        }
+    }
+    Ok(Some(settings))
+}
+
 fn parse_parameters(
     value: &Value,
     locate: &dyn Fn(&str, usize) -> SourceLocation,
@@ -448,6 +520,47 @@ mod tests {
 
     fn parse_text(source: &str) -> Result<Manifest, Vec<Diagnostic>> {
         parse(Path::new("tools/hello.toml"), source)
+    }
+
+    // Issue 21, item 2: `worker = true` or a `[worker]` table on a command manifest.
+    #[test]
+    fn worker_is_true_or_a_table_and_needs_a_command() {
+        let manifest =
+            parse_text("description = \"x\"\ncommand = [\"python3\", \"w.py\"]\nworker = true\n")
+                .unwrap();
+        assert_eq!(manifest.worker, Some(WorkerSettings::default()));
+        let manifest = parse_text(
+            "description = \"x\"\ncommand = [\"node\", \"w.js\"]\n[worker]\nprocesses = 4\nmax_calls = 100\nidle_timeout = \"5m\"\n",
+        )
+        .unwrap();
+        let settings = manifest.worker.unwrap();
+        assert_eq!(settings.processes.get(), 4);
+        assert_eq!(settings.max_calls.map(std::num::NonZeroU64::get), Some(100));
+        assert_eq!(
+            settings.idle_timeout,
+            Some(std::time::Duration::from_mins(5))
+        );
+        let errors = parse_text("description = \"x\"\nworker = true\n").unwrap_err();
+        assert!(
+            errors[0].message.contains("has none"),
+            "{}",
+            errors[0].message
+        );
+        let errors = parse_text("description = \"x\"\ncommand = [\"w\"]\n[worker]\nprocess = 2\n")
+            .unwrap_err();
+        assert!(
+            errors[0].message.contains("valid keys: processes"),
+            "{}",
+            errors[0].message
+        );
+        let errors =
+            parse_text("description = \"x\"\ncommand = [\"w\"]\n[worker]\nprocesses = 0\n")
+                .unwrap_err();
+        assert!(
+            errors[0].message.contains("positive integer"),
+            "{}",
+            errors[0].message
+        );
     }
 
     #[test]

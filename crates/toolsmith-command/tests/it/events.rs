@@ -9,7 +9,7 @@ use crate::support::{failure, object, script, text, tool};
 
 /// A client that records what the tool sent it.
 #[derive(Default)]
-struct Recorder(Mutex<Vec<String>>);
+pub(crate) struct Recorder(pub(crate) Mutex<Vec<String>>);
 
 impl ClientBridge for Recorder {
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {

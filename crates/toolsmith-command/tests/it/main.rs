@@ -1,4 +1,4 @@
-//! Integration tests for command tools: real processes (bash, python3, coreutils) run
+//! Integration tests for command tools: real processes (bash, python3, node, coreutils) run
 //! through [`toolsmith_command::CommandTool`].
 
 mod argv;
@@ -11,3 +11,4 @@ mod orphans;
 mod results;
 mod stdin;
 mod support;
+mod workers;

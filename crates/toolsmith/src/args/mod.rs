@@ -408,6 +408,9 @@ pub(crate) enum ToolForm {
     Manifest,
     /// A manifest that runs a program per call (`NAME.toml` + the program).
     Command,
+    /// A manifest whose program keeps running, one call per JSON line (`NAME.toml` + the
+    /// program + the helper library `toolsmith_worker.py` or `.js`).
+    Worker,
 }
 
 /// Languages of command tools.

@@ -27,6 +27,17 @@ const SCRIPT: &str = include_str!("../../templates/new/script.star");
 const PYTHON: &str = include_str!("../../templates/new/command.py");
 const NODE: &str = include_str!("../../templates/new/command.js");
 const BASH: &str = include_str!("../../templates/new/command.sh");
+const PYTHON_WORKER: &str = include_str!("../../templates/new/worker.py");
+const NODE_WORKER: &str = include_str!("../../templates/new/worker.js");
+/// The helper libraries a worker imports, copied next to it (examples/workers/ holds them).
+const PYTHON_HELPER: (&str, &str) = (
+    "toolsmith_worker.py",
+    include_str!("../../../../examples/workers/toolsmith_worker.py"),
+);
+const NODE_HELPER: (&str, &str) = (
+    "toolsmith_worker.js",
+    include_str!("../../../../examples/workers/toolsmith_worker.js"),
+);
 const FOLDER_CONFIG: &str = include_str!("../../templates/new/toolsmith.toml");
 const FOLDER_README: &str = include_str!("../../templates/new/README.md");
 
@@ -94,6 +105,13 @@ pub(crate) fn scaffold(
             .hint("drop `--lang`, or use `--form command --lang ...`")
             .into());
         }
+        (Some(ToolForm::Worker), Some(Lang::Bash)) => {
+            return Err(Hinted::new(
+                "a worker is written with a helper library, and there is one for Python and Node.js, not Bash",
+            )
+            .hint("use `--form worker --lang python` or `--lang node`, or `--form command --lang bash` for a program run per call")
+            .into());
+        }
         (Some(form), _) => form,
         (None, Some(_)) => ToolForm::Command,
         (None, None) => ToolForm::Star,
@@ -102,13 +120,23 @@ pub(crate) fn scaffold(
     if dir.is_dir() {
         refuse_duplicate(dir, name)?;
     }
-    let written = write_all(dir, &tool_files(name, form, lang))?;
+    let mut files = tool_files(name, form, lang);
+    // Workers of one folder share the helper library; one already there is kept.
+    files.retain(|(path, _)| {
+        let helper = [PYTHON_HELPER.0, NODE_HELPER.0]
+            .iter()
+            .any(|helper| path.as_os_str() == *helper);
+        !(helper && dir.join(path).exists())
+    });
+    let written = write_all(dir, &files)?;
     let kind = match (form, lang) {
         (ToolForm::Star, _) => "Starlark",
         (ToolForm::Manifest, _) => "manifest + script",
         (ToolForm::Command, Lang::Python) => "command, Python",
         (ToolForm::Command, Lang::Node) => "command, Node.js",
         (ToolForm::Command, Lang::Bash) => "command, Bash",
+        (ToolForm::Worker, Lang::Node) => "worker, Node.js",
+        (ToolForm::Worker, _) => "worker, Python",
     };
     Ok(Scaffolded { written, kind })
 }
@@ -199,6 +227,19 @@ fn tool_files(name: &str, form: ToolForm, lang: Lang) -> Vec<(PathBuf, String)> 
             "sh",
             BASH,
         ),
+        (ToolForm::Worker, Lang::Node) => {
+            return worker_files(name, "node", "js", NODE_WORKER, NODE_HELPER, &description);
+        }
+        (ToolForm::Worker, _) => {
+            return worker_files(
+                name,
+                "python3",
+                "py",
+                PYTHON_WORKER,
+                PYTHON_HELPER,
+                &description,
+            );
+        }
         _ => (
             "--form manifest",
             format!("{name}.star runs top to bottom on each call (Scriptling-compatible)."),
@@ -216,6 +257,40 @@ fn tool_files(name: &str, form: ToolForm, lang: Lang) -> Vec<(PathBuf, String)> 
     vec![
         (file_name("toml"), fill(&manifest, &description)),
         (file_name(extension), fill(code, &description)),
+    ]
+}
+
+/// The files of a new worker: its manifest, its program and the helper library.
+fn worker_files(
+    name: &str,
+    interpreter: &str,
+    extension: &str,
+    code: &str,
+    (helper, library): (&str, &str),
+    description: &str,
+) -> Vec<(PathBuf, String)> {
+    let lang = if extension == "js" { "node" } else { "python" };
+    let program = format!("{name}.{extension}");
+    let manifest = MANIFEST
+        .replace("{{flags}}", &format!("{name} --form worker --lang {lang}"))
+        .replace(
+            "{{how}}",
+            &format!(
+                "Toolsmith starts `{interpreter} {program}` once and keeps it running (`worker = true`);\n# each call is one JSON line on its stdin, answered through {helper}."
+            ),
+        )
+        .replace("{{program}}", &program)
+        .replace(
+            "{{command}}",
+            &format!("command = [\"{interpreter}\", \"{program}\"]\nworker = true\ntimeout = \"10s\"\n"),
+        )
+        .replace("{{description}}", description)
+        .replace("{{title}}", &title(name))
+        .replace("{{name}}", name);
+    vec![
+        (PathBuf::from(format!("{name}.toml")), manifest),
+        (PathBuf::from(&program), code.replace("{{name}}", name)),
+        (PathBuf::from(helper), library.to_owned()),
     ]
 }
 

@@ -30,6 +30,7 @@ mod serve_process;
 mod skills;
 mod test_command;
 mod watch;
+mod workers;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -37,13 +37,23 @@ fn assert_check_and_tests_pass(dir: &Path, cases: usize) {
     );
 }
 
+/// The command `toolsmith new tool ARGS... DIR`.
+fn new_tool_command(args: &[&str], dir: &Path) -> std::process::Command {
+    let mut command = toolsmith();
+    command.args(["new", "tool"]).args(args).arg(dir);
+    command
+}
+
 /// `toolsmith new tool ARGS... DIR` in an empty temp folder; returns the folder.
 fn new_tool(args: &[&str]) -> tempfile::TempDir {
     let dir = folder(&[]);
-    let output = toolsmith()
-        .args(["new", "tool"])
-        .args(args)
-        .arg(dir.path())
+    new_tool_in(args, dir.path());
+    dir
+}
+
+/// `toolsmith new tool ARGS... DIR`, which must succeed.
+fn new_tool_in(args: &[&str], dir: &Path) {
+    let output = new_tool_command(args, dir)
         .output()
         .expect("toolsmith runs");
     assert!(
@@ -51,7 +61,6 @@ fn new_tool(args: &[&str]) -> tempfile::TempDir {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    dir
 }
 
 #[test]
@@ -97,6 +106,48 @@ fn node_command_tool_passes_its_own_test() {
     let dir = new_tool(&["text_shout", "--lang", "node"]);
     assert!(dir.path().join("text_shout.js").is_file());
     assert_check_and_tests_pass(dir.path(), 1);
+}
+
+// Issue 21, item 2: `--form worker` scaffolds a warm worker with its helper library.
+#[test]
+fn python_worker_tool_passes_its_own_test() {
+    let dir = folder(&[]);
+    let args = ["text_shout", "--form", "worker", "--lang", "python"];
+    snapshot!(dir.path(), new_tool_command(&args, dir.path()));
+    for file in ["text_shout.toml", "text_shout.py"] {
+        insta::assert_snapshot!(std::fs::read_to_string(dir.path().join(file)).unwrap());
+    }
+    assert_check_and_tests_pass(dir.path(), 1);
+}
+
+// Issue 21, item 2: a second worker of the folder keeps the helper library already there.
+#[test]
+fn node_workers_share_the_helper_library() {
+    let dir = new_tool(&["text_shout", "--form", "worker", "--lang", "node"]);
+    assert!(dir.path().join("text_shout.js").is_file());
+    let helper = dir.path().join("toolsmith_worker.js");
+    std::fs::write(
+        &helper,
+        "// edited\n".to_owned() + &std::fs::read_to_string(&helper).unwrap(),
+    )
+    .unwrap();
+    new_tool_in(
+        &["text_echo", "--form", "worker", "--lang", "node"],
+        dir.path(),
+    );
+    assert!(
+        std::fs::read_to_string(&helper)
+            .unwrap()
+            .starts_with("// edited")
+    );
+    assert_check_and_tests_pass(dir.path(), 2);
+}
+
+#[test]
+fn a_bash_worker_says_which_languages_have_a_helper() {
+    let dir = folder(&[]);
+    let args = ["text_shout", "--form", "worker", "--lang", "bash"];
+    snapshot!(dir.path(), new_tool_command(&args, dir.path()));
 }
 
 #[test]
