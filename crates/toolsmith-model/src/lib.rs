@@ -48,6 +48,7 @@ mod catalog;
 mod definition;
 mod diagnostic;
 mod discovery;
+mod evaluator;
 pub mod duration;
 mod facts;
 mod hint;
@@ -74,6 +75,7 @@ pub use definition::{
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
+pub use evaluator::{EvaluatorMode, EvaluatorSettings, RUN_CODE, UnknownEvaluatorMode};
 pub use facts::{Call, Code, Key, SourceFacts};
 pub use hint::Hint;
 pub use init::{
