@@ -75,16 +75,26 @@ pub(crate) fn signature(tool: &ToolDefinition) -> String {
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     let mut parameters: Vec<String> = Vec::new();
-    for (name, property) in properties.iter().filter(|(name, _)| required.contains(&name.as_str())) {
+    for (name, property) in properties
+        .iter()
+        .filter(|(name, _)| required.contains(&name.as_str()))
+    {
         parameters.push(format!("{name}: {}", type_name(property)));
     }
-    for (name, property) in properties.iter().filter(|(name, _)| !required.contains(&name.as_str())) {
+    for (name, property) in properties
+        .iter()
+        .filter(|(name, _)| !required.contains(&name.as_str()))
+    {
         let default = property
             .get("default")
             .map_or_else(|| "None".to_owned(), starlark_literal);
         parameters.push(format!("{name}: {} = {default}", type_name(property)));
     }
-    format!("tools.{}({})", attribute_name(&tool.name), parameters.join(", "))
+    format!(
+        "tools.{}({})",
+        attribute_name(&tool.name),
+        parameters.join(", ")
+    )
 }
 
 /// The Starlark type of a JSON Schema property.
@@ -130,9 +140,7 @@ fn starlark_literal(value: &Value) -> String {
 /// The first sentence of `description`, on one line and at most [`MAX_SUMMARY_CHARS`].
 fn summary(description: &str) -> String {
     let flat = description.split_whitespace().collect::<Vec<_>>().join(" ");
-    let first = flat
-        .find(". ")
-        .map_or(flat.as_str(), |end| &flat[..=end]);
+    let first = flat.find(". ").map_or(flat.as_str(), |end| &flat[..=end]);
     if first.chars().count() <= MAX_SUMMARY_CHARS {
         return first.to_owned();
     }
@@ -167,7 +175,13 @@ mod tests {
 
     #[test]
     fn summaries_are_one_short_sentence() {
-        assert_eq!(summary("Get the weather.\nIt is nice. More."), "Get the weather.");
-        assert_eq!(summary(&"word ".repeat(60)).chars().count(), MAX_SUMMARY_CHARS);
+        assert_eq!(
+            summary("Get the weather.\nIt is nice. More."),
+            "Get the weather."
+        );
+        assert_eq!(
+            summary(&"word ".repeat(60)).chars().count(),
+            MAX_SUMMARY_CHARS
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The evaluator's tool options (`[options.run_code]` in `toolsmith.toml`, or
 //! `MCP_TOOL_OPTIONS`): its default time constraint and how saved sessions are pruned, with
-//! Wolfram AgentTools' defaults (docs/code-mode.md, "Options").
+//! the defaults of Wolfram's `AgentTools` (docs/code-mode.md, "Options").
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,10 +10,10 @@ use toolsmith_model::JsonObject;
 
 /// How long a run may take unless its call or the options say otherwise (Wolfram's
 /// `TimeConstraint`).
-pub const DEFAULT_TIME_CONSTRAINT: Duration = Duration::from_secs(60);
+pub const DEFAULT_TIME_CONSTRAINT: Duration = Duration::from_mins(1);
 
 /// The longest time constraint a call may ask for, unless the option's default is longer.
-pub const MAX_TIME_CONSTRAINT: Duration = Duration::from_secs(600);
+pub const MAX_TIME_CONSTRAINT: Duration = Duration::from_mins(10);
 
 /// How many saved sessions are kept (`MaxSessionCount`).
 pub const DEFAULT_MAX_SESSION_COUNT: usize = 100;
@@ -22,7 +22,7 @@ pub const DEFAULT_MAX_SESSION_COUNT: usize = 100;
 pub const DEFAULT_MAX_SESSION_BYTES: u64 = 1 << 30;
 
 /// How long a saved session is kept after its last run (`MaxSessionAge`, one month).
-pub const DEFAULT_MAX_SESSION_AGE: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+pub const DEFAULT_MAX_SESSION_AGE: Duration = Duration::from_hours(30 * 24);
 
 /// The option names, for messages.
 const NAMES: [&str; 5] = [
@@ -144,8 +144,9 @@ fn age(value: &Value) -> Result<Duration, String> {
     {
         return Ok(Duration::from_secs(days.saturating_mul(24 * 60 * 60)));
     }
-    toolsmith_model::duration::parse(value)
-        .map_err(|_| format!("must be seconds or a duration such as \"30d\" or \"12h\", got {value}"))
+    toolsmith_model::duration::parse(value).map_err(|_| {
+        format!("must be seconds or a duration such as \"30d\" or \"12h\", got {value}")
+    })
 }
 
 #[cfg(test)]
@@ -168,7 +169,7 @@ mod tests {
         assert_eq!(resolved.time_constraint, Duration::from_secs(5));
         assert_eq!(resolved.max_session_count, 3);
         assert_eq!(resolved.max_session_bytes, 2048);
-        assert_eq!(resolved.max_session_age, Duration::from_secs(2 * 86_400));
+        assert_eq!(resolved.max_session_age, Duration::from_hours(48));
         assert_eq!(resolved.sessions_dir, Some(PathBuf::from("/tmp/s")));
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("max_session_count"), "{problems:?}");

@@ -45,7 +45,10 @@ pub(crate) enum Scope {
     /// No caller identity: one scope for everyone who can reach the server.
     Shared,
     /// The token subject of the caller.
-    #[cfg_attr(not(test), expect(dead_code, reason = "token subjects arrive with issue 19"))]
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "token subjects arrive with issue 19")
+    )]
     Subject(String),
 }
 
@@ -154,7 +157,9 @@ impl Sessions {
             if context.stop_reason().is_some() {
                 return None;
             }
-            std::thread::sleep(pause.min(context.deadline.saturating_duration_since(Instant::now())));
+            std::thread::sleep(
+                pause.min(context.deadline.saturating_duration_since(Instant::now())),
+            );
             pause = (pause * 2).min(Duration::from_millis(50));
         }
     }
@@ -166,7 +171,9 @@ impl Sessions {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Loaded::default();
             }
-            Err(error) => return unreadable(id, &format!("cannot read {}: {error}", path.display())),
+            Err(error) => {
+                return unreadable(id, &format!("cannot read {}: {error}", path.display()));
+            }
         };
         match decode(&text) {
             Ok(globals) => Loaded {
@@ -218,13 +225,20 @@ impl Sessions {
             })
             .filter_map(|entry| {
                 let metadata = entry.metadata().ok()?;
-                metadata
-                    .is_file()
-                    .then(|| (entry.path(), metadata.len(), metadata.modified().unwrap_or(UNIX_EPOCH)))
+                metadata.is_file().then(|| {
+                    (
+                        entry.path(),
+                        metadata.len(),
+                        metadata.modified().unwrap_or(UNIX_EPOCH),
+                    )
+                })
             })
             .collect();
         saved.sort_by_key(|(path, _, modified)| (*modified, path.clone()));
-        let in_use = IN_USE.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let in_use = IN_USE
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let protected = |path: &Path| path == current || in_use.contains(path);
         let now = SystemTime::now();
         let mut pruned = Vec::new();
@@ -296,7 +310,9 @@ fn decode(text: &str) -> Result<KeptGlobals, String> {
     let format = document.get("format").and_then(Value::as_u64);
     if format != Some(FORMAT) {
         return Err(match format {
-            Some(other) => format!("written in session format {other}; this Toolsmith reads format {FORMAT}"),
+            Some(other) => {
+                format!("written in session format {other}; this Toolsmith reads format {FORMAT}")
+            }
             None => "not a Toolsmith session file".to_owned(),
         });
     }
@@ -336,7 +352,7 @@ mod tests {
             dir: dir.to_owned(),
             max_count: 3,
             max_bytes: 1 << 20,
-            max_age: Duration::from_secs(3600),
+            max_age: Duration::from_hours(1),
         }
     }
 

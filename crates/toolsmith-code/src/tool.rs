@@ -4,6 +4,7 @@
 //! the session saved and pruned, and the result put together (docs/code-mode.md, "What
 //! comes back").
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -68,7 +69,7 @@ impl RunCode {
         // The call path's watchdog allows the longest run; each run's own time constraint
         // stops the program earlier.
         definition.timeout = Some(resolved.max_time_constraint());
-        definition.options = options.clone();
+        definition.options.clone_from(options);
         Self {
             definition,
             catalog,
@@ -91,8 +92,15 @@ impl Tool for RunCode {
         &self.definition
     }
 
-    fn call(&self, arguments: &JsonObject, context: &CallContext) -> Result<ToolReturn, ToolFailure> {
-        let code = arguments.get("code").and_then(Value::as_str).unwrap_or_default();
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
+        let code = arguments
+            .get("code")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let constraint = arguments
             .get("time_constraint")
             .and_then(Value::as_f64)
@@ -170,25 +178,25 @@ impl RunCode {
             Err(failure) => {
                 let mut message = failure.message;
                 if failure.stopped == Some(StopReason::Timeout) {
-                    message.push_str(&format!(
+                    let _ = write!(
+                        message,
                         "\nhelp: the time constraint was {}; pass a larger `time_constraint` \
                          (at most {}) or do less in one run",
                         toolsmith_model::duration::format(constraint),
                         toolsmith_model::duration::format(self.options.max_time_constraint()),
-                    ));
+                    );
                 }
-                let mut content = printed(&failure.printed);
-                content.push(Content::text(message));
-                content.extend(notes.into_iter().map(Content::text));
-                content.push(Content::text(match session {
-                    Some(open) => format!(
-                        "session: {} (unchanged: the run failed)",
-                        open.id.as_str()
-                    ),
+                let mut blocks = printed(&failure.printed);
+                blocks.push(Content::text(message));
+                blocks.extend(notes.into_iter().map(Content::text));
+                blocks.push(Content::text(match session {
+                    Some(open) => {
+                        format!("session: {} (unchanged: the run failed)", open.id.as_str())
+                    }
                     None => "session: none".to_owned(),
                 }));
                 return ToolReturn::Outcome(CallOutcome {
-                    content,
+                    content: blocks,
                     structured_content: None,
                     is_error: true,
                 });
@@ -213,14 +221,19 @@ impl RunCode {
             None => "session: none (nothing is kept; pass `session` to keep globals and functions)"
                 .to_owned(),
         };
-        let mut outcome = run
-            .value
-            .map_or_else(|| CallOutcome { content: Vec::new(), structured_content: None, is_error: false }, |value| value.into_outcome(self.definition.text_format));
-        let mut content = printed(&run.printed);
-        content.append(&mut outcome.content);
-        content.extend(notes.into_iter().map(Content::text));
-        content.push(Content::text(session_line));
-        outcome.content = content;
+        let mut outcome = run.value.map_or_else(
+            || CallOutcome {
+                content: Vec::new(),
+                structured_content: None,
+                is_error: false,
+            },
+            |value| value.into_outcome(self.definition.text_format),
+        );
+        let mut blocks = printed(&run.printed);
+        blocks.append(&mut outcome.content);
+        blocks.extend(notes.into_iter().map(Content::text));
+        blocks.push(Content::text(session_line));
+        outcome.content = blocks;
         ToolReturn::Outcome(outcome)
     }
 }
@@ -256,7 +269,9 @@ impl CodeHost for CatalogHost<'_> {
 
     fn call(&self, name: &str, arguments: JsonObject) -> Result<CallOutcome, String> {
         if name == self.own_name {
-            return Err(format!("a program cannot call `{name}` itself; write the code inline"));
+            return Err(format!(
+                "a program cannot call `{name}` itself; write the code inline"
+            ));
         }
         toolsmith_search::execute(self.catalog, name, arguments, self.context).map_err(|unknown| {
             let find = if self.catalog.get(TOOL_SEARCH).is_some() {

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use toolsmith_model::{
-    Diagnostic, EvaluatorMode, EvaluatorSettings, JsonObject, SearchMode, SearchSettings,
-    Severity, SourceLocation, kind,
+    Diagnostic, EvaluatorMode, EvaluatorSettings, JsonObject, SearchMode, SearchSettings, Severity,
+    SourceLocation, kind,
 };
 
 use crate::manifest::parse_toml;
@@ -231,8 +231,13 @@ pub(crate) fn evaluator_settings(
         Value::Object(table) => table,
         other => {
             problem(
-                format!("`{section}` must be a table or true/false, got {}", kind(other)),
-                format!("write `[{section}]` with `mode = \"only\"` or `alongside`, or `evaluator = true`"),
+                format!(
+                    "`{section}` must be a table or true/false, got {}",
+                    kind(other)
+                ),
+                format!(
+                    "write `[{section}]` with `mode = \"only\"` or `alongside`, or `evaluator = true`"
+                ),
             );
             return settings;
         }

@@ -52,8 +52,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolsmith_model::{
-    Catalog, Diagnostic, EvaluatorSettings, JsonObject, Prompts, Resources, Severity, SourceLocation, ToolDefinition,
-    Transport,
+    Catalog, Diagnostic, EvaluatorSettings, JsonObject, Prompts, Resources, Severity,
+    SourceLocation, ToolDefinition, Transport,
 };
 
 pub use config::{CONFIG_FILE, FolderConfig};

@@ -17,8 +17,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde_json::Value;
 use toolsmith_model::{
     Catalog, Diagnostic, EvaluatorSettings, JsonObject, Key, Prompts, Resources, SearchSettings,
-    Severity,
-    SourceLocation, ToolDefinition, kind,
+    Severity, SourceLocation, ToolDefinition, kind,
 };
 
 use crate::keys::key_location;

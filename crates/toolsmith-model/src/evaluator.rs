@@ -95,7 +95,10 @@ mod tests {
             assert_eq!(name.parse::<EvaluatorMode>().unwrap().name(), name);
         }
         assert_eq!(
-            "sometimes".parse::<EvaluatorMode>().unwrap_err().to_string(),
+            "sometimes"
+                .parse::<EvaluatorMode>()
+                .unwrap_err()
+                .to_string(),
             "unknown evaluator mode `sometimes`: use alongside or only"
         );
     }

@@ -14,7 +14,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
 use tokio::sync::Semaphore;
-use toolsmith_model::{CallOutcome, Catalog, Content, LogLevel, SearchSettings, ToolDefinition};
+use toolsmith_model::{
+    CallOutcome, Catalog, Content, EvaluatorSettings, LogLevel, SearchSettings, ToolDefinition,
+};
 
 /// How many tools one `tools/list` page holds.
 pub const PAGE_SIZE: usize = 100;
@@ -51,10 +53,17 @@ fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
 impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
     /// `execute_tool` built-ins when some tool is discoverable (docs/search.md, "The
-    /// built-in tools"), for a server running at most `max_calls` calls at once.
-    pub(crate) fn new(catalog: Arc<Catalog>, search: SearchSettings, max_calls: usize) -> Self {
+    /// built-in tools") and the `run_code` evaluator when `evaluator` turns it on
+    /// (docs/code-mode.md), for a server running at most `max_calls` calls at once.
+    pub(crate) fn new(
+        catalog: Arc<Catalog>,
+        search: SearchSettings,
+        evaluator: &EvaluatorSettings,
+        max_calls: usize,
+    ) -> Self {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);
+        let catalog = toolsmith_code::with_evaluator(catalog, evaluator);
         let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
         let listed = catalog
             .definitions()
@@ -317,6 +326,7 @@ mod tests {
                 ToolDefinition::new("echo", "Echo.", schema()),
             ]),
             SearchSettings::default(),
+            &EvaluatorSettings::default(),
             8,
         );
         let (page, next) = published.page(None, PAGE_SIZE).unwrap();
@@ -331,7 +341,12 @@ mod tests {
         let definitions = (0..5)
             .map(|i| ToolDefinition::new(format!("tool_{i}"), "A tool.", schema()))
             .collect();
-        let published = Published::new(catalog(definitions), SearchSettings::default(), 8);
+        let published = Published::new(
+            catalog(definitions),
+            SearchSettings::default(),
+            &EvaluatorSettings::default(),
+            8,
+        );
         let (first, cursor) = published.page(None, 2).unwrap();
         assert_eq!(first.len(), 2);
         let (second, cursor) = published.page(cursor.as_deref(), 2).unwrap();
@@ -342,7 +357,12 @@ mod tests {
 
     #[test]
     fn invalid_cursor_is_invalid_params() {
-        let published = Published::new(catalog(vec![rich()]), SearchSettings::default(), 8);
+        let published = Published::new(
+            catalog(vec![rich()]),
+            SearchSettings::default(),
+            &EvaluatorSettings::default(),
+            8,
+        );
         for cursor in ["nope", "dG9vbHM6OTk", ""] {
             let error = published.page(Some(cursor), 10).unwrap_err();
             assert_eq!(

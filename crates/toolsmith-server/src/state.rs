@@ -19,7 +19,7 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
-use toolsmith_model::{Catalog, Prompts, Resources, SearchSettings};
+use toolsmith_model::{Catalog, EvaluatorSettings, Prompts, Resources, SearchSettings};
 
 use crate::content::Content;
 use crate::convert::{PAGE_SIZE, Published};
@@ -46,6 +46,8 @@ pub struct ServerOptions {
     pub page_size: usize,
     /// When tools go behind `tool_search` (`[search]`, `serve --search`).
     pub search: SearchSettings,
+    /// Code mode's `run_code` tool (`[evaluator]`, `serve --code-mode`; docs/code-mode.md).
+    pub evaluator: EvaluatorSettings,
 }
 
 impl ServerOptions {
@@ -62,6 +64,7 @@ impl ServerOptions {
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             page_size: PAGE_SIZE,
             search: SearchSettings::default(),
+            evaluator: EvaluatorSettings::default(),
         }
     }
 }
@@ -78,6 +81,8 @@ struct Shared {
     page_size: usize,
     /// `[search]` as last loaded (a reload may change it).
     search: Mutex<SearchSettings>,
+    /// `[evaluator]` as last loaded (a reload may change it).
+    evaluator: Mutex<EvaluatorSettings>,
     /// One permit per running call; a permit is released when the tool's thread ends or
     /// the call is abandoned (watchdog, cancellation) while the pool has room for one more
     /// abandoned thread.
@@ -117,6 +122,7 @@ impl ServerState {
             max_concurrent_calls,
             page_size,
             search,
+            evaluator,
         } = options;
         #[expect(
             deprecated,
@@ -139,9 +145,15 @@ impl ServerState {
             info = info.with_instructions(instructions);
         }
         Self(Arc::new(Shared {
-            published: ArcSwap::from_pointee(Published::new(catalog, search, max_concurrent_calls)),
+            published: ArcSwap::from_pointee(Published::new(
+                catalog,
+                search,
+                &evaluator,
+                max_concurrent_calls,
+            )),
             max_calls: max_concurrent_calls,
             search: Mutex::new(search),
+            evaluator: Mutex::new(evaluator),
             content: ArcSwap::from_pointee(Content::empty()),
             info,
             working_dir,
@@ -220,7 +232,12 @@ impl ServerState {
     /// that kept a broken file's old tools, or touched only a resource, sends no
     /// `tools/list_changed`.
     async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
-        let published = Arc::new(Published::new(catalog, self.search(), self.0.max_calls));
+        let published = Arc::new(Published::new(
+            catalog,
+            self.search(),
+            &self.evaluator(),
+            self.0.max_calls,
+        ));
         let old = self.0.published.swap(Arc::clone(&published));
         changes.tools = changes.tools && !old.same_tools(&published);
         if !(changes.tools || changes.prompts || changes.resources) {
@@ -300,6 +317,25 @@ impl ServerState {
     /// `toolsmith.toml`).
     pub fn set_search(&self, settings: SearchSettings) {
         *self.0.search.lock().unwrap_or_else(PoisonError::into_inner) = settings;
+    }
+
+    /// The `[evaluator]` settings in force.
+    pub fn evaluator(&self) -> EvaluatorSettings {
+        self.0
+            .evaluator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Uses `settings` from the next [`ServerState::replace`] on (a reloaded
+    /// `toolsmith.toml`).
+    pub fn set_evaluator(&self, settings: EvaluatorSettings) {
+        *self
+            .0
+            .evaluator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = settings;
     }
 
     /// The catalog being served, as it was given: before the `[search]` settings put

@@ -6,25 +6,29 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::path::Path;
 use std::sync::Arc;
 
 use allocative::Allocative;
 use starlark::environment::Module;
 use starlark::eval::{Arguments, Evaluator};
-use starlark::syntax::ast::{AssignTargetP, StmtP};
 use starlark::syntax::AstModule;
+use starlark::syntax::ast::{AssignTargetP, StmtP};
 use starlark::values::dict::AllocDict;
 use starlark::values::{
     Heap, NoSerialize, ProvidesStaticType, StarlarkValue, Value, ValueLike, starlark_value,
 };
 use starlark::{PrintHandler, starlark_simple_value};
-use toolsmith_model::{CallContext, CallOutcome, JsonObject, StopReason, ToolDefinition, ToolReturn};
+use toolsmith_model::{
+    CallContext, CallOutcome, JsonObject, StopReason, ToolDefinition, ToolReturn,
+};
 
 use super::convert::{self, from_json, to_json};
 use super::session::{self, CallState, Session, Stage};
-use super::{Form, RunError, RunErrorKind, SourceError, configure, dialect, globals, guarded, parse, reserve};
+use super::{
+    Form, RunError, RunErrorKind, SourceError, configure, dialect, globals, guarded, parse, reserve,
+};
 
 /// The file name a program's errors name.
 pub const CODE_FILE: &str = "<code>";
@@ -52,7 +56,13 @@ pub trait CodeHost {
 pub fn attribute_name(name: &str) -> String {
     let mut attribute: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if attribute.starts_with(|c: char| c.is_ascii_digit()) {
         attribute.insert(0, '_');
@@ -90,7 +100,7 @@ pub struct CodeRun {
     pub printed: String,
     /// The globals after the run, to keep for the session's next run.
     pub globals: KeptGlobals,
-    /// KeptGlobals that cannot be kept, and definitions of earlier runs that could not be
+    /// Globals that cannot be kept, and definitions of earlier runs that could not be
     /// restored, one sentence each.
     pub notes: Vec<String>,
 }
@@ -126,16 +136,7 @@ pub fn run_code(
     })?;
     let written = written(code);
     let mut notes = Vec::new();
-    let mut restored = Vec::new();
-    for kept in &previous.definitions {
-        match parse(Path::new(&definition_file(&kept.name)), &kept.source, Form::Native) {
-            Ok(parsed) => restored.push((kept, parsed)),
-            Err(error) => notes.push(format!(
-                "`{}` from the session could not be restored: {}",
-                kept.name, error.message
-            )),
-        }
-    }
+    let restored = parse_kept(previous, &mut notes);
     let session = Session {
         stage: Stage::Call(CallState {
             context,
@@ -155,7 +156,8 @@ pub fn run_code(
             RunErrorKind::Script => None,
         },
     };
-    let _reservation = reserve(&stop, context.deadline).map_err(|error| failure(error, &printer))?;
+    let _reservation =
+        reserve(&stop, context.deadline).map_err(|error| failure(error, &printer))?;
     let tools = ToolsValue {
         attributes: Arc::new(
             host.tool_names()
@@ -206,18 +208,7 @@ pub fn run_code(
             } else {
                 None
             };
-            let value = value
-                .map(|value| convert::to_return(value, super::result_limit()))
-                .transpose()
-                .map_err(|error| match error {
-                    convert::ConvertError::TooLarge(limit) => RunError::script(format!(
-                        "{}; return less (keep the rest in a global)",
-                        convert::too_large("the program's value", limit)
-                    )),
-                    convert::ConvertError::Invalid(message) => {
-                        RunError::script(format!("the program's value cannot be returned: {message}"))
-                    }
-                })?;
+            let value = value.map(program_value).transpose()?;
             let globals = kept_globals(&module, &written.definitions, &kept, &mut notes);
             Ok((value, globals))
         })
@@ -228,6 +219,41 @@ pub fn run_code(
         printed: printer.take(),
         globals,
         notes,
+    })
+}
+
+/// The kept definitions of `previous`, parsed; one that no longer parses is a note.
+fn parse_kept<'a>(
+    previous: &'a KeptGlobals,
+    notes: &mut Vec<String>,
+) -> Vec<(&'a Definition, super::Program)> {
+    let mut restored = Vec::new();
+    for kept in &previous.definitions {
+        match parse(
+            Path::new(&definition_file(&kept.name)),
+            &kept.source,
+            Form::Native,
+        ) {
+            Ok(parsed) => restored.push((kept, parsed)),
+            Err(error) => notes.push(format!(
+                "`{}` from the session could not be restored: {}",
+                kept.name, error.message
+            )),
+        }
+    }
+    restored
+}
+
+/// What a program's value means as the evaluator's result (the result contract).
+fn program_value(value: Value) -> Result<ToolReturn, RunError> {
+    convert::to_return(value, super::result_limit()).map_err(|error| match error {
+        convert::ConvertError::TooLarge(limit) => RunError::script(format!(
+            "{}; return less (keep the rest in a global)",
+            convert::too_large("the program's value", limit)
+        )),
+        convert::ConvertError::Invalid(message) => {
+            RunError::script(format!("the program's value cannot be returned: {message}"))
+        }
     })
 }
 
@@ -284,7 +310,10 @@ fn kept_globals(
     notes: &mut Vec<String>,
 ) -> KeptGlobals {
     let mut globals = KeptGlobals::default();
-    let mut names: Vec<String> = module.names().map(|name| name.as_str().to_owned()).collect();
+    let mut names: Vec<String> = module
+        .names()
+        .map(|name| name.as_str().to_owned())
+        .collect();
     names.sort();
     for name in names {
         if name == TOOLS_GLOBAL {
@@ -329,7 +358,9 @@ fn kept_globals(
             .position(|definition| definition.name == name)
             .unwrap_or(usize::MAX)
     };
-    globals.definitions.sort_by_key(|definition| order(&definition.name));
+    globals
+        .definitions
+        .sort_by_key(|definition| order(&definition.name));
     globals
 }
 
@@ -421,7 +452,7 @@ impl Collect {
         let mut text = self.text.take();
         let dropped = self.dropped.take();
         if dropped > 0 {
-            text.push_str(&format!("… ({dropped} more bytes printed, not shown)\n"));
+            let _ = writeln!(text, "… ({dropped} more bytes printed, not shown)");
         }
         text
     }
@@ -453,7 +484,15 @@ starlark_simple_value!(ToolsValue);
 
 impl fmt::Display for ToolsValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<tools: {}>", self.attributes.keys().cloned().collect::<Vec<_>>().join(", "))
+        write!(
+            f,
+            "<tools: {}>",
+            self.attributes
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 }
 
@@ -554,7 +593,10 @@ impl<'v> StarlarkValue<'v> for ToolFunction {
         let mut arguments = JsonObject::new();
         for (key, value) in args.names_map()? {
             let json = to_json(value).map_err(|error| {
-                other(format!("argument `{}` of tool `{name}` cannot be JSON: {error}", key.as_str()))
+                other(format!(
+                    "argument `{}` of tool `{name}` cannot be JSON: {error}",
+                    key.as_str()
+                ))
             })?;
             arguments.insert(key.as_str().to_owned(), json);
         }
@@ -562,7 +604,10 @@ impl<'v> StarlarkValue<'v> for ToolFunction {
         let value = outcome_value(&outcome);
         if checked {
             if outcome.is_error {
-                return Err(other(format!("tool `{name}` failed: {}", outcome.joined_text())));
+                return Err(other(format!(
+                    "tool `{name}` failed: {}",
+                    outcome.joined_text()
+                )));
             }
             return from_json(heap, &value).map_err(other);
         }

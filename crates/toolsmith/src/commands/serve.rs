@@ -35,6 +35,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         shutdown_grace,
         watch,
         search,
+        code_mode,
     } = args;
     let transport = if http.is_some() {
         Transport::Http
@@ -61,6 +62,7 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
     let mut options = server_options(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = search.apply(options.search);
+    options.evaluator = code_mode.apply(options.evaluator);
     folder::explain_search(printer, loaded.catalog(), options.search);
     let state = ServerState::with_content(
         Arc::clone(loaded.catalog()),
@@ -68,7 +70,8 @@ pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStat
         Arc::clone(loaded.resources()),
         options,
     );
-    let served = ServedFolder::new(loaded, search.clone(), state.clone(), printer);
+    let flags = (search.clone(), code_mode.clone());
+    let served = ServedFolder::new(loaded, flags, state.clone(), printer);
     let developing = crate::dev::attach(&served, profile.profile.as_deref())?;
     if *watch || developing {
         crate::watch::spawn(served).context("cannot start watching the folder")?;
@@ -179,6 +182,7 @@ fn server_options(folder: &ToolFolder) -> ServerOptions {
         version: config.version.clone().unwrap_or(defaults.version),
         instructions: config.instructions.clone(),
         search: config.search,
+        evaluator: config.evaluator.clone(),
         ..defaults
     }
 }
