@@ -172,6 +172,9 @@ mod tests {
         assert_eq!(resolved.max_session_age, Duration::from_hours(48));
         assert_eq!(resolved.sessions_dir, Some(PathBuf::from("/tmp/s")));
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].contains("max_session_count"), "{problems:?}");
+        assert!(
+            problems[0].starts_with("option `max_sessions` is not an option"),
+            "{problems:?}"
+        );
     }
 }

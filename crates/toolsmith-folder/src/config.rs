@@ -301,6 +301,42 @@ mod tests {
     }
 
     #[test]
+    fn reads_evaluator_settings_and_profile_overrides() {
+        // Issue 20, item 1: `[evaluator]`, and a profile's `evaluator = true` or table.
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[evaluator]\nmode = \"only\"\nname = \"code\"\n[profiles.off]\nevaluator = false\n[profiles.wide.evaluator]\nmode = \"alongside\"\n",
+        );
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert!(config.evaluator.enabled);
+        assert_eq!(config.evaluator.mode, EvaluatorMode::Only);
+        assert_eq!(config.evaluator.name, "code");
+        let off = config.profiles["off"].evaluator.clone().unwrap();
+        assert!(!off.enabled);
+        let wide = config.profiles["wide"].evaluator.clone().unwrap();
+        assert!(wide.enabled);
+        assert_eq!(
+            (wide.mode, wide.name.as_str()),
+            (EvaluatorMode::Alongside, "code")
+        );
+
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[evaluator]\nmode = \"sometimes\"\nnmae = \"x\"\n",
+        );
+        assert!(config.evaluator.enabled);
+        assert_eq!(config.evaluator.mode, EvaluatorMode::Alongside);
+        let messages: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "`[evaluator] mode` must be \"alongside\" or \"only\", got \"sometimes\"",
+                "unknown key `nmae` in `[evaluator]`",
+            ]
+        );
+    }
+
+    #[test]
     fn reads_search_settings_and_warns_about_bad_ones() {
         let (config, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
