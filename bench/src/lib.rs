@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 pub mod baselines;
+pub mod code_mode;
 pub mod discovery;
 
 /// The median time per iteration of `batches` runs of `iterations` calls each.

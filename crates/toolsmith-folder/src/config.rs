@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use toolsmith_model::{
-    Diagnostic, JsonObject, SearchMode, SearchSettings, Severity, SourceLocation, kind,
+    Diagnostic, EvaluatorMode, EvaluatorSettings, JsonObject, SearchMode, SearchSettings, Severity,
+    SourceLocation, kind,
 };
 
 use crate::manifest::parse_toml;
@@ -22,6 +23,7 @@ const SECTIONS: &[&str] = &[
     "server",
     "defaults",
     "search",
+    "evaluator",
     "options",
     "check",
     "resources",
@@ -47,6 +49,9 @@ pub struct FolderConfig {
     pub options: JsonObject,
     /// `[search]`: when tools go behind `tool_search`.
     pub search: SearchSettings,
+    /// `[evaluator]`: code mode's `run_code` tool (docs/code-mode.md), with its options
+    /// from `[options.run_code]` and `MCP_TOOL_OPTIONS` once the folder has loaded.
+    pub evaluator: EvaluatorSettings,
     /// `[profiles.NAME]`, by name (docs/profiles.md).
     pub profiles: BTreeMap<String, Profile>,
     /// The whole file as JSON, for sections read elsewhere.
@@ -145,11 +150,19 @@ impl FolderConfig {
             config.search =
                 search_settings(search, SearchSettings::default(), "search", &mut problem);
         }
+        if let Some(evaluator) = raw.get("evaluator") {
+            config.evaluator = evaluator_settings(
+                evaluator,
+                EvaluatorSettings::default(),
+                "evaluator",
+                &mut problem,
+            );
+        }
         if let Some(Value::Object(table)) = raw.get("profiles") {
             let keys = crate::keys::toml_keys(source);
             config.profiles = profiles::parse(
                 table,
-                config.search,
+                (config.search, &config.evaluator),
                 (path, source, &keys),
                 &mut |location, message, help| {
                     let mut diagnostic =
@@ -199,6 +212,77 @@ pub(crate) fn search_settings(
     settings
 }
 
+/// `[evaluator]` (or a profile's `evaluator`): `true`/`false`, or a table of `enabled`,
+/// `mode` and `name` set on `base`; a table turns the evaluator on unless it says
+/// `enabled = false`. A bad value keeps the base's with a warning.
+pub(crate) fn evaluator_settings(
+    value: &Value,
+    base: EvaluatorSettings,
+    section: &str,
+    problem: &mut dyn FnMut(String, String),
+) -> EvaluatorSettings {
+    const KEYS: [&str; 3] = ["enabled", "mode", "name"];
+    let mut settings = base;
+    let table = match value {
+        Value::Bool(enabled) => {
+            settings.enabled = *enabled;
+            return settings;
+        }
+        Value::Object(table) => table,
+        other => {
+            problem(
+                format!(
+                    "`{section}` must be a table or true/false, got {}",
+                    kind(other)
+                ),
+                format!(
+                    "write `[{section}]` with `mode = \"only\"` or `alongside`, or `evaluator = true`"
+                ),
+            );
+            return settings;
+        }
+    };
+    settings.enabled = true;
+    for (key, value) in table {
+        match key.as_str() {
+            "enabled" => match value {
+                Value::Bool(enabled) => settings.enabled = *enabled,
+                other => problem(
+                    format!("`[{section}] enabled` must be true or false, got {}", kind(other)),
+                    "e.g. enabled = true".into(),
+                ),
+            },
+            "mode" => match value.as_str().map(str::parse::<EvaluatorMode>) {
+                Some(Ok(mode)) => settings.mode = mode,
+                _ => problem(
+                    format!("`[{section}] mode` must be \"alongside\" or \"only\", got {value}"),
+                    "alongside (the default) lists the tools next to run_code; only lists run_code and tool_search".into(),
+                ),
+            },
+            "name" => match value.as_str() {
+                Some(name)
+                    if !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) =>
+                {
+                    name.clone_into(&mut settings.name);
+                }
+                _ => problem(
+                    format!("`[{section}] name` must be a tool name, got {value}"),
+                    format!("e.g. name = \"{}\"", toolsmith_model::RUN_CODE),
+                ),
+            },
+            _ => {
+                let hint = toolsmith_model::names::suggestion(key, KEYS)
+                    .unwrap_or_else(|| "known keys: enabled, mode, name".to_owned());
+                problem(format!("unknown key `{key}` in `[{section}]`"), hint);
+            }
+        }
+    }
+    settings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +298,42 @@ mod tests {
         assert_eq!(config.name.as_deref(), Some("weather"));
         assert_eq!(config.default_timeout, Some(Duration::from_secs(5)));
         assert_eq!(config.options["forecast_get"], json!({"units": "metric"}));
+    }
+
+    #[test]
+    fn reads_evaluator_settings_and_profile_overrides() {
+        // Issue 20, item 1: `[evaluator]`, and a profile's `evaluator = true` or table.
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[evaluator]\nmode = \"only\"\nname = \"code\"\n[profiles.off]\nevaluator = false\n[profiles.wide.evaluator]\nmode = \"alongside\"\n",
+        );
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert!(config.evaluator.enabled);
+        assert_eq!(config.evaluator.mode, EvaluatorMode::Only);
+        assert_eq!(config.evaluator.name, "code");
+        let off = config.profiles["off"].evaluator.clone().unwrap();
+        assert!(!off.enabled);
+        let wide = config.profiles["wide"].evaluator.clone().unwrap();
+        assert!(wide.enabled);
+        assert_eq!(
+            (wide.mode, wide.name.as_str()),
+            (EvaluatorMode::Alongside, "code")
+        );
+
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[evaluator]\nmode = \"sometimes\"\nnmae = \"x\"\n",
+        );
+        assert!(config.evaluator.enabled);
+        assert_eq!(config.evaluator.mode, EvaluatorMode::Alongside);
+        let messages: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "`[evaluator] mode` must be \"alongside\" or \"only\", got \"sometimes\"",
+                "unknown key `nmae` in `[evaluator]`",
+            ]
+        );
     }
 
     #[test]

@@ -52,8 +52,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolsmith_model::{
-    Catalog, Diagnostic, JsonObject, Prompts, Resources, Severity, SourceLocation, ToolDefinition,
-    Transport,
+    Catalog, Diagnostic, EvaluatorSettings, JsonObject, Prompts, Resources, Severity,
+    SourceLocation, ToolDefinition, Transport,
 };
 
 pub use config::{CONFIG_FILE, FolderConfig};
@@ -231,6 +231,13 @@ impl ToolFolder {
         config.version = profile.version.clone().or(config.version);
         config.instructions = profile.instructions.clone().or(config.instructions);
         config.search = profile.search.unwrap_or(config.search);
+        if let Some(evaluator) = &profile.evaluator {
+            config.evaluator = EvaluatorSettings {
+                // The options were resolved for the folder's tool name.
+                options: config.evaluator.options.clone(),
+                ..evaluator.clone()
+            };
+        }
         Ok(Self {
             config,
             catalog: Arc::new(catalog),
@@ -279,7 +286,7 @@ impl ToolFolder {
                 path: root.to_owned(),
             });
         }
-        let (config, mut diagnostics) = FolderConfig::load(root);
+        let (mut config, mut diagnostics) = FolderConfig::load(root);
         let found = discover::tool_files(root).map_err(|source| FolderError::Unreadable {
             path: root.to_owned(),
             source,
@@ -304,6 +311,13 @@ impl ToolFolder {
         let (prompts, mut problems) = prompts::load(root, &resources);
         diagnostics.append(&mut problems);
         let options = run::options_by_tool(&config, &mut diagnostics);
+        // The evaluator is built by the server; its options are resolved here with the
+        // tools' own. A profile may rename it, so they are kept under both names' lookup.
+        config.evaluator.options = options
+            .get(&config.evaluator.name)
+            .or_else(|| options.get(toolsmith_model::RUN_CODE))
+            .cloned()
+            .unwrap_or_default();
         let catalog = Catalog::build(tools, diagnostics, |definition| {
             if let Some(transport) = transport {
                 apply_overrides(definition, transport)?;

@@ -16,8 +16,8 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::Value;
 use toolsmith_model::{
-    Catalog, Diagnostic, JsonObject, Key, Prompts, Resources, SearchSettings, Severity,
-    SourceLocation, ToolDefinition, kind,
+    Catalog, Diagnostic, EvaluatorSettings, JsonObject, Key, Prompts, Resources, SearchSettings,
+    Severity, SourceLocation, ToolDefinition, kind,
 };
 
 use crate::keys::key_location;
@@ -40,6 +40,7 @@ const KEYS: &[&str] = &[
     "version",
     "instructions",
     "search",
+    "evaluator",
 ];
 
 /// One `[profiles.NAME]`: which tools, prompts and resources it serves and the server
@@ -66,6 +67,9 @@ pub struct Profile {
     pub instructions: Option<String>,
     /// `[profiles.NAME.search]`: the folder's `[search]` with the keys this one sets.
     pub search: Option<SearchSettings>,
+    /// `evaluator`: `true`, `false` or `[profiles.NAME.evaluator]`, the folder's
+    /// `[evaluator]` with the keys this one sets (docs/code-mode.md).
+    pub evaluator: Option<EvaluatorSettings>,
     /// Where `[profiles.NAME]` is written.
     location: SourceLocation,
 }
@@ -125,7 +129,7 @@ impl Selector {
 /// `problem(location, message, help)`, and the rest of the profile still applies.
 pub(crate) fn parse(
     profiles: &JsonObject,
-    folder_search: SearchSettings,
+    folder: (SearchSettings, &EvaluatorSettings),
     file: (&Path, &str, &[Key]),
     problem: &mut dyn FnMut(SourceLocation, String, String),
 ) -> BTreeMap<String, Profile> {
@@ -151,7 +155,7 @@ pub(crate) fn parse(
             );
             continue;
         }
-        let profile = parse_one(name, table, location, folder_search, file, problem);
+        let profile = parse_one(name, table, location, folder, file, problem);
         parsed.insert(name.clone(), profile);
     }
     parsed
@@ -162,7 +166,7 @@ fn parse_one(
     name: &str,
     table: &JsonObject,
     location: SourceLocation,
-    folder_search: SearchSettings,
+    (folder_search, folder_evaluator): (SearchSettings, &EvaluatorSettings),
     (path, source, keys): (&Path, &str, &[Key]),
     problem: &mut dyn FnMut(SourceLocation, String, String),
 ) -> Profile {
@@ -177,6 +181,7 @@ fn parse_one(
         version: None,
         instructions: None,
         search: None,
+        evaluator: None,
         location,
     };
     for (key, value) in table {
@@ -216,6 +221,15 @@ fn parse_one(
                     "resources" => profile.resources = Some(selectors),
                     _ => profile.discoverable = selectors,
                 }
+            }
+            "evaluator" => {
+                let here = at(keys, &[]);
+                profile.evaluator = Some(crate::config::evaluator_settings(
+                    value,
+                    folder_evaluator.clone(),
+                    &format!("profiles.{name}.evaluator"),
+                    &mut |message, help| problem(here.clone(), message, help),
+                ));
             }
             "search" => match value {
                 Value::Object(search) => {

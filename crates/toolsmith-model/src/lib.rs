@@ -50,6 +50,7 @@ mod diagnostic;
 mod discovery;
 pub mod duration;
 mod ending;
+mod evaluator;
 mod facts;
 mod hint;
 mod init;
@@ -76,6 +77,7 @@ pub use definition::{
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
 pub use ending::OutcomeKind;
+pub use evaluator::{EvaluatorMode, EvaluatorSettings, RUN_CODE, UnknownEvaluatorMode};
 pub use facts::{Call, Code, Key, SourceFacts};
 pub use hint::Hint;
 pub use init::{

@@ -15,7 +15,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
 use tokio::sync::Semaphore;
-use toolsmith_model::{CallOutcome, Catalog, Content, LogLevel, SearchSettings, ToolDefinition};
+use toolsmith_model::{
+    CallOutcome, Catalog, Content, EvaluatorSettings, LogLevel, SearchSettings, ToolDefinition,
+};
 
 /// How many tools one `tools/list` page holds.
 pub const PAGE_SIZE: usize = 100;
@@ -54,16 +56,19 @@ fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
 impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
     /// `execute_tool` built-ins when some tool is discoverable (docs/search.md, "The
-    /// built-in tools"), for a server running at most `max_calls` calls at once and counting
-    /// them in `metrics`.
+    /// built-in tools") and the `run_code` evaluator when `evaluator` turns it on
+    /// (docs/code-mode.md), for a server running at most `max_calls` calls at once and
+    /// counting them in `metrics`.
     pub(crate) fn new(
         catalog: Arc<Catalog>,
         search: SearchSettings,
+        evaluator: &EvaluatorSettings,
         max_calls: usize,
         metrics: &Metrics,
     ) -> Self {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);
+        let catalog = toolsmith_code::with_evaluator(catalog, evaluator);
         let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
         let listed = catalog
             .definitions()
@@ -340,6 +345,7 @@ mod tests {
                 ToolDefinition::new("echo", "Echo.", schema()),
             ]),
             SearchSettings::default(),
+            &EvaluatorSettings::default(),
             8,
             &Metrics::new(),
         );
@@ -358,6 +364,7 @@ mod tests {
         let published = Published::new(
             catalog(definitions),
             SearchSettings::default(),
+            &EvaluatorSettings::default(),
             8,
             &Metrics::new(),
         );
@@ -374,6 +381,7 @@ mod tests {
         let published = Published::new(
             catalog(vec![rich()]),
             SearchSettings::default(),
+            &EvaluatorSettings::default(),
             8,
             &Metrics::new(),
         );

@@ -19,7 +19,7 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
-use toolsmith_model::{Catalog, Prompts, Resources, SearchSettings};
+use toolsmith_model::{Catalog, EvaluatorSettings, Prompts, Resources, SearchSettings};
 
 use crate::content::Content;
 use crate::convert::{PAGE_SIZE, Published};
@@ -47,6 +47,8 @@ pub struct ServerOptions {
     pub page_size: usize,
     /// When tools go behind `tool_search` (`[search]`, `serve --search`).
     pub search: SearchSettings,
+    /// Code mode's `run_code` tool (`[evaluator]`, `serve --code-mode`; docs/code-mode.md).
+    pub evaluator: EvaluatorSettings,
 }
 
 impl ServerOptions {
@@ -63,6 +65,7 @@ impl ServerOptions {
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             page_size: PAGE_SIZE,
             search: SearchSettings::default(),
+            evaluator: EvaluatorSettings::default(),
         }
     }
 }
@@ -79,6 +82,8 @@ struct Shared {
     page_size: usize,
     /// `[search]` as last loaded (a reload may change it).
     search: Mutex<SearchSettings>,
+    /// `[evaluator]` as last loaded (a reload may change it).
+    evaluator: Mutex<EvaluatorSettings>,
     /// One permit per running call; a permit is released when the tool's thread ends or
     /// the call is abandoned (watchdog, cancellation) while the pool has room for one more
     /// abandoned thread.
@@ -119,6 +124,7 @@ impl ServerState {
             max_concurrent_calls,
             page_size,
             search,
+            evaluator,
         } = options;
         #[expect(
             deprecated,
@@ -145,12 +151,14 @@ impl ServerState {
             published: ArcSwap::from_pointee(Published::new(
                 catalog,
                 search,
+                &evaluator,
                 max_concurrent_calls,
                 &metrics,
             )),
             metrics,
             max_calls: max_concurrent_calls,
             search: Mutex::new(search),
+            evaluator: Mutex::new(evaluator),
             content: ArcSwap::from_pointee(Content::empty()),
             info,
             working_dir,
@@ -232,6 +240,7 @@ impl ServerState {
         let published = Arc::new(Published::new(
             catalog,
             self.search(),
+            &self.evaluator(),
             self.0.max_calls,
             &self.0.metrics,
         ));
@@ -314,6 +323,25 @@ impl ServerState {
     /// `toolsmith.toml`).
     pub fn set_search(&self, settings: SearchSettings) {
         *self.0.search.lock().unwrap_or_else(PoisonError::into_inner) = settings;
+    }
+
+    /// The `[evaluator]` settings in force.
+    pub fn evaluator(&self) -> EvaluatorSettings {
+        self.0
+            .evaluator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Uses `settings` from the next [`ServerState::replace`] on (a reloaded
+    /// `toolsmith.toml`).
+    pub fn set_evaluator(&self, settings: EvaluatorSettings) {
+        *self
+            .0
+            .evaluator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = settings;
     }
 
     /// The catalog being served, as it was given: before the `[search]` settings put

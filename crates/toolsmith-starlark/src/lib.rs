@@ -110,7 +110,10 @@ use toolsmith_model::{Diagnostic, Tool, ToolDefinition};
 pub use engine::{
     CALL_DEPTH_LIMIT, DEFAULT_HEAP_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT_VAR, MAX_RANGE_LENGTH,
     MAX_VALUE_BYTES, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR, grant_folder, heap_limit, lexical,
-    memory_budget, result_limit, set_heap_limit, set_memory_budget, set_result_limit,
+    memory_budget, parse_size, result_limit, set_heap_limit, set_memory_budget, set_result_limit,
+};
+pub use engine::{
+    CODE_FILE, CodeFailure, CodeHost, CodeRun, Definition, KeptGlobals, attribute_name, run_code,
 };
 
 /// How long evaluating a file's top level may take when nothing else is configured.

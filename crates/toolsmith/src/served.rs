@@ -17,7 +17,7 @@ use toolsmith_folder::{FolderError, Published, Snapshot, ToolFolder};
 use toolsmith_model::{Catalog, Tool};
 use toolsmith_server::{Reload, ServerState};
 
-use crate::args::SearchArg;
+use crate::args::{CodeModeArg, SearchArg};
 use crate::folder;
 use crate::printer::{Printer, plural};
 
@@ -27,6 +27,8 @@ pub(crate) struct ServedFolder {
     state: ServerState,
     /// `--search`, which wins over a reloaded `[search]`.
     search: SearchArg,
+    /// `--code-mode`, which wins over a reloaded `[evaluator]`.
+    code_mode: CodeModeArg,
     printer: Printer,
     current: Mutex<Current>,
     /// Tools every published catalog has besides the folder's; set once, before serving.
@@ -46,7 +48,7 @@ impl ServedFolder {
     /// server answers is always seen, however late the watcher gets to run.
     pub(crate) fn new(
         loaded: ToolFolder,
-        search: SearchArg,
+        (search, code_mode): (SearchArg, CodeModeArg),
         state: ServerState,
         printer: Printer,
     ) -> Arc<Self> {
@@ -56,6 +58,7 @@ impl ServedFolder {
             root,
             state,
             search,
+            code_mode,
             printer,
             current: Mutex::new(Current {
                 folder: Arc::new(loaded),
@@ -133,6 +136,7 @@ impl ServedFolder {
         })?;
         // An edited `[search]` applies (`--search` still wins over it).
         state.set_search(self.search.apply(loaded.config().search));
+        state.set_evaluator(self.code_mode.apply(loaded.config().evaluator.clone()));
         folder::report(printer, loaded.catalog().diagnostics());
         let published = Published {
             catalog: state.catalog(),

@@ -151,7 +151,7 @@ fn configured(variable: &str) -> Option<usize> {
 }
 
 /// Parses `512MiB`, `2G`, `16mb`, `1048576`: a whole number with an optional binary unit.
-pub(crate) fn parse_size(text: &str) -> Option<usize> {
+pub fn parse_size(text: &str) -> Option<usize> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit())

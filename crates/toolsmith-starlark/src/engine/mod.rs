@@ -7,6 +7,12 @@
 
 mod budget;
 mod builtins;
+// SAFETY: as for `session`: only `#[derive(ProvidesStaticType)]`.
+#[expect(
+    unsafe_code,
+    reason = "derive(ProvidesStaticType) expands to an unsafe impl"
+)]
+mod code;
 mod convert;
 mod facts;
 mod host;
@@ -46,7 +52,11 @@ use toolsmith_model::{CallContext, JsonObject, StopReason, ToolDefinition, ToolR
 
 pub use budget::{
     DEFAULT_HEAP_LIMIT, DEFAULT_RESULT_LIMIT, HEAP_LIMIT_VAR, MEMORY_BUDGET_VAR, RESULT_LIMIT_VAR,
-    heap_limit, memory_budget, result_limit, set_heap_limit, set_memory_budget, set_result_limit,
+    heap_limit, memory_budget, parse_size, result_limit, set_heap_limit, set_memory_budget,
+    set_result_limit,
+};
+pub use code::{
+    CODE_FILE, CodeFailure, CodeHost, CodeRun, Definition, KeptGlobals, attribute_name, run_code,
 };
 pub(crate) use facts::FileFacts;
 pub use host::{grant_folder, lexical};
@@ -337,6 +347,7 @@ pub(crate) fn call_function(
             definition: invocation.definition,
             init_value: invocation.init_value,
             script: None,
+            tools: None,
         }),
     };
     let file = invocation.definition.source.path.display().to_string();
@@ -398,6 +409,7 @@ pub(crate) fn run_script(
                 arguments,
                 result: std::cell::RefCell::new(None),
             }),
+            tools: None,
         }),
     };
     let file = definition.source.path.display().to_string();
@@ -481,7 +493,7 @@ impl<'a, 'v> Watch<'a, 'v> {
 
 fn configure<'v, 'a>(
     eval: &mut Evaluator<'v, 'a, '_>,
-    printer: &'a TracingPrint<'a>,
+    printer: &'a dyn PrintHandler,
     watch: &'a Watch<'a, 'v>,
 ) {
     eval.set_print_handler(printer);

@@ -30,6 +30,8 @@ pub(crate) struct CallState<'a> {
     pub(crate) init_value: Option<&'a serde_json::Value>,
     /// Set for manifest scripts only.
     pub(crate) script: Option<ScriptState<'a>>,
+    /// The tools a code-mode program calls (`tools.NAME(...)`); set for programs only.
+    pub(crate) tools: Option<&'a dyn super::CodeHost>,
 }
 
 /// A running manifest script: its arguments and the first `tool.return_*` result.

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use toolsmith_model::{SearchMode, SearchSettings};
+use toolsmith_model::{EvaluatorMode, EvaluatorSettings, SearchMode, SearchSettings};
 
 use super::{FolderArg, ProfileArg};
 
@@ -134,6 +134,52 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) search: SearchArg,
+
+    #[command(flatten)]
+    pub(crate) code_mode: CodeModeArg,
+}
+
+#[derive(Debug, Clone, Args)]
+pub(crate) struct CodeModeArg {
+    /// Serve the `run_code` tool: the model writes a Starlark program that calls the tools.
+    ///
+    /// Turns on `[evaluator]` of toolsmith.toml (docs/code-mode.md). `--code-mode` keeps
+    /// its `mode`; `--code-mode=only` lists just `run_code` and `tool_search` (every tool
+    /// is still callable from code), `--code-mode=alongside` lists the tools too.
+    #[arg(
+        id = "code_mode",
+        long = "code-mode",
+        value_name = "MODE",
+        num_args = 0..=1,
+        require_equals = true
+    )]
+    #[expect(
+        clippy::option_option,
+        reason = "absent, `--code-mode` and `--code-mode=MODE` are three different things"
+    )]
+    pub(crate) mode: Option<Option<CodeModeModeArg>>,
+}
+
+/// `--code-mode=MODE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CodeModeModeArg {
+    Alongside,
+    Only,
+}
+
+impl CodeModeArg {
+    /// The folder's `[evaluator]` settings with `--code-mode` applied.
+    pub(crate) fn apply(&self, mut settings: EvaluatorSettings) -> EvaluatorSettings {
+        if let Some(mode) = self.mode {
+            settings.enabled = true;
+            match mode {
+                Some(CodeModeModeArg::Alongside) => settings.mode = EvaluatorMode::Alongside,
+                Some(CodeModeModeArg::Only) => settings.mode = EvaluatorMode::Only,
+                None => {}
+            }
+        }
+        settings
+    }
 }
 
 /// `toolsmith dev`: `serve`'s arguments, and how to show the page.

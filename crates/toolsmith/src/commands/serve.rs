@@ -38,6 +38,7 @@ pub(crate) fn run_then(
         watch,
         metrics,
         search,
+        code_mode,
         ..
     } = args;
     let transport = if http.is_some() {
@@ -65,6 +66,7 @@ pub(crate) fn run_then(
     let mut options = server_options(&loaded);
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = search.apply(options.search);
+    options.evaluator = code_mode.apply(options.evaluator);
     folder::explain_search(printer, loaded.catalog(), options.search);
     let state = ServerState::with_content(
         Arc::clone(loaded.catalog()),
@@ -72,7 +74,8 @@ pub(crate) fn run_then(
         Arc::clone(loaded.resources()),
         options,
     );
-    let served = ServedFolder::new(loaded, search.clone(), state.clone(), printer);
+    let flags = (search.clone(), code_mode.clone());
+    let served = ServedFolder::new(loaded, flags, state.clone(), printer);
     let developing = crate::dev::attach(&served, profile.profile.as_deref())?;
     if *watch || developing {
         crate::watch::spawn(served).context("cannot start watching the folder")?;
@@ -208,6 +211,7 @@ fn server_options(folder: &ToolFolder) -> ServerOptions {
         version: config.version.clone().unwrap_or(defaults.version),
         instructions: config.instructions.clone(),
         search: config.search,
+        evaluator: config.evaluator.clone(),
         ..defaults
     }
 }

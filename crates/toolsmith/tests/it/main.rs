@@ -8,6 +8,7 @@
 mod call;
 mod check;
 mod client_clis;
+mod code_mode;
 mod dev_command;
 mod dev_profile;
 mod help;

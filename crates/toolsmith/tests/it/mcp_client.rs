@@ -116,6 +116,13 @@ impl McpClient {
             .collect()
     }
 
+    /// The tools `tools/list` gives, in its order (every page).
+    pub(crate) fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.runtime
+            .block_on(self.service().list_all_tools())
+            .unwrap()
+    }
+
     /// The names `prompts/list` gives.
     pub(crate) fn prompt_names(&self) -> Vec<String> {
         let prompts = self

@@ -1,0 +1,285 @@
+//! The `run_code` tool: its definition (parameters `code`, `session`, `time_constraint`),
+//! and one run: the session held and loaded, the program evaluated with the catalog's tools
+//! (each call through [`toolsmith_search::execute`], the path `execute_tool` takes too),
+//! the session saved and pruned, and the result put together (docs/code-mode.md, "What
+//! comes back").
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolsmith_model::{
+    CallContext, CallOutcome, Catalog, Content, JsonObject, SourceLocation, StopReason, Tool,
+    ToolDefinition, ToolFailure, ToolReturn,
+};
+use toolsmith_search::TOOL_SEARCH;
+use toolsmith_starlark::{CodeHost, KeptGlobals};
+
+use crate::description::describe;
+use crate::options::CodeOptions;
+use crate::sessions::{Scope, SessionId, Sessions};
+
+/// The evaluator tool over one catalog's tools.
+pub(crate) struct RunCode {
+    definition: ToolDefinition,
+    /// The tools programs call: the served catalog without this tool.
+    catalog: Arc<Catalog>,
+    options: CodeOptions,
+}
+
+impl RunCode {
+    /// The evaluator named `name` over `catalog`, with `options` (`[options.run_code]`).
+    pub(crate) fn new(catalog: Arc<Catalog>, name: &str, options: &JsonObject) -> Self {
+        let (resolved, problems) = CodeOptions::resolve(options);
+        for problem in problems {
+            tracing::warn!(tool = name, "{problem}; its default applies");
+        }
+        let max = resolved.max_time_constraint().as_secs_f64();
+        let default = resolved.time_constraint.as_secs_f64();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "code": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The Starlark program; its last expression (or `result = ...`) is the result",
+                },
+                "session": {
+                    "type": "string",
+                    "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$",
+                    "description": "Keep globals and functions under this id for later runs (e.g. \"analysis\")",
+                },
+                "time_constraint": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": max,
+                    "description": format!("Seconds the program may run (default {default})"),
+                },
+            },
+            "required": ["code"],
+        });
+        let schema = match schema {
+            Value::Object(schema) => schema,
+            _ => JsonObject::new(),
+        };
+        let mut definition = ToolDefinition::new(name, describe(&catalog, name), schema);
+        definition.title = Some("Run code".into());
+        definition.source = SourceLocation::file("<builtin>");
+        // The call path's watchdog allows the longest run; each run's own time constraint
+        // stops the program earlier.
+        definition.timeout = Some(resolved.max_time_constraint());
+        definition.options.clone_from(options);
+        Self {
+            definition,
+            catalog,
+            options: resolved,
+        }
+    }
+
+    fn sessions(&self) -> Option<Sessions> {
+        Some(Sessions {
+            dir: self.options.sessions_dir.clone()?,
+            max_count: self.options.max_session_count,
+            max_bytes: self.options.max_session_bytes,
+            max_age: self.options.max_session_age,
+        })
+    }
+}
+
+impl Tool for RunCode {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
+        let code = arguments
+            .get("code")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let constraint = arguments
+            .get("time_constraint")
+            .and_then(Value::as_f64)
+            .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+            .unwrap_or(self.options.time_constraint)
+            .min(self.options.max_time_constraint());
+        let context = CallContext {
+            deadline: context.deadline.min(Instant::now() + constraint),
+            ..context.clone()
+        };
+        let session = match arguments.get("session").and_then(Value::as_str) {
+            None => None,
+            Some(text) => Some(SessionId::parse(text).map_err(ToolFailure::failed)?),
+        };
+        let Some(session) = session else {
+            return Ok(self.run(code, None, &context, constraint));
+        };
+        let Some(sessions) = self.sessions() else {
+            return Err(ToolFailure::failed(
+                "sessions need a folder to be saved in: set XDG_DATA_HOME or HOME, or the \
+                 evaluator's `sessions_dir` option; run without `session` meanwhile",
+            ));
+        };
+        let path = sessions.path(&Scope::of(&context), &session);
+        let Some(_held) = Sessions::hold(&path, &context) else {
+            return Err(match context.stop_reason() {
+                Some(StopReason::Cancelled) => ToolFailure::Cancelled,
+                _ => ToolFailure::failed(format!(
+                    "session `{}` was busy with another run for the whole time constraint",
+                    session.as_str()
+                )),
+            });
+        };
+        let open = Open {
+            sessions: &sessions,
+            path: &path,
+            id: &session,
+        };
+        Ok(self.run(code, Some(&open), &context, constraint))
+    }
+}
+
+/// The session a run uses.
+struct Open<'a> {
+    sessions: &'a Sessions,
+    path: &'a std::path::Path,
+    id: &'a SessionId,
+}
+
+impl RunCode {
+    fn run(
+        &self,
+        code: &str,
+        session: Option<&Open<'_>>,
+        context: &CallContext,
+        constraint: Duration,
+    ) -> ToolReturn {
+        let mut notes = Vec::new();
+        let previous = match session {
+            Some(open) => {
+                let loaded = Sessions::load(open.path, open.id);
+                notes.extend(loaded.problem);
+                loaded.globals
+            }
+            None => KeptGlobals::default(),
+        };
+        let host = CatalogHost {
+            catalog: &self.catalog,
+            own_name: &self.definition.name,
+            context,
+        };
+        let ran = toolsmith_starlark::run_code(code, &previous, &host, context, &self.definition);
+        let mut run = match ran {
+            Ok(run) => run,
+            Err(failure) => {
+                let mut message = failure.message;
+                if failure.stopped == Some(StopReason::Timeout) {
+                    let _ = write!(
+                        message,
+                        "\nhelp: the time constraint was {}; pass a larger `time_constraint` \
+                         (at most {}) or do less in one run",
+                        toolsmith_model::duration::format(constraint),
+                        toolsmith_model::duration::format(self.options.max_time_constraint()),
+                    );
+                }
+                let mut blocks = printed(&failure.printed);
+                blocks.push(Content::text(message));
+                blocks.extend(notes.into_iter().map(Content::text));
+                blocks.push(Content::text(match session {
+                    Some(open) => {
+                        format!("session: {} (unchanged: the run failed)", open.id.as_str())
+                    }
+                    None => "session: none".to_owned(),
+                }));
+                return ToolReturn::Outcome(CallOutcome {
+                    content: blocks,
+                    structured_content: None,
+                    is_error: true,
+                });
+            }
+        };
+        notes.append(&mut run.notes);
+        let session_line = match session {
+            Some(open) => match open.sessions.save(open.path, &run.globals) {
+                Ok(_) => format!(
+                    "session: {} (kept {} value{} and {} function{})",
+                    open.id.as_str(),
+                    run.globals.values.len(),
+                    plural(run.globals.values.len()),
+                    run.globals.definitions.len(),
+                    plural(run.globals.definitions.len()),
+                ),
+                Err(error) => format!(
+                    "session: {} (not saved: {error}; the next run starts from the last save)",
+                    open.id.as_str()
+                ),
+            },
+            None => "session: none (nothing is kept; pass `session` to keep globals and functions)"
+                .to_owned(),
+        };
+        let mut outcome = run.value.map_or_else(
+            || CallOutcome {
+                content: Vec::new(),
+                structured_content: None,
+                is_error: false,
+            },
+            |value| value.into_outcome(self.definition.text_format),
+        );
+        let mut blocks = printed(&run.printed);
+        blocks.append(&mut outcome.content);
+        blocks.extend(notes.into_iter().map(Content::text));
+        blocks.push(Content::text(session_line));
+        outcome.content = blocks;
+        ToolReturn::Outcome(outcome)
+    }
+}
+
+/// What a program printed, as its own text block.
+fn printed(text: &str) -> Vec<Content> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![Content::text(format!("printed:\n{}", text.trim_end()))]
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// The catalog's tools, as a program calls them.
+struct CatalogHost<'a> {
+    catalog: &'a Catalog,
+    own_name: &'a str,
+    context: &'a CallContext,
+}
+
+impl CodeHost for CatalogHost<'_> {
+    fn tool_names(&self) -> Vec<String> {
+        self.catalog
+            .definitions()
+            .filter(|definition| definition.name != self.own_name)
+            .map(|definition| definition.name.clone())
+            .collect()
+    }
+
+    fn call(&self, name: &str, arguments: JsonObject) -> Result<CallOutcome, String> {
+        if name == self.own_name {
+            return Err(format!(
+                "a program cannot call `{name}` itself; write the code inline"
+            ));
+        }
+        toolsmith_search::execute(self.catalog, name, arguments, self.context).map_err(|unknown| {
+            let find = if self.catalog.get(TOOL_SEARCH).is_some() {
+                format!("; find tools with `tools.{TOOL_SEARCH}(query = \"...\")`")
+            } else {
+                "; `dir(tools)` lists them".to_owned()
+            };
+            format!("{unknown}{find}")
+        })
+    }
+}
