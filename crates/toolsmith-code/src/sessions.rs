@@ -54,8 +54,10 @@ pub(crate) enum Scope {
 
 impl Scope {
     /// The scope of the call `context` belongs to.
+    ///
+    /// Every caller shares one scope for now: `--auth-token` is one token for all, so a call
+    /// carries no subject to tell callers apart (docs/code-mode.md, "Sessions").
     pub(crate) fn of(_context: &CallContext) -> Self {
-        // TODO(#19): the token subject of an authenticated call.
         Self::Shared
     }
 
