@@ -37,28 +37,27 @@ pub(crate) struct Sessions {
 /// Whose sessions a call may use. Session ids are scoped to the caller: nobody resumes
 /// another caller's session.
 ///
-/// Today the HTTP server knows one shared token and stdio has one client, so every caller
-/// is [`Scope::Shared`]; once tokens carry subjects (issue 19), a call's subject becomes
-/// [`Scope::Subject`] here and its sessions live apart.
+/// A call whose OAuth access token names a subject runs in [`Scope::Subject`], so nobody
+/// resumes another user's session (issue 20, item 5); without a subject (stdio, a shared
+/// `--auth-token`) every caller is [`Scope::Shared`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Scope {
     /// No caller identity: one scope for everyone who can reach the server.
     Shared,
     /// The token subject of the caller.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "token subjects arrive with issue 19")
-    )]
     Subject(String),
 }
 
 impl Scope {
     /// The scope of the call `context` belongs to.
     ///
-    /// Every caller shares one scope for now: `--auth-token` is one token for all, so a call
-    /// carries no subject to tell callers apart (docs/code-mode.md, "Sessions").
-    pub(crate) fn of(_context: &CallContext) -> Self {
-        Self::Shared
+    /// The caller's token subject when it has one; else one scope for all, as
+    /// `--auth-token` is one token for everyone (docs/code-mode.md, "Sessions").
+    pub(crate) fn of(context: &CallContext) -> Self {
+        match context.caller.as_ref().and_then(|caller| caller.subject.clone()) {
+            Some(subject) => Self::Subject(subject),
+            None => Self::Shared,
+        }
     }
 
     /// The file name prefix of this scope's sessions: subjects are hashed, so a file name

@@ -72,6 +72,7 @@ impl Caller {
             client: Arc::clone(&self.client),
             options: definition.options.clone(),
             working_dir: Some(self.working_dir.clone()),
+            caller: None,
         };
         let interrupt = context.interrupt.clone();
         let (sender, receiver) = mpsc::channel();

@@ -71,6 +71,9 @@ pub struct ToolDefinition {
     pub init_timeout: Option<Duration>,
     /// What the tool may touch outside its sandbox.
     pub permissions: Permissions,
+    /// The OAuth scopes a caller's token must hold to see and call the tool (`scopes =
+    /// [...]`; docs/auth.md, "Tools by scope"); empty: every caller.
+    pub scopes: Vec<String>,
     /// The MCP Apps UI resource linked to this tool.
     pub ui: Option<Ui>,
     /// Where the tool was defined.
@@ -147,6 +150,7 @@ impl ToolDefinition {
             init: None,
             init_timeout: None,
             permissions: Permissions::default(),
+            scopes: Vec::new(),
             ui: None,
             source: SourceLocation::default(),
             facts: SourceFacts::default(),

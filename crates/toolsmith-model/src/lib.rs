@@ -44,6 +44,7 @@
 //! assert!(catalog.call("shuot", JsonObject::new(), &context).unwrap_err().to_string().contains("did you mean `shout`"));
 //! ```
 
+mod caller;
 mod catalog;
 mod definition;
 mod diagnostic;
@@ -69,6 +70,7 @@ mod uri_template;
 mod validate;
 mod watchdog;
 
+pub use caller::{Caller, may_use};
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
     Annotations, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin, PermissionFamily,

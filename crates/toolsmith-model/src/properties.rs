@@ -29,6 +29,7 @@ pub const TOOL_PROPERTIES: &[&str] = &[
     "init",
     "init_timeout",
     "permissions",
+    "scopes",
     "ui",
     "icons",
     "examples",
@@ -118,6 +119,7 @@ pub fn apply_property(
                 *definition.permissions.family_mut(family) = list;
             }
         }
+        "scopes" => definition.scopes = strings(value).map_err(error)?,
         "ui" => definition.ui = Some(ui(value).map_err(error)?),
         "icons" => {
             let Value::Array(items) = value else {

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::definition::{JsonObject, ToolDefinition};
+use crate::caller::Caller;
 use crate::init::LazyInit;
 use crate::outcome::ToolReturn;
 
@@ -234,6 +235,9 @@ pub struct CallContext {
     pub options: JsonObject,
     /// Where command tools run: the client's root or the tools folder.
     pub working_dir: Option<PathBuf>,
+    /// Who made the call, when the transport knows (an OAuth access token over HTTP);
+    /// `None` over stdio and without OAuth.
+    pub caller: Option<Arc<Caller>>,
 }
 
 impl std::fmt::Debug for CallContext {
@@ -255,6 +259,7 @@ impl CallContext {
             client: Arc::new(NoClient),
             options: JsonObject::new(),
             working_dir: None,
+            caller: None,
         }
     }
 

@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use toolsmith_model::{
-    CallContext, CallOutcome, Catalog, Content, Diagnostic, JsonObject, Severity, SourceLocation,
-    Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool,
+    CallContext, CallOutcome, Caller, Catalog, Content, Diagnostic, JsonObject, Severity, SourceLocation,
+    Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool, may_use,
 };
 
 use crate::index::{Hit, SearchIndex};
@@ -136,7 +136,11 @@ impl Tool for ToolSearch {
         &self.definition
     }
 
-    fn call(&self, arguments: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
         let query = arguments
             .get("query")
             .and_then(Value::as_str)
@@ -150,7 +154,23 @@ impl Tool for ToolSearch {
         let index = self
             .index
             .get_or_init(|| SearchIndex::new(self.catalog.definitions()));
-        let hits = index.search(query, limit);
+        // Tools the caller's scopes do not cover are not found (docs/auth.md); searching
+        // the whole catalog first keeps one index for every caller.
+        let caller = context.caller.as_deref();
+        let hits: Vec<_> = if caller.is_some() {
+            index
+                .search(query, usize::MAX)
+                .into_iter()
+                .filter(|hit| {
+                    self.catalog
+                        .get(&hit.name)
+                        .is_some_and(|entry| may_use(caller, &entry.definition().scopes))
+                })
+                .take(limit)
+                .collect()
+        } else {
+            index.search(query, limit)
+        };
         let mut text = Vec::new();
         for hit in &hits {
             if let Some(entry) = self.catalog.get(&hit.name) {
@@ -274,6 +294,9 @@ pub fn execute(
 ) -> Result<CallOutcome, UnknownTool> {
     let entry = catalog.lookup(name)?;
     let definition = entry.definition();
+    if let Some(outcome) = out_of_scope(definition, context.caller.as_deref()) {
+        return Ok(outcome);
+    }
     let deadline = context
         .deadline
         .min(Instant::now() + definition.effective_timeout());
@@ -397,4 +420,14 @@ mod tests {
         assert_eq!(warning.severity, Severity::Warning);
         assert!(catalog.get(EXECUTE_TOOL).is_some());
     }
+}
+
+/// The `isError` outcome of a call of a tool whose scopes `caller` does not hold, naming
+/// the scope it lacks (docs/auth.md, "Tools by scope"); `None` when the call may run.
+pub fn out_of_scope(definition: &ToolDefinition, caller: Option<&Caller>) -> Option<CallOutcome> {
+    let missing = caller?.missing(&definition.scopes)?;
+    Some(CallOutcome::error(format!(
+        "insufficient_scope: tool `{}` requires the scope `{missing}`, which the access token does not hold",
+        definition.name
+    )))
 }

@@ -21,6 +21,8 @@ use crate::state::ServerState;
 /// Everything about the request a call needs besides the tool and its arguments.
 pub(crate) struct Request<'a> {
     pub(crate) context: &'a RequestContext<RoleServer>,
+    /// Who made the call (docs/auth.md); `None` over stdio and without OAuth.
+    pub(crate) caller: Option<Arc<toolsmith_model::Caller>>,
     /// Where command tools run: the client's root, or (`None`) the tools folder.
     pub(crate) working_dir: Option<PathBuf>,
     pub(crate) progress_token: Option<ProgressToken>,
@@ -42,6 +44,9 @@ pub(crate) async fn run(
     let _running = state.call_started();
     let entry = &published.catalog.entries()[index];
     let definition = entry.definition();
+    if let Some(outcome) = toolsmith_search::out_of_scope(definition, request.caller.as_deref()) {
+        return (call_result(outcome), OutcomeKind::InvalidRequest);
+    }
     let timeout = Watchdog::timeout_of(definition, None);
     let name = definition.name.as_str();
     let cancelled = &request.context.ct;
@@ -87,6 +92,7 @@ pub(crate) async fn run(
                 .clone()
                 .unwrap_or_else(|| state.working_dir().clone()),
         ),
+        caller: request.caller.clone(),
     };
     let catalog = Arc::clone(&published.catalog);
     // The slots are held until the tool's thread ends, or until this task gives up on it

@@ -16,7 +16,8 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
 use tokio::sync::Semaphore;
 use toolsmith_model::{
-    CallOutcome, Catalog, Content, EvaluatorSettings, LogLevel, SearchSettings, ToolDefinition,
+    CallOutcome, Caller, Catalog, Content, EvaluatorSettings, LogLevel, SearchSettings, ToolDefinition,
+    may_use,
 };
 
 /// How many tools one `tools/list` page holds.
@@ -122,26 +123,42 @@ impl Published {
     /// One page of `tools/list`, starting at `cursor`, and the cursor of the next page.
     ///
     /// Cursors are opaque to clients (MCP spec, utilities/pagination); an invalid one is
-    /// `-32602`.
+    /// `-32602`. A `caller` sees only the tools its scopes cover (docs/auth.md), and pages
+    /// over those.
     pub(crate) fn page(
         &self,
         cursor: Option<&str>,
         size: usize,
+        caller: Option<&Caller>,
     ) -> Result<(Vec<Tool>, Option<String>), ErrorData> {
+        let visible: Vec<usize>;
+        let listed = match caller {
+            None => &self.listed,
+            Some(_) => {
+                let entries = self.catalog.entries();
+                visible = self
+                    .listed
+                    .iter()
+                    .copied()
+                    .filter(|&index| may_use(caller, &entries[index].definition().scopes))
+                    .collect();
+                &visible
+            }
+        };
         let start = match cursor {
             None => 0,
             Some(cursor) => decode_cursor(cursor)
-                .filter(|&start| start <= self.listed.len())
+                .filter(|&start| start <= listed.len())
                 .ok_or_else(|| {
                     ErrorData::invalid_params(format!("invalid cursor `{cursor}`"), None)
                 })?,
         };
-        let end = start.saturating_add(size.max(1)).min(self.listed.len());
-        let page = self.listed[start..end]
+        let end = start.saturating_add(size.max(1)).min(listed.len());
+        let page = listed[start..end]
             .iter()
             .map(|&index| self.tools[index].clone())
             .collect();
-        let next = (end < self.listed.len()).then(|| encode_cursor(end));
+        let next = (end < listed.len()).then(|| encode_cursor(end));
         Ok((page, next))
     }
 }
@@ -349,7 +366,7 @@ mod tests {
             8,
             &Metrics::new(),
         );
-        let (page, next) = published.page(None, PAGE_SIZE).unwrap();
+        let (page, next) = published.page(None, PAGE_SIZE, None).unwrap();
         let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(names, ["echo", "execute_tool", "forecast", "tool_search"]);
         assert_eq!(next, None);
@@ -368,11 +385,11 @@ mod tests {
             8,
             &Metrics::new(),
         );
-        let (first, cursor) = published.page(None, 2).unwrap();
+        let (first, cursor) = published.page(None, 2, None).unwrap();
         assert_eq!(first.len(), 2);
-        let (second, cursor) = published.page(cursor.as_deref(), 2).unwrap();
+        let (second, cursor) = published.page(cursor.as_deref(), 2, None).unwrap();
         assert_eq!(second[0].name, "tool_2");
-        let (last, cursor) = published.page(cursor.as_deref(), 2).unwrap();
+        let (last, cursor) = published.page(cursor.as_deref(), 2, None).unwrap();
         assert_eq!((last.len(), cursor), (1, None));
     }
 
@@ -386,7 +403,7 @@ mod tests {
             &Metrics::new(),
         );
         for cursor in ["nope", "dG9vbHM6OTk", ""] {
-            let error = published.page(Some(cursor), 10).unwrap_err();
+            let error = published.page(Some(cursor), 10, None).unwrap_err();
             assert_eq!(
                 error.code,
                 rmcp::model::ErrorCode::INVALID_PARAMS,

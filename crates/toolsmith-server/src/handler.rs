@@ -29,7 +29,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
-use toolsmith_model::{LogLevel, OutcomeKind};
+use toolsmith_model::{Caller, LogLevel, OutcomeKind};
 
 use crate::call::{self, Request};
 use crate::convert::{Published, log_level};
@@ -167,6 +167,7 @@ impl McpHandler {
             None
         };
         let call = Request {
+            caller: caller_of(context),
             working_dir,
             replay: replay.clone(),
             progress_token: context.meta.get_progress_token(),
@@ -244,6 +245,16 @@ impl Drop for Counted<'_> {
     }
 }
 
+/// Who made the request: the [`Caller`] the HTTP endpoint's OAuth check put on the
+/// request (docs/auth.md); `None` over stdio and without OAuth.
+pub(crate) fn caller_of(context: &RequestContext<RoleServer>) -> Option<Arc<Caller>> {
+    context
+        .extensions
+        .get::<Parts>()
+        .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+        .cloned()
+}
+
 /// The `tracing` target of the event logged per `tools/call`.
 pub const CALL_LOG_TARGET: &str = "toolsmith::call";
 
@@ -313,13 +324,15 @@ impl ServerHandler for McpHandler {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
-        let (tools, next_cursor) = self
-            .state
-            .published()
-            .page(cursor, self.state.page_size())?;
+        let caller = caller_of(&context);
+        let (tools, next_cursor) = self.state.published().page(
+            cursor,
+            self.state.page_size(),
+            caller.as_deref(),
+        )?;
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next_cursor;
         Ok(result)

@@ -26,6 +26,7 @@
 //! goes to the session service. [`serve_http`] accepts connections itself
 //! ([`connections`]), for header and body timeouts and a connection cap.
 
+mod auth;
 mod connections;
 mod guard;
 mod health;
@@ -61,6 +62,7 @@ use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
 use crate::state::ServerState;
 use guard::{Guard, HostRule, OriginRule};
+pub use auth::{OAuthSettings, PROTECTED_RESOURCE_PATH};
 pub use health::{HEALTH_PATH, READY_PATH};
 pub use metrics::{METRICS_PATH, serve_metrics};
 pub use page::{INFO_PATH, InstallSnippet, InstallSnippets, PAGE_PATH, SnippetServer};
@@ -115,6 +117,9 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// When set, every request must carry `Authorization: Bearer <token>`.
     pub auth_token: Option<String>,
+    /// When set, every request to MCP must carry an OAuth access token of this issuer
+    /// (docs/auth.md).
+    pub oauth: Option<OAuthSettings>,
     /// Larger request bodies are refused with 413.
     pub max_body_bytes: usize,
     /// On SIGINT/SIGTERM, how long running calls may take to finish.
@@ -150,6 +155,7 @@ impl Default for HttpOptions {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             auth_token: None,
+            oauth: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             shutdown_grace: Duration::from_secs(10),
             header_timeout: DEFAULT_HEADER_TIMEOUT,
@@ -233,6 +239,17 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             Arc::new(token.as_bytes().to_vec()),
             guard::authorize,
         )),
+        None => app,
+    };
+    let app = match &options.oauth {
+        Some(settings) => {
+            let oauth = auth::OAuth::new(settings.clone());
+            app.layer(middleware::from_fn_with_state(
+                Arc::clone(&oauth),
+                auth::authorize,
+            ))
+            .merge(auth::routes(oauth))
+        }
         None => app,
     };
     // Merged after the token layer, which therefore does not stand before the probes; the

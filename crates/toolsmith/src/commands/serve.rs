@@ -8,10 +8,13 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
 use toolsmith_model::Transport;
-use toolsmith_server::{HttpOptions, MCP_PATH, METRICS_PATH, ServerOptions, ServerState};
+use toolsmith_server::{
+    HttpOptions, MCP_PATH, METRICS_PATH, OAuthSettings, ServerOptions, ServerState,
+};
 
 use crate::ExitStatus;
 use crate::args::ServeArgs;
+use crate::args::AuthorizationArgs;
 use crate::error::Hinted;
 use crate::folder;
 use crate::printer::Printer;
@@ -81,7 +84,8 @@ pub(crate) fn run_then(
         crate::watch::spawn(served).context("cannot start watching the folder")?;
     }
     let tools = state.catalog().entries().len();
-    let http_options = http_options(args);
+    let mut http_options = http_options(args);
+    http_options.oauth = oauth_settings(&args.authorization, &state.catalog());
     if let Some(address) = metrics {
         serve_metrics(printer, &state, &http_options, address)?;
     }
@@ -106,7 +110,7 @@ pub(crate) fn run_then(
                 "only the Host names localhost, 127.0.0.1 and [::1] are accepted; add the names clients use with --allow-host",
             );
         }
-        if public && http_options.auth_token.is_none() {
+        if public && http_options.auth_token.is_none() && http_options.oauth.is_none() {
             printer.warning("listening beyond loopback without auth: anyone who can reach this address can call every tool");
             printer.hint("set TOOLSMITH_AUTH_TOKEN or --auth-token");
         }
@@ -122,6 +126,7 @@ fn http_options(args: &ServeArgs) -> HttpOptions {
         allowed_hosts: args.allow_hosts.clone(),
         allowed_origins: args.allow_origins.clone(),
         auth_token: args.auth_token.clone(),
+        oauth: None,
         max_body_bytes: args.max_body_size,
         shutdown_grace: args.shutdown_grace,
         header_timeout: args.header_timeout,
@@ -132,6 +137,34 @@ fn http_options(args: &ServeArgs) -> HttpOptions {
         metrics_on_port: args.metrics.is_none(),
         install_snippets: Some(crate::install::page::snippets()),
     }
+}
+
+/// The OAuth resource server's settings from the Authorization flags, with the scopes the
+/// tools name for the metadata to list (docs/auth.md).
+fn oauth_settings(
+    args: &AuthorizationArgs,
+    catalog: &toolsmith_model::Catalog,
+) -> Option<OAuthSettings> {
+    let AuthorizationArgs {
+        oauth_issuer,
+        oauth_audience,
+        oauth_resource,
+        oauth_jwks_uri,
+        oauth_scopes,
+        oauth_clock_skew,
+    } = args;
+    let mut settings = OAuthSettings::new(oauth_issuer.clone()?);
+    settings.audience.clone_from(oauth_audience);
+    settings.resource.clone_from(oauth_resource);
+    settings.jwks_uri.clone_from(oauth_jwks_uri);
+    settings.required_scopes.clone_from(oauth_scopes);
+    settings.clock_skew = *oauth_clock_skew;
+    for scope in catalog.definitions().flat_map(|definition| &definition.scopes) {
+        if !settings.scopes_supported.contains(scope) {
+            settings.scopes_supported.push(scope.clone());
+        }
+    }
+    Some(settings)
 }
 
 /// Serves `/metrics` on a listener of its own at `address` (`--metrics`), and says where.

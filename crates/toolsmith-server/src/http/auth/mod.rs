@@ -1,0 +1,256 @@
+//! The endpoint as an OAuth 2.1 resource server (MCP authorization spec; docs/auth.md):
+//! every request to MCP carries an access token from the configured issuer, verified
+//! ([`keys`]) into a [`Caller`](toolsmith_model::Caller) that goes with the request to the handler, which shows and
+//! runs only the tools the caller's scopes cover. `GET` [`PROTECTED_RESOURCE_PATH`] is the
+//! RFC 9728 metadata naming the issuer; a missing or bad token is 401 and a token without
+//! a required scope 403, each with the `WWW-Authenticate` challenge that points at it.
+
+mod keys;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::json;
+
+pub(crate) use keys::TokenError;
+use keys::KeyCache;
+
+/// RFC 9728 §3: where the protected resource's metadata is served.
+pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// How the endpoint checks OAuth access tokens (`--oauth-issuer`; docs/auth.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthSettings {
+    /// The authorization server whose tokens are accepted: `iss` must equal it, and its
+    /// metadata names the JWKS.
+    pub issuer: String,
+    /// What `aud` must contain; `None`: this server's own URL ([`OAuthSettings::resource`],
+    /// RFC 8707).
+    pub audience: Option<String>,
+    /// This server's URL as clients know it (`https://tools.example.com/mcp`); `None`:
+    /// `http://` + the request's `Host` + `/mcp`.
+    pub resource: Option<String>,
+    /// The JWKS address, instead of the one the issuer's metadata names.
+    pub jwks_uri: Option<String>,
+    /// Scopes every token must hold (403 `insufficient_scope` otherwise).
+    pub required_scopes: Vec<String>,
+    /// Leeway for `exp` and `nbf`.
+    pub clock_skew: Duration,
+    /// Scopes the metadata lists besides the required ones (the tools' `scopes`).
+    pub scopes_supported: Vec<String>,
+}
+
+impl OAuthSettings {
+    /// Tokens of `issuer`, for this server's own URL, with a minute of clock skew.
+    pub fn new(issuer: String) -> Self {
+        Self {
+            issuer,
+            audience: None,
+            resource: None,
+            jwks_uri: None,
+            required_scopes: Vec::new(),
+            clock_skew: Duration::from_mins(1),
+            scopes_supported: Vec::new(),
+        }
+    }
+}
+
+/// The token check's state: the settings and the issuer's keys.
+pub(super) struct OAuth {
+    settings: OAuthSettings,
+    keys: Arc<KeyCache>,
+}
+
+impl OAuth {
+    pub(super) fn new(settings: OAuthSettings) -> Arc<Self> {
+        Arc::new(Self {
+            keys: Arc::new(KeyCache::new(settings.clone())),
+            settings,
+        })
+    }
+
+    /// This server's URL for a request with `headers`.
+    fn resource(&self, headers: &HeaderMap) -> String {
+        self.settings.resource.clone().unwrap_or_else(|| {
+            let host = headers
+                .get(header::HOST)
+                .and_then(|host| host.to_str().ok())
+                .unwrap_or("localhost");
+            format!("http://{host}{}", super::MCP_PATH)
+        })
+    }
+
+    /// The metadata's address for a request with `headers` (RFC 9728 §3.1: the
+    /// well-known path before the resource's path).
+    fn metadata_url(&self, headers: &HeaderMap) -> String {
+        let resource = self.resource(headers);
+        match resource.find("://").and_then(|scheme| {
+            resource[scheme + 3..]
+                .find('/')
+                .map(|path| scheme + 3 + path)
+        }) {
+            Some(path) => format!(
+                "{}{PROTECTED_RESOURCE_PATH}{}",
+                &resource[..path],
+                &resource[path..]
+            ),
+            None => format!("{resource}{PROTECTED_RESOURCE_PATH}"),
+        }
+    }
+
+    fn refuse(&self, headers: &HeaderMap, refusal: &Refusal) -> Response {
+        let metadata = self.metadata_url(headers);
+        let (status, challenge, text) = match refusal {
+            Refusal::Missing => (
+                StatusCode::UNAUTHORIZED,
+                format!(r#"Bearer resource_metadata="{metadata}""#),
+                "Unauthorized: an OAuth access token is required".to_owned(),
+            ),
+            Refusal::Token(error) => (
+                StatusCode::UNAUTHORIZED,
+                format!(
+                    r#"Bearer resource_metadata="{metadata}", error="invalid_token", error_description="{}""#,
+                    quoted(&error.to_string())
+                ),
+                format!("Unauthorized: {error}"),
+            ),
+            Refusal::Scope(scope) => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    r#"Bearer resource_metadata="{metadata}", error="insufficient_scope", scope="{}""#,
+                    quoted(&self.settings.required_scopes.join(" "))
+                ),
+                format!("Forbidden: the access token lacks the scope `{scope}`"),
+            ),
+        };
+        let mut response = (status, text).into_response();
+        if let Ok(value) = HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        response
+    }
+}
+
+enum Refusal {
+    Missing,
+    Token(TokenError),
+    Scope(String),
+}
+
+/// A quoted-string's content (RFC 9110 §5.6.4) without quotes or backslashes to escape.
+fn quoted(text: &str) -> String {
+    text.replace(['"', '\\'], "'")
+}
+
+/// The bearer token of `headers`, if there is one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+}
+
+/// Verifies the request's access token and hands the request on with its
+/// [`Caller`](toolsmith_model::Caller) in
+/// its extensions, or refuses it (401, 403).
+pub(super) async fn authorize(
+    State(oauth): State<Arc<OAuth>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let Some(token) = bearer(request.headers()) else {
+        return oauth.refuse(request.headers(), &Refusal::Missing);
+    };
+    let audience = oauth
+        .settings
+        .audience
+        .clone()
+        .unwrap_or_else(|| oauth.resource(request.headers()));
+    let verified = if oauth.keys.needs_fetch(token) {
+        // The fetch blocks (ureq): off the async threads.
+        let keys = Arc::clone(&oauth.keys);
+        let token = token.to_owned();
+        tokio::task::spawn_blocking(move || keys.verify(&token, &audience))
+            .await
+            .unwrap_or_else(|error| Err(TokenError::Issuer(error.to_string())))
+    } else {
+        oauth.keys.verify(token, &audience)
+    };
+    let caller = match verified {
+        Ok(caller) => caller,
+        Err(error) => {
+            tracing::info!(%error, "refused an access token");
+            return oauth.refuse(request.headers(), &Refusal::Token(error));
+        }
+    };
+    if let Some(scope) = caller.missing(&oauth.settings.required_scopes) {
+        return oauth.refuse(request.headers(), &Refusal::Scope(scope.to_owned()));
+    }
+    request.extensions_mut().insert(Arc::new(caller));
+    next.run(request).await
+}
+
+/// `GET` [`PROTECTED_RESOURCE_PATH`] (also with the resource's path after it, RFC 9728
+/// §3.1): the issuer, the scopes, how to send the token. Open to all: a client reads it
+/// before it has a token.
+pub(super) fn routes(oauth: Arc<OAuth>) -> Router {
+    let nested = format!("{PROTECTED_RESOURCE_PATH}{}", super::MCP_PATH);
+    Router::new()
+        .route(PROTECTED_RESOURCE_PATH, get(metadata))
+        .route(&nested, get(metadata))
+        .with_state(oauth)
+}
+
+async fn metadata(State(oauth): State<Arc<OAuth>>, headers: HeaderMap) -> Response {
+    let settings = &oauth.settings;
+    let mut scopes = settings.required_scopes.clone();
+    for scope in &settings.scopes_supported {
+        if !scopes.contains(scope) {
+            scopes.push(scope.clone());
+        }
+    }
+    let document = json!({
+        "resource": oauth.resource(&headers),
+        "authorization_servers": [settings.issuer],
+        "scopes_supported": scopes,
+        "bearer_methods_supported": ["header"],
+        "resource_name": "Toolsmith",
+    });
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        document.to_string(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_metadata_url_puts_the_well_known_path_first() {
+        let mut settings = OAuthSettings::new("https://issuer".into());
+        settings.resource = Some("https://tools.example.com/mcp".into());
+        let oauth = OAuth::new(settings);
+        assert_eq!(
+            oauth.metadata_url(&HeaderMap::new()),
+            "https://tools.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        let oauth = OAuth::new(OAuthSettings::new("https://issuer".into()));
+        let headers = super::super::peek::one_header(header::HOST, "127.0.0.1:8080");
+        assert_eq!(
+            oauth.metadata_url(&headers),
+            "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp"
+        );
+    }
+}
