@@ -20,6 +20,7 @@ mod mcp_client;
 mod memory;
 mod metrics;
 mod new;
+mod oauth;
 mod packages;
 mod page;
 mod page_browser;
