@@ -54,7 +54,11 @@ impl Scope {
     /// The caller's token subject when it has one; else one scope for all, as
     /// `--auth-token` is one token for everyone (docs/code-mode.md, "Sessions").
     pub(crate) fn of(context: &CallContext) -> Self {
-        match context.caller.as_ref().and_then(|caller| caller.subject.clone()) {
+        match context
+            .caller
+            .as_ref()
+            .and_then(|caller| caller.subject.clone())
+        {
             Some(subject) => Self::Subject(subject),
             None => Self::Shared,
         }

@@ -180,6 +180,10 @@ impl CommandTool {
             .env("TOOLSMITH_TOOL", &self.definition.name)
             .env("TOOLSMITH_TOOL_DIR", &self.base_dir)
             .env("TOOLSMITH_OPTIONS", options);
+        // Who the call acts for, when an OAuth token said (docs/auth.md).
+        if let Some(caller) = &context.caller {
+            command.env("TOOLSMITH_CALLER", caller.to_json().to_string());
+        }
     }
 
     /// An `mcp:` line from the program's stderr: progress or a log message for the client.

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::definition::{JsonObject, ToolDefinition};
 use crate::caller::Caller;
+use crate::definition::{JsonObject, ToolDefinition};
 use crate::init::LazyInit;
 use crate::outcome::ToolReturn;
 

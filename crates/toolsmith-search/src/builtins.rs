@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use toolsmith_model::{
-    CallContext, CallOutcome, Caller, Catalog, Content, Diagnostic, JsonObject, Severity, SourceLocation,
-    Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool, may_use,
+    CallContext, CallOutcome, Caller, Catalog, Content, Diagnostic, JsonObject, Severity,
+    SourceLocation, Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool, may_use,
 };
 
 use crate::index::{Hit, SearchIndex};

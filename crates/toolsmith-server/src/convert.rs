@@ -16,8 +16,8 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
 use tokio::sync::Semaphore;
 use toolsmith_model::{
-    CallOutcome, Caller, Catalog, Content, EvaluatorSettings, LogLevel, SearchSettings, ToolDefinition,
-    may_use,
+    CallOutcome, Caller, Catalog, Content, EvaluatorSettings, LogLevel, SearchSettings,
+    ToolDefinition, may_use,
 };
 
 /// How many tools one `tools/list` page holds.

@@ -328,11 +328,10 @@ impl ServerHandler for McpHandler {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
         let caller = caller_of(&context);
-        let (tools, next_cursor) = self.state.published().page(
-            cursor,
-            self.state.page_size(),
-            caller.as_deref(),
-        )?;
+        let (tools, next_cursor) =
+            self.state
+                .published()
+                .page(cursor, self.state.page_size(), caller.as_deref())?;
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next_cursor;
         Ok(result)

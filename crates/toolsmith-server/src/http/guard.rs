@@ -343,6 +343,16 @@ pub(super) async fn authorize(
     }
 }
 
+/// The token of a request's `Authorization: Bearer <token>` header (RFC 6750 §2.1).
+pub(super) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+}
+
 /// What a request's `Authorization` header says about the bearer token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Bearer {
@@ -357,13 +367,7 @@ pub(super) enum Bearer {
 impl Bearer {
     /// Compares the request's token with `expected` in constant time.
     pub(super) fn of(headers: &HeaderMap, expected: &[u8]) -> Self {
-        let given = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim().as_bytes());
-        match given {
+        match bearer_token(headers).map(str::as_bytes) {
             Some(given) if bool::from(given.ct_eq(expected)) => Self::Valid,
             Some(_) => Self::Wrong,
             None => Self::Missing,

@@ -341,6 +341,20 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         }
     }
 
+    /// Who the call acts for: `{"subject", "scopes", "client_id"}` from the OAuth access
+    /// token (docs/auth.md), or `None` (stdio, no OAuth, or while the file loads).
+    fn caller<'v>(eval: &mut Evaluator<'v, '_, '_>) -> anyhow::Result<Value<'v>> {
+        let heap = eval.heap();
+        let caller = match &session::session(eval)?.stage {
+            Stage::Call(call) => call.context.caller.as_ref().map(|caller| caller.to_json()),
+            Stage::Load(_) => None,
+        };
+        match caller {
+            Some(value) => from_json(heap, &value).map_err(|error| anyhow::anyhow!(error)),
+            None => Ok(Value::new_none()),
+        }
+    }
+
     /// Reports progress to the client (`notifications/progress`).
     fn progress<'v>(
         #[starlark(require = pos)] done: Value<'v>,

@@ -154,7 +154,13 @@ pub(crate) struct AuthorizationArgs {
     /// to tokens holding them. The JWKS is found in the issuer's
     /// `/.well-known/oauth-authorization-server` (or `openid-configuration`) metadata.
     /// Example: `--oauth-issuer https://auth.example.com`.
-    #[arg(long, value_name = "URL", requires = "http", conflicts_with = "auth_token", env = "TOOLSMITH_OAUTH_ISSUER")]
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "http",
+        conflicts_with = "auth_token",
+        env = "TOOLSMITH_OAUTH_ISSUER"
+    )]
     pub(crate) oauth_issuer: Option<String>,
 
     /// The `aud` every token must carry; default: this server's URL (--oauth-resource).

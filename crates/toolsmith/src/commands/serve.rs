@@ -13,8 +13,8 @@ use toolsmith_server::{
 };
 
 use crate::ExitStatus;
-use crate::args::ServeArgs;
 use crate::args::AuthorizationArgs;
+use crate::args::ServeArgs;
 use crate::error::Hinted;
 use crate::folder;
 use crate::printer::Printer;
@@ -159,7 +159,10 @@ fn oauth_settings(
     settings.jwks_uri.clone_from(oauth_jwks_uri);
     settings.required_scopes.clone_from(oauth_scopes);
     settings.clock_skew = *oauth_clock_skew;
-    for scope in catalog.definitions().flat_map(|definition| &definition.scopes) {
+    for scope in catalog
+        .definitions()
+        .flat_map(|definition| &definition.scopes)
+    {
         if !settings.scopes_supported.contains(scope) {
             settings.scopes_supported.push(scope.clone());
         }

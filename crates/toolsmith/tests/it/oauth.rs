@@ -63,7 +63,8 @@ impl Issuer {
 
     /// A JWT with `claims` (on top of `iss`, `iat`, `exp`, `nbf`), signed with key `kid`.
     fn token(&mut self, kid: &str, expires_in: i64, claims: &Value) -> String {
-        let answer = self.ask(&json!({"token": {"kid": kid, "expires_in": expires_in, "claims": claims}}));
+        let answer =
+            self.ask(&json!({"token": {"kid": kid, "expires_in": expires_in, "claims": claims}}));
         answer["token"].as_str().unwrap().to_owned()
     }
 
@@ -95,7 +96,7 @@ def close_ticket(id: int) -> str:
     Args:
         id: The ticket number.
     """
-    return "closed %d" % id
+    return "%s closed %d" % (mcp.caller()["subject"], id)
 
 mcp.tool(list_tickets, read_only=True)
 mcp.tool(close_ticket, scopes=["tickets:write"])
@@ -181,24 +182,38 @@ fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
     assert!(head.to_ascii_lowercase().contains(&challenge), "{head}");
 
     // A good token without the scope: the tool is hidden, and calling it names the scope.
-    let reader = issuer.token("first", 600, &json!({"aud": audience, "sub": "alice", "scope": "tickets:read"}));
+    let reader = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "alice", "scope": "tickets:read"}),
+    );
     assert_eq!(names(&server, &reader), ["list_tickets"]);
     let refused = call(&server, &reader, "close_ticket", &json!({"id": 7}));
     assert_eq!(refused["isError"], true, "{refused}");
-    assert!(
-        refused.to_string().contains("`tickets:write`"),
-        "{refused}"
-    );
+    assert!(refused.to_string().contains("`tickets:write`"), "{refused}");
     // Nor does tool_search find it for that caller.
-    let writer = issuer.token("first", 600, &json!({"aud": audience, "sub": "bob", "scope": "tickets:read tickets:write"}));
+    let writer = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "bob", "scope": "tickets:read tickets:write"}),
+    );
     assert_eq!(names(&server, &writer), ["close_ticket", "list_tickets"]);
     let closed = call(&server, &writer, "close_ticket", &json!({"id": 7}));
-    assert_eq!(closed["content"][0]["text"], "closed 7", "{closed}");
+    // The tool acts for the token's subject (`mcp.caller()`).
+    assert_eq!(closed["content"][0]["text"], "bob closed 7", "{closed}");
 
     // Expired (beyond the minute of clock skew), another audience, another issuer: 401.
     let expired = issuer.token("first", -300, &json!({"aud": audience, "sub": "alice"}));
-    let elsewhere = issuer.token("first", 600, &json!({"aud": "http://other.example/mcp", "sub": "alice"}));
-    let foreign = issuer.token("first", 600, &json!({"aud": audience, "iss": "http://evil.example", "sub": "alice"}));
+    let elsewhere = issuer.token(
+        "first",
+        600,
+        &json!({"aud": "http://other.example/mcp", "sub": "alice"}),
+    );
+    let foreign = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "iss": "http://evil.example", "sub": "alice"}),
+    );
     for (what, token, says) in [
         ("expired", &expired, "ExpiredSignature"),
         ("wrong audience", &elsewhere, "InvalidAudience"),
@@ -229,12 +244,23 @@ fn a_required_scope_is_a_403_naming_it() {
     let server = serve(dir.path(), &issuer, &["--oauth-scope", "mcp:use"]);
     let audience = server.url().to_owned();
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
-    let without = issuer.token("first", 600, &json!({"aud": audience, "sub": "alice", "scope": "tickets:write"}));
+    let without = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "alice", "scope": "tickets:write"}),
+    );
     let (status, head, body) = post(&server, Some(&without), &list);
     assert_eq!(status, 403, "{body}");
-    assert!(head.contains(r#"error="insufficient_scope", scope="mcp:use""#), "{head}");
+    assert!(
+        head.contains(r#"error="insufficient_scope", scope="mcp:use""#),
+        "{head}"
+    );
     assert!(body.to_string().contains("`mcp:use`"), "{body}");
-    let with = issuer.token("first", 600, &json!({"aud": audience, "sub": "alice", "scope": "mcp:use"}));
+    let with = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "alice", "scope": "mcp:use"}),
+    );
     assert_eq!(names(&server, &with), ["list_tickets"]);
 }
 
@@ -255,7 +281,12 @@ fn two_tokens_cannot_see_each_others_code_sessions() {
     let alice = issuer.token("first", 600, &json!({"aud": audience, "sub": "alice"}));
     let bob = issuer.token("first", 600, &json!({"aud": audience, "sub": "bob"}));
     let run = |token: &str, code: &str| {
-        call(&server, token, "run_code", &json!({"session": "shared-name", "code": code}))
+        call(
+            &server,
+            token,
+            "run_code",
+            &json!({"session": "shared-name", "code": code}),
+        )
     };
     let defined = run(&alice, "secret = 42\nsecret");
     assert_eq!(defined["isError"], false, "{defined}");

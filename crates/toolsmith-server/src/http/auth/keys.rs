@@ -119,9 +119,9 @@ impl KeyCache {
             (Some(key), _) => key,
             (None, true) => {
                 self.fetch()?;
-                self.cached(kid).0.ok_or_else(|| {
-                    TokenError::UnknownKey(kid.unwrap_or("(none)").to_owned())
-                })?
+                self.cached(kid)
+                    .0
+                    .ok_or_else(|| TokenError::UnknownKey(kid.unwrap_or("(none)").to_owned()))?
             }
             (None, false) => {
                 return Err(TokenError::UnknownKey(kid.unwrap_or("(none)").to_owned()));
@@ -230,7 +230,12 @@ fn jwks(set: &Value) -> Vec<Jwk> {
         .into_iter()
         .flatten()
         .filter_map(|key| serde_json::from_value::<Jwk>(key.clone()).ok())
-        .filter(|key| !matches!(key.algorithm, jsonwebtoken::jwk::AlgorithmParameters::OctetKey(_)))
+        .filter(|key| {
+            !matches!(
+                key.algorithm,
+                jsonwebtoken::jwk::AlgorithmParameters::OctetKey(_)
+            )
+        })
         .collect()
 }
 
@@ -252,7 +257,9 @@ fn caller(claims: Claims) -> Caller {
         .map(str::to_owned)
         .collect();
     match claims.scp {
-        Some(Value::String(text)) => scopes.extend(text.split_ascii_whitespace().map(str::to_owned)),
+        Some(Value::String(text)) => {
+            scopes.extend(text.split_ascii_whitespace().map(str::to_owned))
+        }
         Some(Value::Array(items)) => {
             scopes.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
         }

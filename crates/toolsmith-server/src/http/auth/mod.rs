@@ -18,8 +18,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
-pub(crate) use keys::TokenError;
 use keys::KeyCache;
+pub(crate) use keys::TokenError;
 
 /// RFC 9728 §3: where the protected resource's metadata is served.
 pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -150,16 +150,6 @@ fn quoted(text: &str) -> String {
     text.replace(['"', '\\'], "'")
 }
 
-/// The bearer token of `headers`, if there is one.
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim())
-}
-
 /// Verifies the request's access token and hands the request on with its
 /// [`Caller`](toolsmith_model::Caller) in
 /// its extensions, or refuses it (401, 403).
@@ -168,7 +158,7 @@ pub(super) async fn authorize(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let Some(token) = bearer(request.headers()) else {
+    let Some(token) = super::guard::bearer_token(request.headers()) else {
         return oauth.refuse(request.headers(), &Refusal::Missing);
     };
     let audience = oauth
