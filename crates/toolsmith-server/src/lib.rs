@@ -54,6 +54,7 @@ mod jsonrpc;
 mod metrics;
 mod mrtr;
 mod pool;
+mod replicas;
 mod signal;
 mod state;
 mod stdio;
@@ -65,9 +66,10 @@ pub use error::ServeError;
 pub use handler::CALL_LOG_TARGET;
 pub use http::{
     DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, INFO_PATH, InstallSnippet, InstallSnippets,
-    MCP_PATH, METRICS_PATH, PAGE_PATH, READY_PATH, SnippetServer, router, serve_http,
+    MCP_PATH, METRICS_PATH, PAGE_PATH, READY_PATH, REPLICA_HEADER, SnippetServer, router, serve_http,
     serve_metrics,
 };
 pub use metrics::Reload;
+pub use replicas::{SharedState, StateError};
 pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
 pub use stdio::{serve_stdio, serve_stream};
