@@ -66,8 +66,8 @@ pub use error::ServeError;
 pub use handler::CALL_LOG_TARGET;
 pub use http::{
     DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, INFO_PATH, InstallSnippet, InstallSnippets,
-    MCP_PATH, METRICS_PATH, PAGE_PATH, READY_PATH, REPLICA_HEADER, SnippetServer, router, serve_http,
-    serve_metrics,
+    MCP_PATH, METRICS_PATH, PAGE_PATH, READY_PATH, REPLICA_HEADER, SnippetServer, router,
+    serve_http, serve_metrics,
 };
 pub use metrics::Reload;
 pub use replicas::{SharedState, StateError};

@@ -267,7 +267,9 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     match options.replica_name.as_deref().map(HeaderValue::from_str) {
         Some(Ok(name)) => app.layer(middleware::map_response_with_state(name, name_replica)),
         Some(Err(_)) => {
-            tracing::warn!("the replica name is not a valid header value: no `Toolsmith-Replica` header");
+            tracing::warn!(
+                "the replica name is not a valid header value: no `Toolsmith-Replica` header"
+            );
             app
         }
         None => app,
@@ -340,13 +342,19 @@ pub fn serve_http(
 /// `options` made ready to serve next to other replicas: the `requestState` key shared
 /// (from `--state-key`, else from the shared state), and with a shared state a replica
 /// name (`HOST:PORT` by default).
-async fn replica_options(options: &HttpOptions, bound: SocketAddr) -> Result<HttpOptions, ServeError> {
+async fn replica_options(
+    options: &HttpOptions,
+    bound: SocketAddr,
+) -> Result<HttpOptions, ServeError> {
     let mut options = options.clone();
     if let Some(shared) = &options.shared_state {
-        let key = shared.request_state_key(options.state_key.as_deref()).await?;
+        let key = shared
+            .request_state_key(options.state_key.as_deref())
+            .await?;
         crate::mrtr::share_key(key);
         if options.replica_name.is_none() {
-            options.replica_name = Some(format!("{}:{}", crate::replicas::host_name(), bound.port()));
+            options.replica_name =
+                Some(format!("{}:{}", crate::replicas::host_name(), bound.port()));
         }
     } else if let Some(secret) = &options.state_key {
         crate::mrtr::share_key(crate::replicas::key_from_secret(secret));

@@ -98,7 +98,9 @@ impl SharedState {
             reason,
         };
         if !url.starts_with("redis") && !url.starts_with("valkey") {
-            return Err(bad("the scheme must be `redis`, `rediss` or `redis+unix`".into()));
+            return Err(bad(
+                "the scheme must be `redis`, `rediss` or `redis+unix`".into()
+            ));
         }
         let client = redis::Client::open(url).map_err(|error| bad(error.to_string()))?;
         Ok(Self(Arc::new(Inner {
@@ -155,7 +157,11 @@ impl SharedState {
     pub(crate) fn touch(&self, session: &str, ttl: Duration) {
         let now = Instant::now();
         {
-            let mut touched = self.0.touched.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut touched = self
+                .0
+                .touched
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             if touched
                 .get(session)
                 .is_some_and(|last| now.duration_since(*last) < ttl / 5)
@@ -247,7 +253,10 @@ mod tests {
     #[test]
     fn a_url_that_is_not_redis_says_what_to_write() {
         let error = SharedState::open("http://127.0.0.1:6379").unwrap_err();
-        assert!(error.to_string().contains("redis://HOST:PORT/DB"), "{error}");
+        assert!(
+            error.to_string().contains("redis://HOST:PORT/DB"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -256,6 +265,9 @@ mod tests {
             without_password("redis://user:secret@host:6379/0"),
             "redis://user:***@host:6379/0"
         );
-        assert_eq!(without_password("redis://host:6379/0"), "redis://host:6379/0");
+        assert_eq!(
+            without_password("redis://host:6379/0"),
+            "redis://host:6379/0"
+        );
     }
 }

@@ -150,7 +150,12 @@ pub(crate) struct SharedStateArg {
     /// URL is `redis://HOST:PORT/DB` (`rediss://` for TLS). Every replica given the same
     /// URL serves every session, so a load balancer needs no sticky sessions
     /// (docs/deploy.md). While Redis is down, new sessions get 503.
-    #[arg(long = "state", value_name = "URL", env = "TOOLSMITH_STATE", requires = "http")]
+    #[arg(
+        long = "state",
+        value_name = "URL",
+        env = "TOOLSMITH_STATE",
+        requires = "http"
+    )]
     pub(crate) url: Option<String>,
 
     /// Sign 2026-07-28 `requestState` with this secret, the same on every replica.
@@ -158,7 +163,13 @@ pub(crate) struct SharedStateArg {
     /// Without it, with --state, the first replica stores a random key in Redis for the
     /// others; without either, the key is random per process. Prefer the environment
     /// variable to keep it out of process listings.
-    #[arg(long, value_name = "SECRET", env = "TOOLSMITH_STATE_KEY", hide_env_values = true, requires = "http")]
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "TOOLSMITH_STATE_KEY",
+        hide_env_values = true,
+        requires = "http"
+    )]
     pub(crate) state_key: Option<String>,
 
     /// Name this replica in the `Toolsmith-Replica` header of every HTTP response.

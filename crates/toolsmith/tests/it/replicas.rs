@@ -83,8 +83,8 @@ fn redis(dir: &Path, port: u16) -> Daemon {
 
 /// nginx with `docs/deploy/nginx.conf` in front of `replicas` (`host:port`), on `port`.
 fn nginx(dir: &Path, port: u16, replicas: &[&str]) -> Daemon {
-    let template = std::fs::read_to_string(crate::workspace().join("docs/deploy/nginx.conf"))
-        .unwrap();
+    let template =
+        std::fs::read_to_string(crate::workspace().join("docs/deploy/nginx.conf")).unwrap();
     let servers: String = replicas
         .iter()
         .map(|address| format!("server {address} max_fails=1 fail_timeout=5s;\n        "))
@@ -112,10 +112,8 @@ fn nginx(dir: &Path, port: u16, replicas: &[&str]) -> Daemon {
 
 fn replica(folder: &Path, state: &str, name: &str) -> ServeProcess {
     let dir = folder.display().to_string();
-    let mut command = ServeProcess::http_command(
-        &[&dir, "--state", state, "--replica-name", name],
-        None,
-    );
+    let mut command =
+        ServeProcess::http_command(&[&dir, "--state", state, "--replica-name", name], None);
     command.env_remove("TOOLSMITH_STATE_KEY");
     ServeProcess::spawn_http(command)
 }
@@ -184,7 +182,8 @@ fn one_session_is_served_by_both_replicas_and_survives_losing_one() {
     assert_eq!(status, 503, "{head}\n{body}");
     assert!(body.contains("shared state"), "{body}");
     assert!(
-        head.to_ascii_lowercase().contains("toolsmith-replica: replica-b"),
+        head.to_ascii_lowercase()
+            .contains("toolsmith-replica: replica-b"),
         "{head}"
     );
     assert_eq!(
