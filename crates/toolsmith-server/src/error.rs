@@ -21,6 +21,9 @@ pub enum ServeError {
     /// stdin or stdout could not be used.
     #[error("cannot serve on stdin/stdout")]
     Stdio(#[source] std::io::Error),
+    /// The state shared with other replicas (`--state`) could not be used.
+    #[error(transparent)]
+    State(#[from] crate::replicas::StateError),
     /// The client's first messages were not a valid MCP handshake.
     #[error("the MCP handshake failed: {0}")]
     Handshake(String),
@@ -35,6 +38,9 @@ impl toolsmith_model::Hint for ServeError {
                     address.port()
                 )]
             }
+            Self::State(crate::replicas::StateError::Unreachable { .. }) => vec![
+                "start Redis (or Valkey) first, or give every replica the same --state-key (TOOLSMITH_STATE_KEY) so it can start while Redis is down".to_owned(),
+            ],
             _ => Vec::new(),
         }
     }

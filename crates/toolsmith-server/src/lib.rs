@@ -54,6 +54,7 @@ mod jsonrpc;
 mod metrics;
 mod mrtr;
 mod pool;
+mod replicas;
 mod signal;
 mod state;
 mod stdio;
@@ -66,8 +67,9 @@ pub use handler::CALL_LOG_TARGET;
 pub use http::{
     DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, INFO_PATH, InstallSnippet, InstallSnippets,
     MCP_PATH, METRICS_PATH, OAuthSettings, PAGE_PATH, PROTECTED_RESOURCE_PATH, READY_PATH,
-    SnippetServer, router, serve_http, serve_metrics,
+    REPLICA_HEADER, SnippetServer, router, serve_http, serve_metrics,
 };
 pub use metrics::Reload;
+pub use replicas::{SharedState, StateError};
 pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
 pub use stdio::{serve_stdio, serve_stream};

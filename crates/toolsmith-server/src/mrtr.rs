@@ -10,12 +10,12 @@
 //! answers in order.
 //!
 //! `requestState` holds the answers the tool used so far, bound to the method, name and
-//! arguments of the request and signed with HMAC-SHA256 under a random per-process key:
-//! a state that was altered, belongs to another request or comes from another server
-//! process is refused with `-32602`.
+//! arguments of the request and signed with HMAC-SHA256 under a random per-process key (or the key replicas share,
+//! docs/deploy.md): a state that was altered, belongs to another request or comes from
+//! another server process is refused with `-32602`.
 
 use std::collections::BTreeMap;
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -310,8 +310,20 @@ pub(crate) fn binding(method: &str, name: &str, arguments: Option<&JsonObject>) 
     serde_json::to_vec(&json!([method, name, arguments])).unwrap_or_default()
 }
 
-/// The per-process signing key.
-static KEY: LazyLock<[u8; 32]> = LazyLock::new(|| {
+/// The per-process signing key, unless [`share_key`] set one.
+static KEY: LazyLock<[u8; 32]> = LazyLock::new(random_key);
+
+/// The key replicas share (`serve --state`, docs/deploy.md), set once before serving.
+static SHARED_KEY: OnceLock<[u8; 32]> = OnceLock::new();
+
+/// Signs `requestState` with `key` from now on, so that a retry may land on any replica
+/// holding the same key. Only the first call counts (`false` after that).
+pub(crate) fn share_key(key: [u8; 32]) -> bool {
+    SHARED_KEY.set(key).is_ok()
+}
+
+/// 32 random bytes (the system's randomness, else the clock and the process, hashed).
+pub(crate) fn random_key() -> [u8; 32] {
     let mut key = [0u8; 32];
     let random = std::fs::File::open("/dev/urandom")
         .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut key));
@@ -326,13 +338,14 @@ static KEY: LazyLock<[u8; 32]> = LazyLock::new(|| {
         key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
     }
     key
-});
+}
 
-/// HMAC-SHA256 (RFC 2104) of `parts` under [`KEY`].
+/// HMAC-SHA256 (RFC 2104) of `parts` under the shared key, else [`KEY`].
 fn mac(parts: &[&[u8]]) -> [u8; 32] {
     let mut inner_pad = [0x36u8; 64];
     let mut outer_pad = [0x5cu8; 64];
-    for (index, byte) in KEY.iter().enumerate() {
+    let key = SHARED_KEY.get().unwrap_or(&KEY);
+    for (index, byte) in key.iter().enumerate() {
         inner_pad[index] ^= byte;
         outer_pad[index] ^= byte;
     }

@@ -60,6 +60,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
+use crate::replicas::SharedState;
 use crate::state::ServerState;
 pub use auth::{OAuthSettings, PROTECTED_RESOURCE_PATH};
 use guard::{Guard, HostRule, OriginRule};
@@ -67,7 +68,7 @@ pub use health::{HEALTH_PATH, READY_PATH};
 pub use metrics::{METRICS_PATH, serve_metrics};
 pub use page::{INFO_PATH, InstallSnippet, InstallSnippets, PAGE_PATH, SnippetServer};
 use peek::{accepts, has_method, is_json, request_id};
-use replies::{id_in_use, not_a_message, sessions_busy, too_large};
+use replies::{id_in_use, not_a_message, sessions_busy, state_unreachable, too_large};
 use session_calls::{SESSION_HEADER, SessionCalls};
 use sessions::{SessionBook, until_sent};
 
@@ -144,6 +145,19 @@ pub struct HttpOptions {
     /// `toolsmith install` command line only.
     pub install_snippets: Option<InstallSnippets>,
 
+    /// The state shared with other replicas of this server (`--state redis://…`,
+    /// docs/deploy.md): sessions are kept there, so any replica serves any session. `None`:
+    /// sessions live in this process only.
+    pub shared_state: Option<SharedState>,
+    /// The secret 2026-07-28 `requestState` is signed with (`--state-key`), the same on
+    /// every replica. Without it, a shared state holds a key the first replica made; without
+    /// either, the key is random per process.
+    pub state_key: Option<String>,
+    /// This replica's name, sent in the `Toolsmith-Replica` header of every response
+    /// (`--replica-name`). With a shared state it defaults to `HOST:PORT` ([`serve_http`]);
+    /// without one and unset, there is no header.
+    pub replica_name: Option<String>,
+
     /// Whether `GET /metrics` is served on this port (behind the token); off when the
     /// metrics have a listener of their own ([`serve_metrics`]).
     pub metrics_on_port: bool,
@@ -164,6 +178,9 @@ impl Default for HttpOptions {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_timeout: DEFAULT_SESSION_TIMEOUT,
             install_snippets: None,
+            shared_state: None,
+            state_key: None,
+            replica_name: None,
             metrics_on_port: true,
         }
     }
@@ -196,7 +213,11 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             ))
         }
     };
-    let sessions = StreamableHttpService::new(session_factory, session_manager, config.clone());
+    let mut session_config = config.clone();
+    if let Some(shared) = &options.shared_state {
+        session_config.session_store = Some(Arc::new(shared.sessions(options.session_timeout)));
+    }
+    let sessions = StreamableHttpService::new(session_factory, session_manager, session_config);
     let stateless = StreamableHttpService::new(
         move || Ok(McpHandler::new(state.clone(), Transport::Http)),
         Arc::new(NeverSessionManager::default()),
@@ -224,6 +245,8 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         hosts,
         max_body_bytes: options.max_body_bytes,
         body_timeout: options.body_timeout,
+        shared: options.shared_state.clone(),
+        session_timeout: options.session_timeout,
     });
     let mcp = post(post_message.layer(guard.clone()))
         .delete(delete_session.layer(guard.clone()))
@@ -254,9 +277,28 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     };
     // Merged after the token layer, which therefore does not stand before the probes; the
     // page checks the token itself, to ask for it in its own words.
-    app.merge(health::routes(probe_state.clone()))
+    let app = app
+        .merge(health::routes(probe_state.clone()))
         .merge(page::routes(front))
-        .layer(metrics::count_statuses(probe_state))
+        .layer(metrics::count_statuses(probe_state));
+    match options.replica_name.as_deref().map(HeaderValue::from_str) {
+        Some(Ok(name)) => app.layer(middleware::map_response_with_state(name, name_replica)),
+        Some(Err(_)) => {
+            tracing::warn!(
+                "the replica name is not a valid header value: no `Toolsmith-Replica` header"
+            );
+            app
+        }
+        None => app,
+    }
+}
+
+/// The header naming the replica that served a response (docs/deploy.md).
+pub const REPLICA_HEADER: &str = "toolsmith-replica";
+
+async fn name_replica(State(name): State<HeaderValue>, mut response: Response) -> Response {
+    response.headers_mut().insert(REPLICA_HEADER, name);
+    response
 }
 
 /// Serves `state` over Streamable HTTP on `address` until SIGINT/SIGTERM. Blocks; runs its
@@ -282,6 +324,7 @@ pub fn serve_http(
         on_listening(listener.local_addr().unwrap_or(address));
         let stop_accepting = CancellationToken::new();
         let connections = Arc::new(Semaphore::new(options.max_connections.clamp(1, Semaphore::MAX_PERMITS)));
+        let options = &replica_options(options, listener.local_addr().unwrap_or(address)).await?;
         let app = router(state.clone(), options);
         let mut server = tokio::spawn(connections::accept(listener, app, options.header_timeout, Arc::clone(&connections), stop_accepting.clone()));
         tokio::select! {
@@ -311,6 +354,29 @@ pub fn serve_http(
     });
     runtime.shutdown_timeout(Duration::from_millis(500));
     result
+}
+
+/// `options` made ready to serve next to other replicas: the `requestState` key shared
+/// (from `--state-key`, else from the shared state), and with a shared state a replica
+/// name (`HOST:PORT` by default).
+async fn replica_options(
+    options: &HttpOptions,
+    bound: SocketAddr,
+) -> Result<HttpOptions, ServeError> {
+    let mut options = options.clone();
+    if let Some(shared) = &options.shared_state {
+        let key = shared
+            .request_state_key(options.state_key.as_deref())
+            .await?;
+        crate::mrtr::share_key(key);
+        if options.replica_name.is_none() {
+            options.replica_name =
+                Some(format!("{}:{}", crate::replicas::host_name(), bound.port()));
+        }
+    } else if let Some(secret) = &options.state_key {
+        crate::mrtr::share_key(crate::replicas::key_from_secret(secret));
+    }
+    Ok(options)
 }
 
 fn service_config(state: &ServerState, options: &HttpOptions) -> StreamableHttpServerConfig {
@@ -348,6 +414,10 @@ struct Endpoint {
     hosts: HostRule,
     max_body_bytes: usize,
     body_timeout: Duration,
+    /// The state shared with other replicas, if any.
+    shared: Option<SharedState>,
+    /// How long a session's record in the shared state outlives its last use.
+    session_timeout: Duration,
 }
 
 /// POST: a message, in a session or not.
@@ -403,10 +473,24 @@ impl Endpoint {
             Some(Ok(in_flight)) => in_flight,
             None => None,
         };
+        // A session another replica opened: rmcp restores it from the shared state; the
+        // book learns of it once it has.
+        let restoring = match (&self.shared, session) {
+            (Some(shared), Some(session)) => {
+                shared.touch(session, self.session_timeout);
+                in_flight.is_none().then(|| session.to_owned())
+            }
+            _ => None,
+        };
         let response = match self.calls.serve(&self.hosts, parts, &bytes).await {
             Ok(response) => response,
             Err(parts) => post_to(&self.sessions, parts, bytes).await,
         };
+        if let Some(session) = restoring
+            && response.status().is_success()
+        {
+            self.book.adopt(&session);
+        }
         until_sent(response, in_flight)
     }
 
@@ -416,6 +500,11 @@ impl Endpoint {
         let accepts_both = accepts(&parts.headers, "application/json")
             && accepts(&parts.headers, "text/event-stream");
         if accepts_both && has_method(&bytes, "initialize") {
+            if let Some(shared) = &self.shared
+                && let Err(error) = shared.check().await
+            {
+                return state_unreachable(&error);
+            }
             let Some((opening, closed)) = self.book.open().await else {
                 return sessions_busy();
             };

@@ -111,6 +111,21 @@ pub(super) fn sessions_busy() -> Response {
     response
 }
 
+/// 503 for a new session while the shared state (Redis) is unreachable: a session it does
+/// not hold would be unknown to every other replica.
+pub(super) fn state_unreachable(error: &crate::replicas::StateError) -> Response {
+    tracing::warn!(%error, "refused a session: the shared state is unreachable");
+    let mut response = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("Service Unavailable: cannot open a session: {error}; try again soon"),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+    response
+}
+
 pub(super) fn too_large(limit: usize) -> Response {
     (
         StatusCode::PAYLOAD_TOO_LARGE,

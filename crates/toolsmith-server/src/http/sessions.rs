@@ -218,6 +218,21 @@ impl SessionBook {
         }))
     }
 
+    /// Records `session`, opened by another replica and restored here from the shared
+    /// state (docs/deploy.md), unless the book knows it already. It counts against the cap
+    /// from now on, though it was not refused at it: the client holds it already.
+    pub(super) fn adopt(&self, session: &str) {
+        self.0
+            .lock()
+            .sessions
+            .entry(session.into())
+            .or_insert_with(|| Page {
+                last_used: Instant::now(),
+                busy: 0,
+                running: HashSet::new(),
+            });
+    }
+
     /// Forgets `session` (the client deleted it).
     pub(super) fn forget(&self, session: &str) {
         self.0.lock().sessions.remove(session);

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub(crate) use install::InstallArgs;
-pub(crate) use serve::{AuthorizationArgs, CodeModeArg, DevArgs, LogFormat, SearchArg, ServeArgs};
+pub(crate) use serve::{
+    AuthorizationArgs, CodeModeArg, DevArgs, LogFormat, SearchArg, ServeArgs, SharedStateArg,
+};
 
 /// Turn a folder of tool definitions into an MCP server, and work on those tools.
 ///

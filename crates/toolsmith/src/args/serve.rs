@@ -140,6 +140,9 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) authorization: AuthorizationArgs,
+
+    #[command(flatten)]
+    pub(crate) shared_state: SharedStateArg,
 }
 
 /// `serve --http` as an OAuth 2.1 resource server (docs/auth.md).
@@ -185,6 +188,43 @@ pub(crate) struct AuthorizationArgs {
     /// How far `exp` and `nbf` may be off: a duration such as `30s`. Default `60s`.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration, requires = "oauth_issuer")]
     pub(crate) oauth_clock_skew: Duration,
+}
+
+/// Shared state: replicas of one server behind a load balancer (docs/deploy.md).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SharedStateArg {
+    /// Share sessions with other replicas through Redis (or Valkey) at URL.
+    ///
+    /// URL is `redis://HOST:PORT/DB` (`rediss://` for TLS). Every replica given the same
+    /// URL serves every session, so a load balancer needs no sticky sessions
+    /// (docs/deploy.md). While Redis is down, new sessions get 503.
+    #[arg(
+        long = "state",
+        value_name = "URL",
+        env = "TOOLSMITH_STATE",
+        requires = "http"
+    )]
+    pub(crate) url: Option<String>,
+
+    /// Sign 2026-07-28 `requestState` with this secret, the same on every replica.
+    ///
+    /// Without it, with --state, the first replica stores a random key in Redis for the
+    /// others; without either, the key is random per process. Prefer the environment
+    /// variable to keep it out of process listings.
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "TOOLSMITH_STATE_KEY",
+        hide_env_values = true,
+        requires = "http"
+    )]
+    pub(crate) state_key: Option<String>,
+
+    /// Name this replica in the `Toolsmith-Replica` header of every HTTP response.
+    ///
+    /// With --state it defaults to `HOST:PORT`; without it there is no header unless named.
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub(crate) replica_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

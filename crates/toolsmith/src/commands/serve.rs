@@ -84,7 +84,7 @@ pub(crate) fn run_then(
         crate::watch::spawn(served).context("cannot start watching the folder")?;
     }
     let tools = state.catalog().entries().len();
-    let mut http_options = http_options(args);
+    let mut http_options = http_options(args)?;
     http_options.oauth = oauth_settings(&args.authorization, &state.catalog());
     if let Some(address) = metrics {
         serve_metrics(printer, &state, &http_options, address)?;
@@ -121,8 +121,18 @@ pub(crate) fn run_then(
 }
 
 /// The HTTP server's settings from `serve`'s flags.
-fn http_options(args: &ServeArgs) -> HttpOptions {
-    HttpOptions {
+fn http_options(args: &ServeArgs) -> anyhow::Result<HttpOptions> {
+    let crate::args::SharedStateArg {
+        url,
+        state_key,
+        replica_name,
+    } = &args.shared_state;
+    let shared_state = url
+        .as_deref()
+        .map(toolsmith_server::SharedState::open)
+        .transpose()
+        .map_err(|error| Hinted::wrap(toolsmith_server::ServeError::State(error)))?;
+    Ok(HttpOptions {
         allowed_hosts: args.allow_hosts.clone(),
         allowed_origins: args.allow_origins.clone(),
         auth_token: args.auth_token.clone(),
@@ -136,7 +146,10 @@ fn http_options(args: &ServeArgs) -> HttpOptions {
         session_timeout: args.session_timeout,
         metrics_on_port: args.metrics.is_none(),
         install_snippets: Some(crate::install::page::snippets()),
-    }
+        shared_state,
+        state_key: state_key.clone(),
+        replica_name: replica_name.clone(),
+    })
 }
 
 /// The OAuth resource server's settings from the Authorization flags, with the scopes the

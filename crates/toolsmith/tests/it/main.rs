@@ -25,6 +25,7 @@ mod packages;
 mod page;
 mod page_browser;
 mod profiles;
+mod replicas;
 mod sandbox;
 mod search;
 mod serve;
