@@ -308,6 +308,16 @@ pub fn execute(
     Ok(entry.call(arguments, &context))
 }
 
+/// The `isError` outcome of a call of a tool whose scopes `caller` does not hold, naming
+/// the scope it lacks (docs/auth.md, "Tools by scope"); `None` when the call may run.
+pub fn out_of_scope(definition: &ToolDefinition, caller: Option<&Caller>) -> Option<CallOutcome> {
+    let missing = caller?.missing(&definition.scopes)?;
+    Some(CallOutcome::error(format!(
+        "insufficient_scope: tool `{}` requires the scope `{missing}`, which the access token does not hold",
+        definition.name
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -420,14 +430,4 @@ mod tests {
         assert_eq!(warning.severity, Severity::Warning);
         assert!(catalog.get(EXECUTE_TOOL).is_some());
     }
-}
-
-/// The `isError` outcome of a call of a tool whose scopes `caller` does not hold, naming
-/// the scope it lacks (docs/auth.md, "Tools by scope"); `None` when the call may run.
-pub fn out_of_scope(definition: &ToolDefinition, caller: Option<&Caller>) -> Option<CallOutcome> {
-    let missing = caller?.missing(&definition.scopes)?;
-    Some(CallOutcome::error(format!(
-        "insufficient_scope: tool `{}` requires the scope `{missing}`, which the access token does not hold",
-        definition.name
-    )))
 }

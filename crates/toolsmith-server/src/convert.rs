@@ -132,18 +132,17 @@ impl Published {
         caller: Option<&Caller>,
     ) -> Result<(Vec<Tool>, Option<String>), ErrorData> {
         let visible: Vec<usize>;
-        let listed = match caller {
-            None => &self.listed,
-            Some(_) => {
-                let entries = self.catalog.entries();
-                visible = self
-                    .listed
-                    .iter()
-                    .copied()
-                    .filter(|&index| may_use(caller, &entries[index].definition().scopes))
-                    .collect();
-                &visible
-            }
+        let listed = if caller.is_none() {
+            &self.listed
+        } else {
+            let entries = self.catalog.entries();
+            visible = self
+                .listed
+                .iter()
+                .copied()
+                .filter(|&index| may_use(caller, &entries[index].definition().scopes))
+                .collect();
+            &visible
         };
         let start = match cursor {
             None => 0,

@@ -148,11 +148,15 @@ pub(crate) struct ServeArgs {
 /// `serve --http` as an OAuth 2.1 resource server (docs/auth.md).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Authorization")]
+#[expect(
+    clippy::struct_field_names,
+    reason = "each field is its flag, and every flag says `--oauth-`"
+)]
 pub(crate) struct AuthorizationArgs {
     /// Accept OAuth access tokens (JWTs) issued by URL, checked against its JWKS.
     ///
     /// Every request to `/mcp` then needs `Authorization: Bearer <token>` signed by a key
-    /// of the issuer (RS256, ES256 or EdDSA), with `iss` = URL, `aud` = this server (see
+    /// of the issuer (`RS256`, `ES256` or `EdDSA`), with `iss` = URL, `aud` = this server (see
     /// --oauth-audience) and a valid `exp`/`nbf`; a tool with `scopes = [...]` is shown only
     /// to tokens holding them. The JWKS is found in the issuer's
     /// `/.well-known/oauth-authorization-server` (or `openid-configuration`) metadata.

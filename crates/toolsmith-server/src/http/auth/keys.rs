@@ -1,5 +1,5 @@
 //! Verifying OAuth access tokens: JWTs checked against the issuer's JWKS, discovered from
-//! its metadata (RFC 8414, or OpenID Connect discovery), cached, and fetched again when a
+//! its metadata (RFC 8414, or `OpenID` Connect discovery), cached, and fetched again when a
 //! token names a key id the cache does not hold, at most once per [`MIN_REFRESH`]
 //! (docs/auth.md, "Tokens").
 
@@ -31,7 +31,7 @@ pub(crate) enum TokenError {
     /// Not a JWT, a bad signature, or claims that do not fit.
     #[error("the access token is not valid: {0}")]
     Invalid(String),
-    /// Signed with an algorithm other than RS256, ES256 or EdDSA.
+    /// Signed with an algorithm other than `RS256`, `ES256` or `EdDSA`.
     #[error("the access token is signed with `{0}`; accepted: RS256, ES256, EdDSA")]
     Algorithm(String),
     /// No key of the issuer's JWKS has the token's key id, even after fetching it again.
@@ -183,7 +183,7 @@ impl KeyCache {
         Ok(())
     }
 
-    /// The `jwks_uri` of the issuer's metadata: RFC 8414's document, else OpenID
+    /// The `jwks_uri` of the issuer's metadata: RFC 8414's document, else `OpenID`
     /// Connect discovery's.
     fn discover(&self) -> Result<String, TokenError> {
         let issuer = self.settings.issuer.trim_end_matches('/');
@@ -258,7 +258,7 @@ fn caller(claims: Claims) -> Caller {
         .collect();
     match claims.scp {
         Some(Value::String(text)) => {
-            scopes.extend(text.split_ascii_whitespace().map(str::to_owned))
+            scopes.extend(text.split_ascii_whitespace().map(str::to_owned));
         }
         Some(Value::Array(items)) => {
             scopes.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
