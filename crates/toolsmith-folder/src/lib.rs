@@ -176,7 +176,8 @@ impl ToolFolder {
     /// a reload caused by another file (issue 14, item 6). Prompts, resources and
     /// `toolsmith.toml` are always read again.
     pub fn reload(&self) -> Result<Self, FolderError> {
-        let reloaded = Self::load_reusing(&self.root, self.transport, &self.files, &self.upstreams)?;
+        let reloaded =
+            Self::load_reusing(&self.root, self.transport, &self.files, &self.upstreams)?;
         match &self.profile {
             Some(profile) => reloaded.with_profile(profile),
             None => Ok(reloaded),

@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use rmcp::RoleClient;
 use rmcp::ServiceExt as _;
 use rmcp::model::Tool as RemoteTool;
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::RoleClient;
 use tokio::io::AsyncBufReadExt as _;
 
 use crate::relay::Relay;
@@ -165,11 +165,19 @@ impl Upstream {
         let connection = self.connection()?;
         if connection.relay.tools_changed.swap(false, Ordering::AcqRel) {
             let peer = connection.service.peer().clone();
-            let listed = wait(async move { peer.list_all_tools().await })
-                .map_err(|error| self.error(format!("answered `tools/list` with an error: {error}")))?;
-            *connection.tools.lock().unwrap_or_else(PoisonError::into_inner) = listed;
+            let listed = wait(async move { peer.list_all_tools().await }).map_err(|error| {
+                self.error(format!("answered `tools/list` with an error: {error}"))
+            })?;
+            *connection
+                .tools
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = listed;
         }
-        let tools = connection.tools.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let tools = connection
+            .tools
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         Ok(tools)
     }
 
@@ -208,8 +216,8 @@ impl Upstream {
                 Ok(connection)
             }
             Err(error) => {
-                let backoff = (Duration::from_millis(250) * 2u32.saturating_pow(failures))
-                    .min(MAX_BACKOFF);
+                let backoff =
+                    (Duration::from_millis(250) * 2u32.saturating_pow(failures)).min(MAX_BACKOFF);
                 *state = State::Down {
                     error: error.clone(),
                     retry_at: Instant::now() + backoff,
@@ -217,6 +225,17 @@ impl Upstream {
                 };
                 Err(error)
             }
+        }
+    }
+
+    /// Forgets `connection` (when it is still the current one), so the next use starts
+    /// the upstream again.
+    pub(crate) fn discard(&self, connection: &Arc<Connection>) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let State::Up(current) = &*state
+            && Arc::ptr_eq(current, connection)
+        {
+            *state = State::NotStarted;
         }
     }
 
@@ -276,10 +295,13 @@ async fn connect(
                 let value = expand(value, environment).map_err(|e| format!("`env.{key}`: {e}"))?;
                 child.env(key, value);
             }
-            let mut child = child.spawn().map_err(|error| {
-                format!("cannot start `{}`: {error}", command[0])
-            })?;
-            let group = child.id().and_then(|id| i32::try_from(id).ok()).map(Pid::from_raw);
+            let mut child = child
+                .spawn()
+                .map_err(|error| format!("cannot start `{}`: {error}", command[0]))?;
+            let group = child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .map(Pid::from_raw);
             if let Some(group) = group {
                 remember_group(group);
             }
@@ -293,16 +315,21 @@ async fn connect(
                 let mut lines = tokio::io::BufReader::new(err).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     tracing::debug!(upstream = %name, "{line}");
-                    stderr.lock().unwrap_or_else(PoisonError::into_inner).push(line);
+                    stderr
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(line);
                 }
             });
             // The child is reaped by its own task; the connection kills its group.
             tokio::spawn(async move {
                 let _ = child.wait().await;
             });
-            let service = relay.clone().serve((stdout, stdin)).await.map_err(|error| {
-                format!("did not answer `initialize`: {error}")
-            });
+            let service = relay
+                .clone()
+                .serve((stdout, stdin))
+                .await
+                .map_err(|error| format!("did not answer `initialize`: {error}"));
             (service, group)
         }
         UpstreamTransport::Http { url, headers } => {

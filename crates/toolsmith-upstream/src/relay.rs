@@ -47,7 +47,11 @@ impl Drop for Registration {
 
 impl Relay {
     /// Routes what the upstream sends about the request with `token` to `client`.
-    pub(crate) fn register(&self, token: ProgressToken, client: Arc<dyn ClientBridge>) -> Registration {
+    pub(crate) fn register(
+        &self,
+        token: ProgressToken,
+        client: Arc<dyn ClientBridge>,
+    ) -> Registration {
         self.calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -163,7 +167,10 @@ impl ClientHandler for Relay {
     ) -> Result<CreateMessageResult, ErrorData> {
         let request = serde_json::to_value(params)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-        ask(self.latest(), "sampling", move |client| client.sample(request)).await
+        ask(self.latest(), "sampling", move |client| {
+            client.sample(request)
+        })
+        .await
     }
 
     async fn create_elicitation(

@@ -222,9 +222,12 @@ mod tests {
 
     #[test]
     fn command_upstream_gets_name_prefix_and_folder_cwd() {
-        let spec =
-            UpstreamSpec::parse("gh", &json!({"command": ["gh-mcp", "--x"]}), Path::new("/t"))
-                .unwrap();
+        let spec = UpstreamSpec::parse(
+            "gh",
+            &json!({"command": ["gh-mcp", "--x"]}),
+            Path::new("/t"),
+        )
+        .unwrap();
         assert_eq!(spec.prefix, "gh_");
         assert_eq!(
             spec.transport,
@@ -238,9 +241,12 @@ mod tests {
 
     #[test]
     fn command_and_url_together_is_an_error() {
-        let error =
-            UpstreamSpec::parse("x", &json!({"command": ["a"], "url": "http://h"}), Path::new("."))
-                .unwrap_err();
+        let error = UpstreamSpec::parse(
+            "x",
+            &json!({"command": ["a"], "url": "http://h"}),
+            Path::new("."),
+        )
+        .unwrap_err();
         assert!(error.contains("both `command` and `url`"), "{error}");
     }
 

@@ -84,7 +84,11 @@ impl UpstreamTool {
     }
 
     /// Every tool `upstream` lists, as published.
-    pub fn all(upstream: &Arc<Upstream>, tools: &[RemoteTool], source: &SourceLocation) -> Vec<Self> {
+    pub fn all(
+        upstream: &Arc<Upstream>,
+        tools: &[RemoteTool],
+        source: &SourceLocation,
+    ) -> Vec<Self> {
         tools
             .iter()
             .map(|tool| Self::new(upstream, tool, source.clone()))
@@ -102,28 +106,39 @@ impl Tool for UpstreamTool {
         arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
-        let connection = self
-            .upstream
-            .connection()
-            .map_err(|error| ToolFailure::failed(error.to_string()))?;
         let timeout = self
             .definition
             .timeout
             .unwrap_or(toolsmith_model::DEFAULT_TIMEOUT);
-        let call = forward(
-            connection,
-            self.remote.clone(),
-            arguments.clone(),
-            context.clone(),
-            timeout,
-        );
-        match wait(call) {
-            Ok(outcome) => Ok(ToolReturn::Outcome(outcome)),
-            Err(Ended::Stopped(failure)) => Err(failure),
-            Err(Ended::Failed(message)) => Err(ToolFailure::failed(
-                self.upstream.error(message).to_string(),
-            )),
+        // A connection whose program died between two calls may not know it yet: the
+        // request cannot be sent, and one new connection is tried.
+        for attempt in 0..2 {
+            let connection = self
+                .upstream
+                .connection()
+                .map_err(|error| ToolFailure::failed(error.to_string()))?;
+            let call = forward(
+                Arc::clone(&connection),
+                self.remote.clone(),
+                arguments.clone(),
+                context.clone(),
+                timeout,
+            );
+            match wait(call) {
+                Ok(outcome) => return Ok(ToolReturn::Outcome(outcome)),
+                Err(Ended::Stopped(failure)) => return Err(failure),
+                Err(Ended::Unsent(_)) if attempt == 0 => self.upstream.discard(&connection),
+                Err(Ended::Unsent(message) | Ended::Failed(message)) => {
+                    if connection.service.is_closed() || message.starts_with("stopped") {
+                        self.upstream.discard(&connection);
+                    }
+                    return Err(ToolFailure::failed(
+                        self.upstream.error(message).to_string(),
+                    ));
+                }
+            }
         }
+        unreachable!("the second attempt returns")
     }
 }
 
@@ -132,6 +147,8 @@ enum Ended {
     Stopped(ToolFailure),
     /// The upstream failed the request or went away.
     Failed(String),
+    /// The request could not be sent: the connection is gone.
+    Unsent(String),
 }
 
 /// Sends the call and waits for its result, the caller's cancellation or the deadline.
@@ -149,7 +166,7 @@ async fn forward(
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|error| Ended::Failed(format!("cannot be reached: {error}")))?;
+        .map_err(|error| Ended::Unsent(format!("cannot be reached: {error}")))?;
     let _registration = connection
         .relay
         .register(handle.progress_token.clone(), Arc::clone(&context.client));
@@ -180,8 +197,9 @@ async fn forward(
     };
     match answer {
         Ok(Ok(ServerResult::CallToolResult(result))) => {
-            let json = serde_json::to_value(result)
-                .map_err(|error| Ended::Failed(format!("answered a result Toolsmith cannot read: {error}")))?;
+            let json = serde_json::to_value(result).map_err(|error| {
+                Ended::Failed(format!("answered a result Toolsmith cannot read: {error}"))
+            })?;
             outcome(json).map_err(|error| {
                 Ended::Failed(format!("answered a result Toolsmith cannot read: {error}"))
             })

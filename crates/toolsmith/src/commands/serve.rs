@@ -103,7 +103,11 @@ pub(crate) fn run_then(
     let address = listen_address(address, "--http")?;
     let public = beyond_loopback(address);
     let served = toolsmith_server::serve_http(state, &http_options, address, |bound| {
-        printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));
+        printer.message(&format!(
+            "Serving {tools} tool{} at {}",
+            if tools == 1 { "" } else { "s" },
+            url(bound)
+        ));
         if public && allow_hosts.is_empty() {
             printer.hint(
                 "only the Host names localhost, 127.0.0.1 and [::1] are accepted; add the names clients use with --allow-host",

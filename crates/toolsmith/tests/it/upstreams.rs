@@ -171,7 +171,10 @@ fn an_unset_header_variable_is_a_diagnostic_naming_it() {
         all.contains("TOOLSMITH_TEST_UNSET_TOKEN") && all.contains("upstream `remote`"),
         "{all}"
     );
-    assert!(all.contains("\"own\""), "the folder's own tool still loads: {all}");
+    assert!(
+        all.contains("\"own\""),
+        "the folder's own tool still loads: {all}"
+    );
 }
 
 #[test]
@@ -204,7 +207,10 @@ fn killing_an_upstream_mid_call_is_an_error_and_the_next_call_restarts_it() {
     // hang, and the upstream is started again for the next call.
     let fixture = Fixture::stdio();
     let client = std::sync::Arc::new(McpClient::stdio(&[&fixture.outer()]));
-    assert_eq!(client.call("inner_echo", &json!({"text": "a"})).is_error, Some(false));
+    assert_eq!(
+        client.call("inner_echo", &json!({"text": "a"})).is_error,
+        Some(false)
+    );
     let pidfile = fixture.path("pids");
     let calling = {
         let client = std::sync::Arc::clone(&client);
@@ -220,7 +226,11 @@ fn killing_an_upstream_mid_call_is_an_error_and_the_next_call_restarts_it() {
     }
     let result = calling.join().unwrap();
     assert_eq!(result.is_error, Some(true), "{result:?}");
-    assert!(text(&result).contains("upstream `inner`"), "{}", text(&result));
+    assert!(
+        text(&result).contains("upstream `inner`"),
+        "{}",
+        text(&result)
+    );
     let again = client.call("inner_echo", &json!({"text": "b"}));
     assert_eq!(again.is_error, Some(false), "{again:?}");
     assert_eq!(again.structured_content, Some(json!({"text": "b"})));
@@ -248,5 +258,8 @@ fn list_shows_upstream_tools() {
     let fixture = Fixture::stdio();
     let listed: Value = crate::json_output(toolsmith().args(["list", "--json", &fixture.outer()]));
     let text = listed.to_string();
-    assert!(text.contains("inner_echo") && text.contains("own"), "{text}");
+    assert!(
+        text.contains("inner_echo") && text.contains("own"),
+        "{text}"
+    );
 }
