@@ -1,7 +1,7 @@
 //! `toolsmith.toml`: server information, defaults and tool options for a folder
 //! (docs/tools.md, docs/serve.md). Sections read elsewhere (`check`, `resources`) are kept
 //! as raw tables; `[profiles]` is read by the `profiles` module, `[packages]` by the
-//! `packages` module, and `[package]` describes a folder used as a package.
+//! `packages` module, `[upstream]` by the `upstreams` module, and `[package]` describes a folder used as a package.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -30,6 +30,7 @@ const SECTIONS: &[&str] = &[
     "profiles",
     "packages",
     "package",
+    "upstream",
 ];
 
 /// A folder's `toolsmith.toml` (all parts optional).

@@ -45,6 +45,7 @@ pub mod prompts;
 mod reload;
 pub mod resources;
 mod run;
+mod upstreams;
 mod walk;
 
 use std::collections::BTreeSet;
@@ -148,6 +149,8 @@ pub struct ToolFolder {
     files: Vec<loading::LoadedFile>,
     /// `[packages]` as they loaded.
     packages: Arc<[packages::Package]>,
+    /// `[upstream]` servers (docs/gateway.md), kept running across [`ToolFolder::reload`].
+    upstreams: Arc<[Arc<toolsmith_upstream::Upstream>]>,
 }
 
 impl ToolFolder {
@@ -164,7 +167,7 @@ impl ToolFolder {
     /// overrides"). A tool whose override is invalid is left out with an `invalid-override`
     /// diagnostic.
     pub fn load_for(root: &Path, transport: Option<Transport>) -> Result<Self, FolderError> {
-        Self::load_reusing(root, transport, &[])
+        Self::load_reusing(root, transport, &[], &[])
     }
 
     /// Loads the folder again (for the same transport), evaluating only the tool files
@@ -173,7 +176,8 @@ impl ToolFolder {
     /// a reload caused by another file (issue 14, item 6). Prompts, resources and
     /// `toolsmith.toml` are always read again.
     pub fn reload(&self) -> Result<Self, FolderError> {
-        let reloaded = Self::load_reusing(&self.root, self.transport, &self.files)?;
+        let reloaded =
+            Self::load_reusing(&self.root, self.transport, &self.files, &self.upstreams)?;
         match &self.profile {
             Some(profile) => reloaded.with_profile(profile),
             None => Ok(reloaded),
@@ -264,6 +268,7 @@ impl ToolFolder {
             profile: self.profile.clone(),
             files: self.files.clone(),
             packages: Arc::clone(&self.packages),
+            upstreams: Arc::clone(&self.upstreams),
         }
     }
 
@@ -271,6 +276,7 @@ impl ToolFolder {
         root: &Path,
         transport: Option<Transport>,
         previous: &[loading::LoadedFile],
+        previous_upstreams: &[Arc<toolsmith_upstream::Upstream>],
     ) -> Result<Self, FolderError> {
         let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => FolderError::NotFound {
@@ -306,6 +312,9 @@ impl ToolFolder {
         }
         let packages =
             packages::load(root, &config, previous).join(&mut tools, &mut files, &mut diagnostics);
+        let upstreams = upstreams::load(root, &config, previous_upstreams);
+        tools.extend(upstreams.tools);
+        diagnostics.extend(upstreams.diagnostics);
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
         let (prompts, mut problems) = prompts::load(root, &resources);
@@ -340,6 +349,7 @@ impl ToolFolder {
             profile: None,
             files,
             packages: packages.into(),
+            upstreams: upstreams.upstreams.into(),
         })
     }
 
@@ -362,6 +372,12 @@ impl ToolFolder {
     /// name; one that failed to load is a diagnostic on the catalog instead.
     pub fn packages(&self) -> &[packages::Package] {
         &self.packages
+    }
+
+    /// The folder's upstream MCP servers (`[upstream.NAME]`, docs/gateway.md), running or
+    /// not; one whose table is invalid is a diagnostic on the catalog instead.
+    pub fn upstreams(&self) -> &[Arc<toolsmith_upstream::Upstream>] {
+        &self.upstreams
     }
 
     /// The folder's prompts (`prompts/**/*.md`), sorted by name. Files that failed to load

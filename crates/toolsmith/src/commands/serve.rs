@@ -79,6 +79,7 @@ pub(crate) fn run_then(
     );
     let flags = (search.clone(), code_mode.clone());
     let served = ServedFolder::new(loaded, flags, state.clone(), printer);
+    upstream_changes(&served);
     let developing = crate::dev::attach(&served, profile.profile.as_deref())?;
     if *watch || developing {
         crate::watch::spawn(served).context("cannot start watching the folder")?;
@@ -98,13 +99,19 @@ pub(crate) fn run_then(
                 profile.profile.as_deref(),
             );
         }
-        toolsmith_server::serve_stdio(state).map_err(Hinted::wrap)?;
+        let served = toolsmith_server::serve_stdio(state);
+        toolsmith_upstream::kill_all();
+        served.map_err(Hinted::wrap)?;
         return Ok(ExitStatus::Success);
     };
     let address = listen_address(address, "--http")?;
     let public = beyond_loopback(address);
-    toolsmith_server::serve_http(state, &http_options, address, |bound| {
-        printer.message(&format!("Serving {tools} tool{} at {}", if tools == 1 { "" } else { "s" }, url(bound)));
+    let served = toolsmith_server::serve_http(state, &http_options, address, |bound| {
+        printer.message(&format!(
+            "Serving {tools} tool{} at {}",
+            if tools == 1 { "" } else { "s" },
+            url(bound)
+        ));
         if public && allow_hosts.is_empty() {
             printer.hint(
                 "only the Host names localhost, 127.0.0.1 and [::1] are accepted; add the names clients use with --allow-host",
@@ -115,9 +122,23 @@ pub(crate) fn run_then(
             printer.hint("set TOOLSMITH_AUTH_TOKEN or --auth-token");
         }
         listening(bound);
-    })
-    .map_err(Hinted::wrap)?;
+    });
+    toolsmith_upstream::kill_all();
+    served.map_err(Hinted::wrap)?;
     Ok(ExitStatus::Success)
+}
+
+/// Loads the folder again when an upstream's tools change, so that clients hear of it
+/// (docs/gateway.md, "A faithful proxy").
+fn upstream_changes(served: &Arc<ServedFolder>) {
+    let served = Arc::downgrade(served);
+    toolsmith_upstream::on_tools_changed(move || {
+        if let Some(served) = served.upgrade() {
+            std::thread::spawn(move || {
+                let _ = served.reload("upstream tools changed");
+            });
+        }
+    });
 }
 
 /// The HTTP server's settings from `serve`'s flags.

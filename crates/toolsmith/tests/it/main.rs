@@ -32,6 +32,7 @@ mod serve;
 mod serve_process;
 mod skills;
 mod test_command;
+mod upstreams;
 mod watch;
 mod workers;
 

@@ -1,0 +1,102 @@
+//! `[upstream.NAME]` of a folder's `toolsmith.toml` (docs/gateway.md): other MCP servers
+//! whose tools the folder serves under the upstream's prefix. Each upstream is started when
+//! the folder loads, all of them at once; one that does not start is a warning with its
+//! stderr's tail, and the folder's other tools still load. A reload keeps the upstreams whose
+//! tables did not change running, and lists their tools again.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+use toolsmith_model::{Diagnostic, Severity, SourceLocation, Tool};
+use toolsmith_upstream::{Upstream, UpstreamSpec, UpstreamTool};
+
+use crate::config::{CONFIG_FILE, FolderConfig};
+
+/// What the upstreams of a folder loaded.
+#[derive(Default)]
+pub(crate) struct Loaded {
+    pub(crate) tools: Vec<Arc<dyn Tool>>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Every upstream of the table, running or not, for the next reload to reuse.
+    pub(crate) upstreams: Vec<Arc<Upstream>>,
+}
+
+/// Starts (or reuses from `previous`) each upstream `config` names, and lists its tools.
+pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>]) -> Loaded {
+    let mut loaded = Loaded::default();
+    let Some(tables) = config.raw.get("upstream") else {
+        return loaded;
+    };
+    let path = root.join(CONFIG_FILE);
+    let source = std::fs::read_to_string(&path).unwrap_or_default();
+    let keys = crate::keys::toml_keys(&source);
+    let Value::Object(tables) = tables else {
+        loaded.diagnostics.push(warning(
+            SourceLocation::file(&path),
+            "`upstream` must be a table of `[upstream.NAME]` tables".to_owned(),
+            "write `[upstream.github]` with `command = [...]` or `url = \"...\"`; see docs/gateway.md",
+        ));
+        return loaded;
+    };
+    let mut started = Vec::new();
+    for (name, table) in tables {
+        let location = crate::keys::key_location(&path, &source, &keys, &["upstream", name]);
+        match UpstreamSpec::parse(name, table, root) {
+            Ok(spec) => {
+                let upstream = previous
+                    .iter()
+                    .find(|upstream| *upstream.spec() == spec)
+                    .map_or_else(|| Arc::new(Upstream::new(spec)), Arc::clone);
+                started.push((upstream, location));
+            }
+            Err(message) => loaded.diagnostics.push(warning(
+                location,
+                message,
+                "see docs/gateway.md for the keys of `[upstream.NAME]`",
+            )),
+        }
+    }
+    // Every upstream starts at once: the folder waits for the slowest, not for their sum.
+    let listed: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = started
+            .iter()
+            .map(|(upstream, _)| scope.spawn(|| upstream.tools()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().unwrap_or_else(|_| Ok(Vec::new())))
+            .collect()
+    });
+    for ((upstream, location), tools) in started.into_iter().zip(listed) {
+        match tools {
+            Ok(tools) => loaded.tools.extend(
+                UpstreamTool::all(&upstream, &tools, &location)
+                    .into_iter()
+                    .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
+            ),
+            Err(error) => {
+                let mut diagnostic = Diagnostic::error(
+                    "upstream-unavailable",
+                    location,
+                    format!("{error}"),
+                )
+                .with_help(format!(
+                    "its tools are not served until it starts; check `{}` by hand, or run `toolsmith check --upstream -- {}`",
+                    upstream.spec().target(),
+                    upstream.spec().target()
+                ));
+                diagnostic.severity = Severity::Warning;
+                loaded.diagnostics.push(diagnostic);
+            }
+        }
+        loaded.upstreams.push(upstream);
+    }
+    loaded
+}
+
+fn warning(location: SourceLocation, message: String, help: &str) -> Diagnostic {
+    let mut diagnostic = Diagnostic::error("invalid-config", location, message).with_help(help);
+    diagnostic.severity = Severity::Warning;
+    diagnostic
+}

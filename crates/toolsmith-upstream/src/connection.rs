@@ -1,0 +1,417 @@
+//! One upstream MCP server as Toolsmith keeps it (docs/gateway.md, "Faults"): started
+//! (a program in its own process group, or a Streamable HTTP session), listed, and started
+//! again with backoff when it has stopped, its stderr's tail kept for the messages that say
+//! why. Everything async runs on one small runtime of its own, so the synchronous
+//! [`Tool::call`](toolsmith_model::Tool::call) of any thread (inside another runtime or
+//! not) can wait for it.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::process::Stdio;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use rmcp::RoleClient;
+use rmcp::ServiceExt as _;
+use rmcp::model::Tool as RemoteTool;
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio::io::AsyncBufReadExt as _;
+
+use crate::relay::Relay;
+use crate::spec::{UpstreamSpec, UpstreamTransport, expand};
+
+/// How many lines of an upstream's stderr its messages quote.
+const STDERR_LINES: usize = 12;
+/// The longest wait between two attempts to start an upstream that keeps failing.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Why an upstream cannot serve now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("upstream `{name}` {message}{}", stderr_suffix(.stderr))]
+pub struct UpstreamError {
+    /// `NAME` of `[upstream.NAME]`.
+    pub name: String,
+    /// What went wrong, starting with a verb (`cannot start …`, `stopped …`).
+    pub message: String,
+    /// The last lines its stderr had, when it is a program.
+    pub stderr: String,
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr ends with:\n{}", stderr.trim_end())
+    }
+}
+
+/// The runtime every upstream connection runs on.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("toolsmith-upstream")
+            .enable_all()
+            .build()
+            .expect("a runtime with one worker thread can be built")
+    })
+}
+
+/// Runs `future` on the upstreams' runtime and waits for it on this thread, which may be
+/// a thread of another runtime: a channel, not `block_on`.
+pub(crate) fn wait<F>(future: F) -> F::Output
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    runtime().spawn(async move {
+        let _ = sender.send(future.await);
+    });
+    receiver
+        .recv()
+        .expect("the upstreams' runtime finishes every future it is given")
+}
+
+/// The last lines of a program's stderr.
+#[derive(Debug, Default)]
+pub(crate) struct StderrTail(VecDeque<String>);
+
+impl StderrTail {
+    fn push(&mut self, line: String) {
+        if self.0.len() == STDERR_LINES {
+            self.0.pop_front();
+        }
+        self.0.push_back(line);
+    }
+
+    fn text(&self) -> String {
+        self.0.iter().map(|line| format!("{line}\n")).collect()
+    }
+}
+
+/// A live connection: the rmcp client and, for a program, its process group.
+pub(crate) struct Connection {
+    pub(crate) service: RunningService<RoleClient, Relay>,
+    pub(crate) relay: Relay,
+    pub(crate) tools: Mutex<Vec<RemoteTool>>,
+    /// The process group of the program (its pid), killed when the connection goes.
+    group: Option<Pid>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(group) = self.group {
+            let _ = killpg(group, Signal::SIGKILL);
+            forget_group(group);
+        }
+    }
+}
+
+enum State {
+    NotStarted,
+    Up(Arc<Connection>),
+    Down {
+        error: UpstreamError,
+        retry_at: Instant,
+        failures: u32,
+    },
+}
+
+/// One `[upstream.NAME]`, started or not.
+pub struct Upstream {
+    spec: UpstreamSpec,
+    state: Mutex<State>,
+    stderr: Arc<Mutex<StderrTail>>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// An upstream that starts at its first use.
+    pub fn new(spec: UpstreamSpec) -> Self {
+        Self {
+            spec,
+            state: Mutex::new(State::NotStarted),
+            stderr: Arc::default(),
+        }
+    }
+
+    /// Its `[upstream.NAME]`.
+    pub fn spec(&self) -> &UpstreamSpec {
+        &self.spec
+    }
+
+    /// The tools it lists, starting it first if it is not running (waiting at most its
+    /// `startup_timeout`).
+    ///
+    /// # Errors
+    ///
+    /// Why it could not be started or listed, with its stderr's tail.
+    /// After its `notifications/tools/list_changed`, the tools are listed again.
+    pub fn tools(&self) -> Result<Vec<RemoteTool>, UpstreamError> {
+        let connection = self.connection()?;
+        if connection.relay.tools_changed.swap(false, Ordering::AcqRel) {
+            let peer = connection.service.peer().clone();
+            let listed = wait(async move { peer.list_all_tools().await }).map_err(|error| {
+                self.error(format!("answered `tools/list` with an error: {error}"))
+            })?;
+            *connection
+                .tools
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = listed;
+        }
+        let tools = connection
+            .tools
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        Ok(tools)
+    }
+
+    /// The running connection, started (again) when there is none and the backoff after
+    /// the last failure has passed.
+    pub(crate) fn connection(&self) -> Result<Arc<Connection>, UpstreamError> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let failures = match &*state {
+            State::Up(connection) if !connection.service.is_closed() => {
+                return Ok(Arc::clone(connection));
+            }
+            // It stopped since the last call: start it again now, once.
+            State::Up(_) | State::NotStarted => 0,
+            State::Down {
+                error,
+                retry_at,
+                failures,
+            } => {
+                let now = Instant::now();
+                if now < *retry_at {
+                    let mut error = error.clone();
+                    error.message = format!(
+                        "{}; Toolsmith starts it again in {}",
+                        error.message,
+                        toolsmith_model::duration::format(*retry_at - now)
+                    );
+                    return Err(error);
+                }
+                *failures
+            }
+        };
+        match self.start() {
+            Ok(connection) => {
+                let connection = Arc::new(connection);
+                *state = State::Up(Arc::clone(&connection));
+                Ok(connection)
+            }
+            Err(error) => {
+                let backoff =
+                    (Duration::from_millis(250) * 2u32.saturating_pow(failures)).min(MAX_BACKOFF);
+                *state = State::Down {
+                    error: error.clone(),
+                    retry_at: Instant::now() + backoff,
+                    failures: failures.saturating_add(1),
+                };
+                Err(error)
+            }
+        }
+    }
+
+    /// Forgets `connection` (when it is still the current one), so the next use starts
+    /// the upstream again.
+    pub(crate) fn discard(&self, connection: &Arc<Connection>) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let State::Up(current) = &*state
+            && Arc::ptr_eq(current, connection)
+        {
+            *state = State::NotStarted;
+        }
+    }
+
+    /// What its stderr said last.
+    pub(crate) fn stderr_tail(&self) -> String {
+        self.stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .text()
+    }
+
+    pub(crate) fn error(&self, message: impl Into<String>) -> UpstreamError {
+        UpstreamError {
+            name: self.spec.name.clone(),
+            message: message.into(),
+            stderr: self.stderr_tail(),
+        }
+    }
+
+    fn start(&self) -> Result<Connection, UpstreamError> {
+        let spec = self.spec.clone();
+        let stderr = Arc::clone(&self.stderr);
+        *stderr.lock().unwrap_or_else(PoisonError::into_inner) = StderrTail::default();
+        let timeout = spec.startup_timeout;
+        let started = wait(async move {
+            match tokio::time::timeout(timeout, connect(&spec, stderr)).await {
+                Ok(result) => result,
+                Err(_) => Err(format!(
+                    "did not finish starting within {} (`startup_timeout`)",
+                    toolsmith_model::duration::format(timeout)
+                )),
+            }
+        });
+        started.map_err(|message| self.error(message))
+    }
+}
+
+/// Starts the upstream of `spec`, runs the handshake and lists its tools.
+async fn connect(
+    spec: &UpstreamSpec,
+    stderr: Arc<Mutex<StderrTail>>,
+) -> Result<Connection, String> {
+    let relay = Relay::default();
+    let environment = |name: &str| std::env::var(name).ok();
+    let (service, group) = match &spec.transport {
+        UpstreamTransport::Stdio { command, env, cwd } => {
+            let mut child = tokio::process::Command::new(&command[0]);
+            child
+                .args(&command[1..])
+                .current_dir(cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .kill_on_drop(true);
+            for (key, value) in env {
+                let value = expand(value, environment).map_err(|e| format!("`env.{key}`: {e}"))?;
+                child.env(key, value);
+            }
+            let mut child = child
+                .spawn()
+                .map_err(|error| format!("cannot start `{}`: {error}", command[0]))?;
+            let group = child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .map(Pid::from_raw);
+            if let Some(group) = group {
+                remember_group(group);
+            }
+            let (Some(stdout), Some(stdin), Some(err)) =
+                (child.stdout.take(), child.stdin.take(), child.stderr.take())
+            else {
+                return Err("started without its standard streams".to_owned());
+            };
+            let name = spec.name.clone();
+            tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(err).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::debug!(upstream = %name, "{line}");
+                    stderr
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(line);
+                }
+            });
+            // The child is reaped by its own task; the connection kills its group.
+            tokio::spawn(async move {
+                let _ = child.wait().await;
+            });
+            let service = relay
+                .clone()
+                .serve((stdout, stdin))
+                .await
+                .map_err(|error| format!("did not answer `initialize`: {error}"));
+            (service, group)
+        }
+        UpstreamTransport::Http { url, headers } => {
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+            let mut custom = HashMap::new();
+            for (key, value) in headers {
+                let value =
+                    expand(value, environment).map_err(|e| format!("`headers.{key}`: {e}"))?;
+                if key.eq_ignore_ascii_case("authorization")
+                    && let Some(token) = value.strip_prefix("Bearer ")
+                {
+                    config.auth_header = Some(token.to_owned());
+                    continue;
+                }
+                let name = http::HeaderName::try_from(key.as_str())
+                    .map_err(|e| format!("`headers.{key}` is not a header name: {e}"))?;
+                let value = http::HeaderValue::try_from(value)
+                    .map_err(|e| format!("`headers.{key}` is not a header value: {e}"))?;
+                custom.insert(name, value);
+            }
+            config.custom_headers = custom;
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let service = relay
+                .clone()
+                .serve(transport)
+                .await
+                .map_err(|error| format!("did not answer `initialize` at {url}: {error}"));
+            (service, None)
+        }
+    };
+    let connection = |service| Connection {
+        service,
+        relay: relay.clone(),
+        tools: Mutex::default(),
+        group,
+    };
+    let mut connection = match service {
+        Ok(service) => connection(service),
+        Err(message) => {
+            if let Some(group) = group {
+                let _ = killpg(group, Signal::SIGKILL);
+                forget_group(group);
+            }
+            return Err(message);
+        }
+    };
+    connection.tools = Mutex::new(
+        connection
+            .service
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|error| format!("answered `tools/list` with an error: {error}"))?,
+    );
+    Ok(connection)
+}
+
+/// The process groups of the upstream programs running now.
+fn groups() -> &'static Mutex<Vec<Pid>> {
+    static GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
+    &GROUPS
+}
+
+fn remember_group(group: Pid) {
+    groups()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(group);
+}
+
+fn forget_group(group: Pid) {
+    groups()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|g| *g != group);
+}
+
+/// Kills the process group of every upstream program still running: for the program's
+/// exit path, where destructors may not run (docs/gateway.md, "Faults").
+pub fn kill_all() {
+    let groups = std::mem::take(&mut *groups().lock().unwrap_or_else(PoisonError::into_inner));
+    for group in groups {
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+}

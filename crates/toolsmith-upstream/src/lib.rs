@@ -1,0 +1,38 @@
+//! Other MCP servers as a source of Toolsmith tools (docs/gateway.md): `[upstream.NAME]`
+//! in a folder's `toolsmith.toml` names a program to run over stdio or a Streamable HTTP
+//! URL, and each tool it lists is served under the upstream's prefix, behind the model's
+//! one [`Tool`](toolsmith_model::Tool) trait, so search, profiles, lint and limits apply to
+//! it like to any other tool. This crate and `toolsmith-server` are the two that name rmcp:
+//! this one for its client.
+//!
+//! - [`UpstreamSpec`]: one `[upstream.NAME]` table, read.
+//! - [`Upstream`]: the server itself, started when first asked for its tools, started
+//!   again with backoff when it has stopped; its messages carry its stderr's tail.
+//! - [`UpstreamTool`]: one of its tools, forwarded faithfully (arguments, progress, logs,
+//!   cancellation, the result as it came).
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use std::sync::Arc;
+//! use toolsmith_model::SourceLocation;
+//! use toolsmith_upstream::{Upstream, UpstreamSpec, UpstreamTool};
+//!
+//! let table = serde_json::json!({"command": ["toolsmith", "serve", "other-tools/"]});
+//! let spec = UpstreamSpec::parse("other", &table, Path::new(".")).expect("a valid table");
+//! let upstream = Arc::new(Upstream::new(spec));
+//! let tools = upstream.tools().expect("it starts");
+//! for tool in UpstreamTool::all(&upstream, &tools, &SourceLocation::default()) {
+//!     println!("{}", toolsmith_model::Tool::definition(&tool).name);
+//! }
+//! ```
+
+mod changes;
+mod connection;
+mod relay;
+mod spec;
+mod tool;
+
+pub use changes::on_tools_changed;
+pub use connection::{Upstream, UpstreamError, kill_all};
+pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport, expand};
+pub use tool::UpstreamTool;

@@ -1,0 +1,226 @@
+//! An upstream's tool as Toolsmith publishes it (docs/gateway.md): the upstream's
+//! definition under the upstream's prefix, and a call that is forwarded with its arguments,
+//! whose progress and logs come back to the caller, whose cancellation or timeout cancels
+//! the upstream's request, and whose result passes through as the upstream gave it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    ServerResult, Tool as RemoteTool,
+};
+use rmcp::service::{PeerRequestOptions, ServiceError};
+use serde_json::Value;
+use toolsmith_model::{
+    Annotations, CallContext, CallOutcome, Icon, JsonObject, SourceLocation, StopReason, Tool,
+    ToolDefinition, ToolFailure, ToolReturn,
+};
+
+use crate::connection::{Connection, Upstream, wait};
+
+/// How often a call waiting for its upstream looks at its interrupt and deadline.
+const POLL: Duration = Duration::from_millis(10);
+
+/// One tool of an upstream.
+pub struct UpstreamTool {
+    definition: ToolDefinition,
+    /// Its name at the upstream.
+    remote: String,
+    upstream: Arc<Upstream>,
+}
+
+impl UpstreamTool {
+    /// The tool `remote` of `upstream`, published as its prefix + its name, defined at
+    /// `source` (the `[upstream.NAME]` table).
+    pub fn new(upstream: &Arc<Upstream>, remote: &RemoteTool, source: SourceLocation) -> Self {
+        let spec = upstream.spec();
+        let mut definition = ToolDefinition::new(
+            format!("{}{}", spec.prefix, remote.name),
+            remote.description.as_deref().unwrap_or_default(),
+            (*remote.input_schema).clone(),
+        );
+        definition.title = remote
+            .title
+            .clone()
+            .or_else(|| remote.annotations.as_ref()?.title.clone());
+        definition.output_schema = remote.output_schema.as_deref().cloned();
+        if let Some(hints) = &remote.annotations {
+            definition.annotations = Annotations {
+                read_only: hints.read_only_hint,
+                destructive: hints.destructive_hint,
+                idempotent: hints.idempotent_hint,
+                open_world: hints.open_world_hint,
+            };
+        }
+        definition.icons = remote
+            .icons
+            .iter()
+            .flatten()
+            .map(|icon| Icon {
+                src: icon.src.clone(),
+                mime_type: icon.mime_type.clone(),
+                sizes: icon.sizes.clone().unwrap_or_default(),
+                theme: icon
+                    .theme
+                    .as_ref()
+                    .and_then(|theme| serde_json::to_value(theme).ok())
+                    .and_then(|theme| theme.as_str().map(str::to_owned)),
+            })
+            .collect();
+        if let Some(meta) = &remote.meta {
+            definition.meta = meta.0.clone();
+        }
+        // `tag:NAME` in a profile selects an upstream's tools; search reads the upstream's
+        // name like a folder's.
+        definition.tags = vec![spec.name.clone()];
+        definition.folder = vec![spec.name.clone()];
+        definition.source = source;
+        Self {
+            definition,
+            remote: remote.name.to_string(),
+            upstream: Arc::clone(upstream),
+        }
+    }
+
+    /// Every tool `upstream` lists, as published.
+    pub fn all(
+        upstream: &Arc<Upstream>,
+        tools: &[RemoteTool],
+        source: &SourceLocation,
+    ) -> Vec<Self> {
+        tools
+            .iter()
+            .map(|tool| Self::new(upstream, tool, source.clone()))
+            .collect()
+    }
+}
+
+impl Tool for UpstreamTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+    ) -> Result<ToolReturn, ToolFailure> {
+        let timeout = self
+            .definition
+            .timeout
+            .unwrap_or(toolsmith_model::DEFAULT_TIMEOUT);
+        // A connection whose program died between two calls may not know it yet: the
+        // request cannot be sent, and one new connection is tried.
+        for attempt in 0..2 {
+            let connection = self
+                .upstream
+                .connection()
+                .map_err(|error| ToolFailure::failed(error.to_string()))?;
+            let call = forward(
+                Arc::clone(&connection),
+                self.remote.clone(),
+                arguments.clone(),
+                context.clone(),
+                timeout,
+            );
+            match wait(call) {
+                Ok(outcome) => return Ok(ToolReturn::Outcome(outcome)),
+                Err(Ended::Stopped(failure)) => return Err(failure),
+                Err(Ended::Unsent(_)) if attempt == 0 => self.upstream.discard(&connection),
+                Err(Ended::Unsent(message) | Ended::Failed(message)) => {
+                    if connection.service.is_closed() || message.starts_with("stopped") {
+                        self.upstream.discard(&connection);
+                    }
+                    return Err(ToolFailure::failed(
+                        self.upstream.error(message).to_string(),
+                    ));
+                }
+            }
+        }
+        unreachable!("the second attempt returns")
+    }
+}
+
+enum Ended {
+    /// Cancelled or timed out here.
+    Stopped(ToolFailure),
+    /// The upstream failed the request or went away.
+    Failed(String),
+    /// The request could not be sent: the connection is gone.
+    Unsent(String),
+}
+
+/// Sends the call and waits for its result, the caller's cancellation or the deadline.
+async fn forward(
+    connection: Arc<Connection>,
+    name: String,
+    arguments: JsonObject,
+    context: CallContext,
+    timeout: Duration,
+) -> Result<CallOutcome, Ended> {
+    let peer = connection.service.peer().clone();
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new(name).with_arguments(arguments),
+    ));
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|error| Ended::Unsent(format!("cannot be reached: {error}")))?;
+    let _registration = connection
+        .relay
+        .register(handle.progress_token.clone(), Arc::clone(&context.client));
+    let id = handle.id.clone();
+    let mut answer = handle.rx;
+    let answer = loop {
+        tokio::select! {
+            answer = &mut answer => break answer,
+            () = tokio::time::sleep(POLL) => {
+                if let Some(reason) = context.stop_reason() {
+                    let reason_text = match reason {
+                        StopReason::Timeout => "timed out",
+                        StopReason::Cancelled => "cancelled by the client",
+                    };
+                    let _ = peer
+                        .notify_cancelled(CancelledNotificationParam::new(
+                            Some(id),
+                            Some(reason_text.to_owned()),
+                        ))
+                        .await;
+                    return Err(Ended::Stopped(match reason {
+                        StopReason::Timeout => ToolFailure::TimedOut { after: timeout },
+                        StopReason::Cancelled => ToolFailure::Cancelled,
+                    }));
+                }
+            }
+        }
+    };
+    match answer {
+        Ok(Ok(ServerResult::CallToolResult(result))) => {
+            let json = serde_json::to_value(result).map_err(|error| {
+                Ended::Failed(format!("answered a result Toolsmith cannot read: {error}"))
+            })?;
+            outcome(json).map_err(|error| {
+                Ended::Failed(format!("answered a result Toolsmith cannot read: {error}"))
+            })
+        }
+        Ok(Ok(_)) => Err(Ended::Failed(
+            "answered `tools/call` with something other than a result".to_owned(),
+        )),
+        Ok(Err(ServiceError::McpError(error))) => Err(Ended::Failed(format!(
+            "answered with the error {}: {}",
+            error.code.0, error.message
+        ))),
+        Ok(Err(error)) => Err(Ended::Failed(format!("stopped during the call: {error}"))),
+        Err(_) => Err(Ended::Failed("stopped during the call".to_owned())),
+    }
+}
+
+/// A `CallToolResult` as the model's outcome: the same content, structured content and
+/// `isError`.
+fn outcome(mut json: Value) -> Result<CallOutcome, serde_json::Error> {
+    if let Some(object) = json.as_object_mut() {
+        object.remove("resultType");
+    }
+    serde_json::from_value(json)
+}
