@@ -106,13 +106,10 @@ impl Published {
             .ok()
     }
 
-    /// Every tool served, listed or not, in catalog order, with whether it is discoverable
-    /// (callable, but found through `tool_search` rather than `tools/list`).
-    pub(crate) fn served(&self) -> impl Iterator<Item = (&Tool, bool)> {
-        self.tools
-            .iter()
-            .zip(self.catalog.definitions())
-            .map(|(tool, definition)| (tool, definition.discoverable))
+    /// Every tool served, listed or not, in catalog order, with its definition (whether it
+    /// is discoverable, the scopes it needs).
+    pub(crate) fn served(&self) -> impl Iterator<Item = (&Tool, &ToolDefinition)> {
+        self.tools.iter().zip(self.catalog.definitions())
     }
 
     /// The converted tool called `name`.

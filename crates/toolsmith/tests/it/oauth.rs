@@ -170,6 +170,21 @@ fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
     assert_eq!(metadata["resource"], json!(audience));
     assert_eq!(metadata["scopes_supported"], json!(["tickets:write"]));
 
+    // The page's data takes no token, so it shows only the tools that need no scope.
+    let (status, answer) = server.raw(&format!(
+        "GET /api/info HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        server.address()
+    ));
+    assert_eq!(status, 200, "{answer}");
+    let info: Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let shown: Vec<&str> = info["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(shown, ["list_tickets"], "{info}");
+
     // No token: 401 pointing at the metadata.
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let (status, head, _) = post(&server, None, &list);

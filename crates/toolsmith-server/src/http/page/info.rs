@@ -8,12 +8,21 @@ use serde_json::{Value, json};
 
 use crate::state::ServerState;
 
-/// The page's data for a server whose MCP endpoint is at `mcp_url`.
-pub(super) fn info(state: &ServerState, mcp_url: &str, auth_required: bool) -> Value {
+/// The page's data for a server whose MCP endpoint is at `mcp_url`; with `unscoped_only`
+/// (an OAuth endpoint, whose tokens the page does not take) a tool that needs a scope is
+/// left out, as `tools/list` leaves it out for a caller without that scope.
+pub(super) fn info(
+    state: &ServerState,
+    mcp_url: &str,
+    auth_required: bool,
+    unscoped_only: bool,
+) -> Value {
     let server = &state.info().server_info;
     let published = state.published();
     let tools: Vec<Value> = published
         .served()
+        .filter(|(_, definition)| !unscoped_only || definition.scopes.is_empty())
+        .map(|(tool, definition)| (tool, definition.discoverable))
         .map(|(tool, discoverable)| {
             let mut tool = serde_json::to_value(tool).unwrap_or_default();
             if let Value::Object(members) = &mut tool {

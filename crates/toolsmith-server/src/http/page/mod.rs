@@ -94,6 +94,9 @@ pub(super) struct Front {
     pub(super) origins: OriginRule,
     pub(super) token: Option<Arc<Vec<u8>>>,
     pub(super) snippets: Option<InstallSnippets>,
+    /// The endpoint takes OAuth tokens; the page takes none, so it shows only the tools
+    /// that need no scope (docs/auth.md).
+    pub(super) oauth: bool,
 }
 
 /// The page's and `/api/info`'s routes, to be merged outside the endpoint's token layer
@@ -143,7 +146,12 @@ impl Front {
 
     /// The page's data for a request that reached the server at its `Host`.
     fn info(&self, headers: &HeaderMap) -> serde_json::Value {
-        info::info(&self.state, &mcp_url(headers), self.token.is_some())
+        info::info(
+            &self.state,
+            &mcp_url(headers),
+            self.token.is_some(),
+            self.oauth,
+        )
     }
 
     fn snippets(&self, info: &serde_json::Value) -> Vec<InstallSnippet> {
