@@ -92,7 +92,10 @@ impl StderrTail {
     }
 
     fn text(&self) -> String {
-        self.0.iter().map(|line| format!("{line}\n")).collect()
+        self.0
+            .iter()
+            .flat_map(|line| [line.as_str(), "\n"])
+            .collect()
     }
 }
 
@@ -274,6 +277,10 @@ impl Upstream {
 }
 
 /// Starts the upstream of `spec`, runs the handshake and lists its tools.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one match over the two transports, each step in order"
+)]
 async fn connect(
     spec: &UpstreamSpec,
     stderr: Arc<Mutex<StderrTail>>,

@@ -21,10 +21,13 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 use toolsmith_model::{ClientBridge, LogLevel};
 
+/// A call in flight: its progress token upstream and the client it came from.
+type InFlight = (ProgressToken, Arc<dyn ClientBridge>);
+
 /// The calls in flight on one upstream connection, each with its client.
 #[derive(Clone, Default)]
 pub(crate) struct Relay {
-    calls: Arc<Mutex<Vec<(ProgressToken, Arc<dyn ClientBridge>)>>>,
+    calls: Arc<Mutex<Vec<InFlight>>>,
     /// Set by `notifications/tools/list_changed`.
     pub(crate) tools_changed: Arc<AtomicBool>,
 }
@@ -80,13 +83,13 @@ impl Relay {
 }
 
 /// Runs a blocking [`ClientBridge`] request off the runtime's threads.
-async fn ask<T: Send + 'static>(
+async fn ask<T>(
     client: Option<Arc<dyn ClientBridge>>,
     what: &str,
     request: impl FnOnce(&dyn ClientBridge) -> Result<Value, String> + Send + 'static,
 ) -> Result<T, ErrorData>
 where
-    T: serde::de::DeserializeOwned,
+    T: serde::de::DeserializeOwned + Send + 'static,
 {
     let Some(client) = client else {
         return Err(ErrorData::internal_error(

@@ -64,6 +64,10 @@ impl UpstreamSpec {
     /// # Errors
     ///
     /// What is wrong with the table, naming the key, as one sentence.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one check per key of the table, in order"
+    )]
     pub fn parse(name: &str, table: &Value, root: &Path) -> Result<Self, String> {
         let Value::Object(table) = table else {
             return Err(format!("`[upstream.{name}]` must be a table"));

@@ -69,7 +69,7 @@ impl UpstreamTool {
             })
             .collect();
         if let Some(meta) = &remote.meta {
-            definition.meta = meta.0.clone();
+            definition.meta.clone_from(&meta.0);
         }
         // `tag:NAME` in a profile selects an upstream's tools; search reads the upstream's
         // name like a folder's.

@@ -23,7 +23,7 @@
 mod sessions;
 
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -135,7 +135,10 @@ impl SharedState {
         }
         let mut connection = self.connection();
         let candidate = crate::mrtr::random_key();
-        let hex: String = candidate.iter().map(|byte| format!("{byte:02x}")).collect();
+        let hex = candidate.iter().fold(String::new(), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        });
         // SET NX then GET: whichever replica came first, all read the same key.
         redis::cmd("SET")
             .arg(REQUEST_STATE_KEY)

@@ -31,7 +31,7 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        let group = nix::unistd::Pid::from_raw(-(self.0.id() as i32));
+        let group = nix::unistd::Pid::from_raw(-self.0.id().cast_signed());
         let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
         let _ = self.0.wait();
     }
@@ -95,7 +95,13 @@ fn nginx(dir: &Path, port: u16, replicas: &[&str]) -> Daemon {
         std::fs::read_to_string(crate::workspace().join("docs/deploy/nginx.conf")).unwrap();
     let servers: String = replicas
         .iter()
-        .map(|address| format!("server {address} max_fails=1 fail_timeout=5s;\n        "))
+        .flat_map(|address| {
+            [
+                "server ",
+                address,
+                " max_fails=1 fail_timeout=5s;\n        ",
+            ]
+        })
         .collect();
     let config = template
         .replace("@PREFIX@", &dir.display().to_string())
