@@ -104,8 +104,8 @@ pub(crate) struct ServeArgs {
 
     /// Reload the folder when its files change, and tell connected clients.
     ///
-    /// The folder is checked every 100 ms and reloaded once changes have settled for
-    /// 200 ms; every client then gets `notifications/tools/list_changed` (and
+    /// The OS reports changes (polling every 100 ms where it cannot) and the folder is
+    /// reloaded once they have settled for 50 ms (200 ms when polling); every client then gets `notifications/tools/list_changed` (and
     /// `prompts/list_changed`, `resources/list_changed` when those changed). A file that
     /// no longer loads keeps serving its previous tools, prompts and resources; its errors
     /// are printed to stderr with file and line. Calls already running finish on the
