@@ -39,10 +39,12 @@ class Server:
     """`toolsmith serve DIR` over stdio, spoken to line by line."""
 
     def __init__(self, binary: str, folder: Path, *extra: str) -> None:
+        # stderr to a file: a server that logs much must not block on a full pipe.
+        self.log = tempfile.TemporaryFile()
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             [binary, "serve", str(folder), *extra],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
             env={**os.environ, "NO_COLOR": "1"},
         )
         self.next_id = 0
@@ -97,12 +99,13 @@ class Server:
         return 0
 
     def stderr(self) -> str:
-        return ""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
 
     def close(self) -> str:
         self.proc.kill()
-        _, err = self.proc.communicate()
-        return err.decode(errors="replace")
+        self.proc.wait()
+        return self.stderr()
 
 
 def start(binary: str, folder: Path) -> dict:

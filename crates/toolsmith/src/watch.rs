@@ -72,6 +72,8 @@ fn notifications(root: &Path) -> notify::Result<(notify::RecommendedWatcher, Rec
 }
 
 fn watch_notified(served: &ServedFolder, events: &Receiver<()>) {
+    // A change made after the folder was loaded but before the OS watch was set up.
+    let _ = served.fresh("watch");
     while events.recv().is_ok() {
         while events.recv_timeout(DEBOUNCE).is_ok() {}
         // The files are compared with what was last loaded: nothing is reloaded for a

@@ -110,7 +110,8 @@ fn five_thousand_tools_are_found_by_search() {
     let dir = big_folder();
     // Over the token budget, `auto` puts every tool behind `tool_search`.
     let mut server = serve(dir.path(), &[]);
-    let names: Vec<String> = server.tool_names();
+    let mut names = server.tool_names();
+    names.sort();
     assert_eq!(names, ["execute_tool", "tool_search"]);
     let found = server.call(
         "tool_search",
@@ -147,7 +148,6 @@ fn watching_five_thousand_tools_republishes_only_the_changed_one() {
     let dir = big_folder();
     let mut server = serve(dir.path(), &["--search", "never", "--watch"]);
     let before = all_tools(&mut server);
-    server.stderr_until(|line| line.contains("serving") || line.contains("tools"));
 
     let file = dir.path().join("group_12/record_1234.toml");
     std::fs::write(&file, manifest(1_234, "Return the edited record 1234.")).unwrap();
