@@ -20,10 +20,10 @@ pub fn cost(definition: &ToolDefinition) -> usize {
     count(&definition.to_mcp().to_string())
 }
 
-/// On average, one token of a tool definition's JSON stands for fewer bytes than this: the
-/// discovery corpus (`bench/discovery/corpus.json`, 1,241 real definitions) averages about
-/// 3.6 bytes a token and no server in it passes 6, so a catalog whose bytes over this still
-/// pass a budget is over it without counting (docs/performance.md, "Token counts").
+/// On average, one token of a tool definition's JSON stands for fewer bytes than this (no
+/// server of the discovery corpus, `bench/discovery/corpus.json`, reaches it; the bench
+/// crate's `token_bound` test checks), so a catalog whose bytes over this still pass a
+/// budget is over it without counting (docs/performance.md).
 pub const MAX_BYTES_PER_TOKEN: usize = 8;
 
 /// The tokens of `definitions` as `tools/list` sends them, counted only when they may pass
