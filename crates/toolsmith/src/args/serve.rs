@@ -137,54 +137,6 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) code_mode: CodeModeArg,
-
-    #[command(flatten)]
-    pub(crate) authorization: AuthorizationArgs,
-}
-
-/// `serve --http` as an OAuth 2.1 resource server (docs/auth.md).
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Authorization")]
-pub(crate) struct AuthorizationArgs {
-    /// Accept OAuth access tokens (JWTs) issued by URL, checked against its JWKS.
-    ///
-    /// Every request to `/mcp` then needs `Authorization: Bearer <token>` signed by a key
-    /// of the issuer (RS256, ES256 or EdDSA), with `iss` = URL, `aud` = this server (see
-    /// --oauth-audience) and a valid `exp`/`nbf`; a tool with `scopes = [...]` is shown only
-    /// to tokens holding them. The JWKS is found in the issuer's
-    /// `/.well-known/oauth-authorization-server` (or `openid-configuration`) metadata.
-    /// Example: `--oauth-issuer https://auth.example.com`.
-    #[arg(
-        long,
-        value_name = "URL",
-        requires = "http",
-        conflicts_with = "auth_token",
-        env = "TOOLSMITH_OAUTH_ISSUER"
-    )]
-    pub(crate) oauth_issuer: Option<String>,
-
-    /// The `aud` every token must carry; default: this server's URL (--oauth-resource).
-    #[arg(long, value_name = "AUDIENCE", requires = "oauth_issuer")]
-    pub(crate) oauth_audience: Option<String>,
-
-    /// This server's URL as clients reach it, e.g. `https://tools.example.com/mcp`.
-    ///
-    /// Named in the metadata at `/.well-known/oauth-protected-resource` (RFC 9728) and the
-    /// default audience. Default: `http://` + the request's Host + `/mcp`.
-    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
-    pub(crate) oauth_resource: Option<String>,
-
-    /// Fetch the issuer's keys from URL instead of the address its metadata names.
-    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
-    pub(crate) oauth_jwks_uri: Option<String>,
-
-    /// A scope every token must hold (repeatable); others get 403 `insufficient_scope`.
-    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
-    pub(crate) oauth_scopes: Vec<String>,
-
-    /// How far `exp` and `nbf` may be off: a duration such as `30s`. Default `60s`.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration, requires = "oauth_issuer")]
-    pub(crate) oauth_clock_skew: Duration,
 }
 
 #[derive(Debug, Clone, Args)]
