@@ -16,7 +16,7 @@ use crate::manifest::{self, ManifestKind};
 const CONTENT_FOLDERS: &[&str] = &["prompts", "resources", "icons", "tests"];
 
 /// A file that defines tools.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum ToolFile {
     /// A Starlark module registering tools with `mcp.tool(...)`.
     Starlark(PathBuf),

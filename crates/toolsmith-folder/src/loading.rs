@@ -74,11 +74,15 @@ pub(crate) fn load_files(
         .map(|restrict| restrict.id.clone());
     let mut done: Vec<Option<LoadedFile>> = Vec::with_capacity(files.len());
     let mut queue = VecDeque::new();
+    // By file, so a reload of a folder of thousands of files is not quadratic (issue 21).
+    let previous: HashMap<&ToolFile, &LoadedFile> = previous
+        .iter()
+        .map(|loaded| (&loaded.file, loaded))
+        .collect();
     for (index, file) in files.into_iter().enumerate() {
         let stamp = Stamp::of(&file);
-        let unchanged = previous.iter().find(|loaded| {
-            loaded.file == file
-                && loaded.stamp == stamp
+        let unchanged = previous.get(&file).copied().filter(|loaded| {
+            loaded.stamp == stamp
                 && loaded.load_timeout == settings.load_timeout
                 && loaded.restrict == restrict
         });

@@ -2,8 +2,9 @@
 //! reports every violation with its JSON path (SEP-1303: invalid arguments are a tool
 //! execution error the model can repair, not a protocol error).
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use serde_json::{Value, json};
 
@@ -75,9 +76,46 @@ fn compile_value(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
 /// A schema written only with plain keywords (`is_plain`) is compiled by the first
 /// validation instead. Any other schema is compiled by [`SchemaValidator::new`], so an
 /// invalid one is still an error when the tool loads.
+///
+/// Identical schemas share one compiled validator while any of them lives ([`shared`]): a
+/// reload compiles only the schemas that changed, and a folder of many tools with the same
+/// schema compiles it once (issue 21, item 1).
 pub struct SchemaValidator {
     schema: Value,
-    compiled: OnceLock<Result<jsonschema::Validator, SchemaError>>,
+    compiled: OnceLock<Result<Arc<jsonschema::Validator>, SchemaError>>,
+}
+
+/// The compiled validator of `schema`: the one a live [`SchemaValidator`] of an identical
+/// schema already has, or a new one. Compiling happens outside the lock, so two threads
+/// may both compile a schema first seen by both; either result is right.
+fn shared(schema: &Value) -> Result<Arc<jsonschema::Validator>, SchemaError> {
+    /// Compiled validators by their schema's JSON text; dead entries are swept whenever
+    /// the map has doubled since the last sweep.
+    struct Shared {
+        by_schema: HashMap<String, Weak<jsonschema::Validator>>,
+        sweep_at: usize,
+    }
+    static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
+    let key = schema.to_string();
+    let lock = || SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(found) = lock()
+        .as_ref()
+        .and_then(|shared| shared.by_schema.get(&key)?.upgrade())
+    {
+        return Ok(found);
+    }
+    let compiled = Arc::new(compile_value(schema)?);
+    let mut guard = lock();
+    let shared = guard.get_or_insert_with(|| Shared {
+        by_schema: HashMap::new(),
+        sweep_at: 1024,
+    });
+    shared.by_schema.insert(key, Arc::downgrade(&compiled));
+    if shared.by_schema.len() >= shared.sweep_at {
+        shared.by_schema.retain(|_, weak| weak.strong_count() > 0);
+        shared.sweep_at = (shared.by_schema.len() * 2).max(1024);
+    }
+    Ok(compiled)
 }
 
 impl fmt::Debug for SchemaValidator {
@@ -94,7 +132,7 @@ impl SchemaValidator {
         let schema = Value::Object(schema.clone());
         let compiled = OnceLock::new();
         if !is_plain(&schema) {
-            let _ = compiled.set(Ok(compile_value(&schema)?));
+            let _ = compiled.set(Ok(shared(&schema)?));
         }
         Ok(Self { schema, compiled })
     }
@@ -106,8 +144,9 @@ impl SchemaValidator {
     /// Only if a plain schema did not compile after all, which `is_plain` rules out.
     pub fn compiled(&self) -> Result<&jsonschema::Validator, &SchemaError> {
         self.compiled
-            .get_or_init(|| compile_value(&self.schema))
+            .get_or_init(|| shared(&self.schema))
             .as_ref()
+            .map(|validator| &**validator)
     }
 
     /// Whether the schema has been compiled yet.
@@ -366,6 +405,31 @@ impl ArgumentErrors {
 mod tests {
     use super::*;
     use crate::schema::{ParamType, Parameter, input_schema};
+
+    /// Issue 21, item 1: identical schemas compile once, and a shared validator still
+    /// checks each tool's arguments.
+    #[test]
+    fn identical_schemas_share_one_compiled_validator() {
+        let schema = |pattern: &str| {
+            json!({"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}})
+                .as_object()
+                .cloned()
+                .unwrap()
+        };
+        let first = SchemaValidator::new(&schema("^[A-Z]{3}$")).unwrap();
+        let second = SchemaValidator::new(&schema("^[A-Z]{3}$")).unwrap();
+        let other = SchemaValidator::new(&schema("^[a-z]+$")).unwrap();
+        let (first, second, other) = (
+            first.compiled().unwrap(),
+            second.compiled().unwrap(),
+            other.compiled().unwrap(),
+        );
+        assert!(std::ptr::eq(first, second));
+        assert!(!std::ptr::eq(first, other));
+        assert!(first.is_valid(&json!({"code": "ABC"})));
+        assert!(!second.is_valid(&json!({"code": "abc"})));
+        assert!(other.is_valid(&json!({"code": "abc"})));
+    }
 
     fn validator() -> ArgumentValidator {
         let mut days = Parameter::new("days", ParamType::Integer);

@@ -17,7 +17,8 @@ pub struct Plan {
     pub all_behind_search: bool,
     /// For `auto`: the tokens of the tools it would list (those not marked
     /// `discoverable`), when counting was needed to decide: only when their size in bytes
-    /// passes the budget, since every token is at least one byte.
+    /// passes the budget, since every token is at least one byte; far over the budget, a
+    /// lower bound from their size ([`tokens::total_over`]).
     pub listed_tokens: Option<usize>,
 }
 
@@ -56,7 +57,7 @@ impl Plan {
         }
         Some(match self.listed_tokens {
             Some(tokens) => format!(
-                "the listed tools' definitions are {tokens} tokens, over the search budget of {} \
+                "the listed tools' definitions are at least {tokens} tokens, over the search budget of {} \
                  ([search] budget_tokens): tools/list shows only tool_search and execute_tool; \
                  set [search] mode = \"never\" (or serve --search never) to list every tool",
                 self.settings.budget_tokens

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Instant;
 
 use toolsmith_folder::{FolderError, Published, Snapshot, ToolFolder};
 use toolsmith_model::{Catalog, Tool};
@@ -105,10 +106,12 @@ impl ServedFolder {
     /// when its files changed since.
     pub(crate) fn fresh(&self, why: &str) -> Result<Arc<ToolFolder>, FolderError> {
         let current = self.lock();
-        if current.seen == Snapshot::take(&self.root) {
+        let started = Instant::now();
+        let now = Snapshot::take(&self.root);
+        if current.seen == now {
             return Ok(Arc::clone(&current.folder));
         }
-        self.reload_locked(current, why)
+        self.reload_locked(current, why, (now, started))
     }
 
     /// Loads the folder again and publishes it; returns what was loaded. `why` starts the
@@ -117,16 +120,20 @@ impl ServedFolder {
     /// A folder that cannot be read at all is an error, and the previous version goes on
     /// serving.
     pub(crate) fn reload(&self, why: &str) -> Result<Arc<ToolFolder>, FolderError> {
-        self.reload_locked(self.lock(), why)
+        let current = self.lock();
+        let started = Instant::now();
+        self.reload_locked(current, why, (Snapshot::take(&self.root), started))
     }
 
     fn reload_locked(
         &self,
         mut current: std::sync::MutexGuard<'_, Current>,
         why: &str,
+        (seen, started): (Snapshot, Instant),
     ) -> Result<Arc<ToolFolder>, FolderError> {
         let printer = self.printer;
-        current.seen = Snapshot::take(&self.root);
+        // What the files were when the reload began: a write during it is seen next time.
+        current.seen = seen;
         let state = &self.state;
         let loaded = current.folder.reload().inspect_err(|error| {
             state.count_reload(Reload::Failed);
@@ -153,12 +160,13 @@ impl ServedFolder {
         let tools = catalog.entries().len();
         let resource_count = resources.list().len() + resources.templates().len();
         printer.message(&format!(
-            "{why}: reloaded {}: {tools} tool{}, {} prompt{}, {resource_count} resource{}",
+            "{why}: reloaded {}: {tools} tool{}, {} prompt{}, {resource_count} resource{} in {:.1} ms",
             self.root.display(),
             plural(tools),
             prompts.list().len(),
             plural(prompts.list().len()),
             plural(resource_count),
+            started.elapsed().as_secs_f64() * 1000.0,
         ));
         match state.replace_blocking(catalog, prompts, resources) {
             Ok(()) => state.count_reload(Reload::Published),

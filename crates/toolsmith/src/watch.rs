@@ -1,40 +1,89 @@
 //! `toolsmith serve --watch`: reload the tools folder when its files change.
 //!
-//! A thread polls the folder's files (path, modification time, size) every 100 ms; once a
-//! change has been quiet for 200 ms (editors write in several steps) the folder is reloaded
-//! and published ([`ServedFolder::reload`], the one reload path, which the `toolsmith-dev`
-//! tools use too), which tells every connected client the lists changed. Polling rather
-//! than OS events: a tools folder is a few dozen small files, it needs no extra dependency,
-//! and it behaves the same on every platform and on network mounts.
+//! The OS tells the watcher that something under the folder changed (inotify, FSEvents,
+//! ReadDirectoryChangesW, through the `notify` crate), so a folder of thousands of files
+//! costs no CPU while nothing changes (issue 21, item 1). Once a change has been quiet for
+//! [`DEBOUNCE`] (editors write in several steps) the folder is reloaded and published
+//! ([`ServedFolder::fresh`], the one reload path, which the `toolsmith-dev` tools use too),
+//! which tells every connected client the lists changed. Where notifications cannot be had
+//! (the OS refused a watch: too many watches, a network mount) the watcher falls back to
+//! looking at the folder's files (path, modification time, size) every [`POLL`].
 //!
 //! What a reload publishes is the folder crate's policy (`Published::reloaded`): a file
 //! that fails to load does not take its tools away. The diagnostics are printed to stderr
-//! with file and line.
+//! with file and line. docs/serve.md, "Watching a folder", says what users see.
 
+use std::path::Path;
 use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
+use notify::{EventKind, RecursiveMode, Watcher};
 use toolsmith_folder::Snapshot;
 
 use crate::served::ServedFolder;
 
-/// How often the folder is looked at.
+/// How often the folder is looked at when the OS gives no notifications.
 const POLL: Duration = Duration::from_millis(100);
 
 /// How long a change must be quiet before the folder is reloaded.
-const DEBOUNCE: Duration = Duration::from_millis(200);
+const DEBOUNCE: Duration = Duration::from_millis(50);
+
+/// How long a change must be quiet before the folder is reloaded, when polling.
+const POLL_DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// Starts watching `served` for as long as the process runs. Each reload evaluates only the
 /// tool files that changed since the load before it; a change that a reload has already
 /// picked up (a dev tool's write) causes none.
 pub(crate) fn spawn(served: Arc<ServedFolder>) -> std::io::Result<()> {
+    let root = served.root().to_owned();
+    let notified = notifications(&root);
     std::thread::Builder::new()
         .name("toolsmith-watch".into())
-        .spawn(move || watch(&served))
+        .spawn(move || match notified {
+            Ok((watcher, events)) => {
+                watch_notified(&served, &events);
+                drop(watcher);
+            }
+            Err(error) => {
+                tracing::info!("watch: no file notifications ({error}); polling the folder");
+                watch_polling(&served);
+            }
+        })
         .map(drop)
 }
 
-fn watch(served: &ServedFolder) {
+/// A watcher of everything under `root` and the channel it reports changes on (reads,
+/// which reloading itself causes, are not changes).
+fn notifications(root: &Path) -> notify::Result<(notify::RecommendedWatcher, Receiver<()>)> {
+    let (sender, events) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let changed = match event {
+            Ok(event) => !matches!(event.kind, EventKind::Access(_)),
+            // A lost event (an overflowed queue): look at the folder to be sure.
+            Err(_) => true,
+        };
+        if changed {
+            let _ = sender.send(());
+        }
+    })?;
+    watcher.watch(root, RecursiveMode::Recursive)?;
+    Ok((watcher, events))
+}
+
+fn watch_notified(served: &ServedFolder, events: &Receiver<()>) {
+    // A change made after the folder was loaded but before the OS watch was set up.
+    let _ = served.fresh("watch");
+    while events.recv().is_ok() {
+        while events.recv_timeout(DEBOUNCE).is_ok() {}
+        // The files are compared with what was last loaded: nothing is reloaded for a
+        // change a dev tool's write has reloaded for already. Unreadable: the reload said
+        // so, and the previous version goes on serving.
+        let _ = served.fresh("watch");
+    }
+}
+
+fn watch_polling(served: &ServedFolder) {
     let root = served.root().to_owned();
     loop {
         std::thread::sleep(POLL);
@@ -43,15 +92,13 @@ fn watch(served: &ServedFolder) {
             continue;
         }
         loop {
-            std::thread::sleep(DEBOUNCE);
+            std::thread::sleep(POLL_DEBOUNCE);
             let again = Snapshot::take(&root);
             if again == latest {
                 break;
             }
             latest = again;
         }
-        // Not reloaded again when a dev tool's write has reloaded for this change already.
-        // Unreadable: the reload said so, and the previous version goes on serving.
         let _ = served.fresh("watch");
     }
 }

@@ -5,6 +5,7 @@
     reason = "test helpers fail loudly, like the tests that use them"
 )]
 
+mod big_folder;
 mod call;
 mod check;
 mod client_clis;

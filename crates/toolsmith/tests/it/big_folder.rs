@@ -1,0 +1,180 @@
+//! A folder of 5,000 command tools behaves like a small one (issue 21, item 1, "Tests"):
+//! every tool listed and callable, a never-called tool's first call validates its
+//! arguments, search finds a tool, and `--watch` republishes only the tool whose file
+//! changed, with one `list_changed`. Timings live in `bench/bigfolder/`, not here.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::serve_process::ServeProcess;
+use crate::toolsmith;
+
+const TOOLS: usize = 5_000;
+
+/// The manifest of tool `n`: a `cat` command (the arguments come back as its result) with
+/// a schema that must be compiled to be checked (a pattern, a minimum).
+fn manifest(n: usize, description: &str) -> String {
+    format!(
+        r#"description = "{description}"
+command = ["cat"]
+
+[[parameters]]
+name = "code"
+type = "string"
+description = "A code of three capital letters, e.g. ABC."
+required = true
+pattern = "^[A-Z]{{3}}$"
+
+[[parameters]]
+name = "count"
+type = "integer"
+description = "How many, at least {n}."
+minimum = {n}
+"#
+    )
+}
+
+fn description(n: usize) -> String {
+    if n == 4_321 {
+        "Measure the altitude of a volcano from its survey records.".to_owned()
+    } else {
+        format!("Return the record number {n} of the ledger, with its entries.")
+    }
+}
+
+/// A temporary folder of [`TOOLS`] manifests, 100 to a subfolder.
+fn big_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..TOOLS {
+        let sub = dir.path().join(format!("group_{:02}", n / 100));
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(
+            sub.join(format!("record_{n:04}.toml")),
+            manifest(n, &description(n)),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// Every tool `tools/list` shows, page by page.
+fn all_tools(server: &mut ServeProcess) -> Vec<Value> {
+    let mut tools = Vec::new();
+    let mut params = json!({});
+    loop {
+        let page = server.request("tools/list", &params);
+        tools.extend(page["result"]["tools"].as_array().unwrap().iter().cloned());
+        match page["result"]["nextCursor"].as_str() {
+            Some(cursor) => params = json!({"cursor": cursor}),
+            None => return tools,
+        }
+    }
+}
+
+fn serve(dir: &Path, extra: &[&str]) -> ServeProcess {
+    let mut args = vec![dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let mut server = ServeProcess::stdio(&args).with_patience(Duration::from_secs(120));
+    server.initialize();
+    server
+}
+
+#[test]
+fn five_thousand_tools_are_listed_callable_and_validated() {
+    let dir = big_folder();
+    let mut server = serve(dir.path(), &["--search", "never"]);
+    let tools = all_tools(&mut server);
+    assert_eq!(tools.len(), TOOLS);
+    assert_eq!(tools[4_321]["name"], "record_4321");
+
+    // Never called before: its validator is ready on its first call, and checks both
+    // the pattern and this tool's own minimum.
+    let wrong = server.call("record_4999", &json!({"code": "abc", "count": 1}));
+    assert_eq!(wrong["isError"], true, "{wrong}");
+    let text = wrong["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("/code") && text.contains("/count"), "{text}");
+
+    let right = server.call("record_4999", &json!({"code": "ABC", "count": 4_999}));
+    assert_ne!(right["isError"], true, "{right}");
+    assert_eq!(right["structuredContent"]["count"], 4_999, "{right}");
+    // Another tool of the same schema shape, first call, with its own minimum.
+    let other = server.call("record_0007", &json!({"code": "XYZ", "count": 7}));
+    assert_ne!(other["isError"], true, "{other}");
+    server.stop();
+}
+
+#[test]
+fn five_thousand_tools_are_found_by_search() {
+    let dir = big_folder();
+    // Over the token budget, `auto` puts every tool behind `tool_search`.
+    let mut server = serve(dir.path(), &[]);
+    let mut names = server.tool_names();
+    names.sort();
+    assert_eq!(names, ["execute_tool", "tool_search"]);
+    let found = server.call(
+        "tool_search",
+        &json!({"query": "how high is a volcano", "max_results": 3}),
+    );
+    let text = found.to_string();
+    assert!(text.contains("record_4321"), "{text}");
+    let called = server.call(
+        "execute_tool",
+        &json!({"name": "record_4321", "arguments": {"code": "ABC", "count": 1}}),
+    );
+    assert_eq!(
+        called["isError"], true,
+        "below this tool's minimum: {called}"
+    );
+    server.stop();
+
+    let output = toolsmith()
+        .args([
+            "search",
+            dir.path().to_str().unwrap(),
+            "altitude of a volcano",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let first = stdout.lines().nth(1).unwrap_or_default();
+    assert!(first.starts_with("record_4321"), "{stdout}");
+}
+
+#[test]
+fn watching_five_thousand_tools_republishes_only_the_changed_one() {
+    let dir = big_folder();
+    let mut server = serve(dir.path(), &["--search", "never", "--watch"]);
+    let before = all_tools(&mut server);
+
+    let file = dir.path().join("group_12/record_1234.toml");
+    std::fs::write(&file, manifest(1_234, "Return the edited record 1234.")).unwrap();
+    server.until(|message| message["method"] == "notifications/tools/list_changed");
+    server.stderr_until(|line| line.contains("watch: reloaded"));
+
+    // Every message up to this request's answer: no second `list_changed` among them.
+    let id = server.send_request("tools/list", &json!({}));
+    let mut again = 0;
+    server.until(|message| {
+        again += usize::from(message["method"] == "notifications/tools/list_changed");
+        message["id"] == id
+    });
+    assert_eq!(again, 0, "list_changed is sent once for one change");
+
+    let after = all_tools(&mut server);
+    assert_eq!(after.len(), before.len());
+    let changed: Vec<&str> = before
+        .iter()
+        .zip(&after)
+        .filter(|(old, new)| old != new)
+        .map(|(_, new)| new["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["record_1234"]);
+    assert_eq!(
+        after[1_234]["description"],
+        "Return the edited record 1234."
+    );
+    server.stop();
+}
