@@ -1,7 +1,7 @@
 //! `toolsmith serve --watch`: reload the tools folder when its files change.
 //!
-//! The OS tells the watcher that something under the folder changed (inotify, FSEvents,
-//! ReadDirectoryChangesW, through the `notify` crate), so a folder of thousands of files
+//! The OS tells the watcher that something under the folder changed (inotify, `FSEvents`,
+//! `ReadDirectoryChangesW`, through the `notify` crate), so a folder of thousands of files
 //! costs no CPU while nothing changes (issue 21, item 1). Once a change has been quiet for
 //! [`DEBOUNCE`] (editors write in several steps) the folder is reloaded and published
 //! ([`ServedFolder::fresh`], the one reload path, which the `toolsmith-dev` tools use too),

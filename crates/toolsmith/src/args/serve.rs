@@ -104,8 +104,9 @@ pub(crate) struct ServeArgs {
 
     /// Reload the folder when its files change, and tell connected clients.
     ///
-    /// The folder is checked every 100 ms and reloaded once changes have settled for
-    /// 200 ms; every client then gets `notifications/tools/list_changed` (and
+    /// The OS tells of file changes (inotify, `FSEvents`, …; where it cannot, the folder is
+    /// checked every 100 ms), and the folder is reloaded once changes have settled for
+    /// 50 ms (200 ms when polling), re-reading only the changed files; every client then gets `notifications/tools/list_changed` (and
     /// `prompts/list_changed`, `resources/list_changed` when those changed). A file that
     /// no longer loads keeps serving its previous tools, prompts and resources; its errors
     /// are printed to stderr with file and line. Calls already running finish on the

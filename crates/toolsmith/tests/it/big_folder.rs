@@ -76,7 +76,7 @@ fn all_tools(server: &mut ServeProcess) -> Vec<Value> {
 fn serve(dir: &Path, extra: &[&str]) -> ServeProcess {
     let mut args = vec![dir.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let mut server = ServeProcess::stdio(&args).with_patience(Duration::from_secs(120));
+    let mut server = ServeProcess::stdio(&args).with_patience(Duration::from_mins(2));
     server.initialize();
     server
 }
