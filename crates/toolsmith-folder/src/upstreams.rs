@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use toolsmith_model::{Diagnostic, Severity, SourceLocation, Tool};
-use toolsmith_upstream::{Upstream, UpstreamSpec, UpstreamTool};
+use toolsmith_upstream::{Upstream, UpstreamSpec, UpstreamTool, UpstreamTransport};
 
 use crate::config::{CONFIG_FILE, FolderConfig};
 
@@ -82,9 +82,9 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
                     format!("{error}"),
                 )
                 .with_help(format!(
-                    "its tools are not served until it starts; check `{}` by hand, or run `toolsmith check --upstream -- {}`",
+                    "its tools are not served until it starts; check `{}` by hand, or run `{}`",
                     upstream.spec().target(),
-                    upstream.spec().target()
+                    lint_command(upstream.spec())
                 ));
                 diagnostic.severity = Severity::Warning;
                 loaded.diagnostics.push(diagnostic);
@@ -99,4 +99,14 @@ fn warning(location: SourceLocation, message: String, help: &str) -> Diagnostic 
     let mut diagnostic = Diagnostic::error("invalid-config", location, message).with_help(help);
     diagnostic.severity = Severity::Warning;
     diagnostic
+}
+
+/// The `toolsmith check` that lints `spec`'s server on its own (docs/gateway.md).
+fn lint_command(spec: &UpstreamSpec) -> String {
+    match &spec.transport {
+        UpstreamTransport::Stdio { command, .. } => {
+            format!("toolsmith check --upstream -- {}", command.join(" "))
+        }
+        UpstreamTransport::Http { url, .. } => format!("toolsmith check --url {url}"),
+    }
 }

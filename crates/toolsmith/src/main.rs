@@ -72,6 +72,7 @@ fn main() -> ExitCode {
         Command::Install(args) => commands::install::run(&args, printer),
         Command::Skills(args) => commands::skills::run(&args, printer),
         Command::Packages(args) => commands::packages::run(&args, printer),
+        Command::Upstream(args) => commands::upstream::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

@@ -102,6 +102,8 @@ pub(crate) enum Command {
     ///   toolsmith check examples/tools
     ///   toolsmith check tools --strict --format github
     ///   toolsmith check --explain non-ecma-pattern
+    ///   toolsmith check --upstream -- npx -y @modelcontextprotocol/server-everything
+    ///   toolsmith check --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'
     #[command(verbatim_doc_comment)]
     Check(CheckArgs),
 
@@ -204,6 +206,78 @@ pub(crate) enum Command {
     ///   toolsmith packages update tools geo
     #[command(verbatim_doc_comment)]
     Packages(PackagesArgs),
+
+    /// Add another MCP server to a folder: its tools are served as NAME_TOOL
+    ///
+    /// Writes `[upstream.NAME]` into the folder's toolsmith.toml (made if missing; the rest
+    /// of the file is kept as it is), then starts the server once and lists its tools, so a
+    /// typo shows now and not at `serve`. A server is a program spoken to over stdio (the
+    /// words after `--`) or a Streamable HTTP URL. Write secrets as `${VAR}` (in single
+    /// quotes, so the shell leaves them alone): they are read from the environment when the
+    /// server starts, and never sit in the file. Exits 1 when the entry was written but the
+    /// server did not start, 2 when nothing was written (see docs/gateway.md).
+    ///
+    /// Examples:
+    ///   toolsmith upstream add tools everything -- npx -y @modelcontextprotocol/server-everything
+    ///   toolsmith upstream add github --env 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
+    ///   toolsmith upstream add linear --url https://mcp.linear.app/mcp --header 'Authorization: Bearer ${LINEAR_TOKEN}'
+    #[command(verbatim_doc_comment)]
+    Upstream(UpstreamArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UpstreamArgs {
+    #[command(subcommand)]
+    pub(crate) action: UpstreamCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum UpstreamCommand {
+    /// Write `[upstream.NAME]` into toolsmith.toml and try the server once.
+    Add(UpstreamAddArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("server").required(true).args(["url", "command"]))]
+pub(crate) struct UpstreamAddArgs {
+    /// `[DIR] NAME`: the folder (default ./tools) and the upstream's name, which is also its
+    /// tools' prefix (`NAME_TOOL`) unless --prefix says otherwise.
+    #[arg(value_name = "[DIR] NAME", num_args = 1..=2, required = true)]
+    pub(crate) words: Vec<String>,
+
+    /// A Streamable HTTP MCP server instead of a program.
+    ///
+    /// Example: `--url https://mcp.example.com/mcp`.
+    #[arg(long, value_name = "URL")]
+    pub(crate) url: Option<String>,
+
+    /// A header for every request to --url, as `NAME: VALUE`; repeatable.
+    ///
+    /// Example: `--header 'Authorization: Bearer ${TOKEN}'`.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub(crate) headers: Vec<String>,
+
+    /// An environment variable for the program, as `NAME=VALUE`; repeatable.
+    ///
+    /// Example: `--env 'GITHUB_TOKEN=${GITHUB_TOKEN}'`.
+    #[arg(long = "env", value_name = "NAME=VALUE", conflicts_with = "url")]
+    pub(crate) env: Vec<String>,
+
+    /// What its tools' names start with instead of `NAME_`; `--prefix ''` for none.
+    #[arg(long, value_name = "PREFIX")]
+    pub(crate) prefix: Option<String>,
+
+    /// Write the entry without starting the server.
+    #[arg(long)]
+    pub(crate) no_start: bool,
+
+    /// Print `{"file", "name", "entry", "tools", "error"}` as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// The program and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
 }
 
 /// Where the tools are.
@@ -317,6 +391,40 @@ pub(crate) struct CheckArgs {
     /// Example: `--ignore missing-examples`.
     #[arg(long, value_name = "RULE", value_delimiter = ',')]
     pub(crate) ignore: Vec<String>,
+
+    #[command(flatten)]
+    pub(crate) server: CheckServerArgs,
+}
+
+/// `toolsmith check --upstream -- COMMAND…` / `--url URL`: lint another MCP server's tools.
+#[derive(Debug, Args)]
+pub(crate) struct CheckServerArgs {
+    /// Lint the tools another MCP server publishes, without a folder: start COMMAND (the
+    /// words after `--`) and talk to it over stdio.
+    ///
+    /// Every rule that reads a definition applies (names, descriptions, schemas,
+    /// annotations, icons, the size of the list); the rules about a folder's own files,
+    /// tests and permissions do not. Example: `toolsmith check --upstream -- npx -y
+    /// @modelcontextprotocol/server-github` (docs/gateway.md).
+    #[arg(long, requires = "command", conflicts_with_all = ["dir", "url", "fix", "profile"])]
+    pub(crate) upstream: bool,
+
+    /// Lint the tools of the Streamable HTTP MCP server at URL, without a folder.
+    ///
+    /// Example: `toolsmith check --url http://127.0.0.1:8080/mcp`.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "command", "fix", "profile"])]
+    pub(crate) url: Option<String>,
+
+    /// A header sent with every request to --url, as `NAME: VALUE`; repeatable. `${VAR}`
+    /// in the value is read from the environment, so no secret sits in a shell history.
+    ///
+    /// Example: `--header 'Authorization: Bearer ${GITHUB_TOKEN}'`.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub(crate) headers: Vec<String>,
+
+    /// The server to start for --upstream: its program and arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
 }
 
 /// The output formats of `toolsmith check`.

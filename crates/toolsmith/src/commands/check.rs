@@ -18,6 +18,8 @@ use crate::error::Hinted;
 use crate::folder;
 use crate::printer::Printer;
 
+mod upstream;
+
 pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let CheckArgs {
         folder: folder_arg,
@@ -28,6 +30,7 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
         fix,
         select,
         ignore,
+        server,
     } = args;
     if let Some(id) = explain {
         let rule = registry::rule(resolve(id)?).expect("resolved ids name rules");
@@ -43,6 +46,9 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
         .map(|id| resolve(id))
         .collect::<Result<_, _>>()?;
 
+    if server.upstream || server.url.is_some() {
+        return upstream::run(server, select, ignore, *format, *strict, printer);
+    }
     let loaded = folder::load_profile(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
     let catalog = loaded.catalog();
     let (mut findings, context) = lint(&loaded, select, ignore);
@@ -53,30 +59,48 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
     };
     toolsmith_check::sort(&mut findings);
 
+    report(&findings, &context, catalog.entries().len(), fixed, *format, printer)?;
+    Ok(exit_status(&findings, *strict))
+}
+
+/// Prints `findings` in `format`; the summary line counts `tools`.
+pub(crate) fn report(
+    findings: &[Finding],
+    context: &CheckContext,
+    tools: usize,
+    fixed: usize,
+    format: CheckFormat,
+    printer: Printer,
+) -> anyhow::Result<()> {
     match format {
         CheckFormat::Human => {
             let colour = printer.colours_stdout();
-            let text = render::human(&findings, &context.sources, colour);
+            let text = render::human(findings, &context.sources, colour);
             if !text.is_empty() {
                 printer.data(text.trim_end())?;
             }
-            printer.message(&summary(&findings, catalog.entries().len(), fixed));
+            printer.message(&summary(findings, tools, fixed));
         }
-        CheckFormat::Json => printer.data(&render::json(&findings))?,
+        CheckFormat::Json => printer.data(&render::json(findings))?,
         CheckFormat::Github => {
-            let text = render::github(&findings);
+            let text = render::github(findings);
             if !text.is_empty() {
                 printer.data(text.trim_end())?;
             }
         }
-        CheckFormat::Sarif => printer.data(&render::sarif(&findings, env!("CARGO_PKG_VERSION")))?,
+        CheckFormat::Sarif => printer.data(&render::sarif(findings, env!("CARGO_PKG_VERSION")))?,
     }
-    let (errors, warnings, _) = counts(&findings);
-    Ok(if errors > 0 || (*strict && warnings > 0) {
+    Ok(())
+}
+
+/// 1 when an error was found (or a warning, with `--strict`), else 0.
+pub(crate) fn exit_status(findings: &[Finding], strict: bool) -> ExitStatus {
+    let (errors, warnings, _) = counts(findings);
+    if errors > 0 || (strict && warnings > 0) {
         ExitStatus::Findings
     } else {
         ExitStatus::Success
-    })
+    }
 }
 
 /// What `toolsmith check` finds in `loaded`, unsorted: the rules' findings, the load
@@ -112,7 +136,7 @@ pub(crate) fn lint(
 }
 
 /// A rule id, or an error that suggests close ones.
-fn resolve(id: &str) -> anyhow::Result<&'static str> {
+pub(crate) fn resolve(id: &str) -> anyhow::Result<&'static str> {
     toolsmith_check::resolve(id).map_err(|unknown| Hinted::wrap(unknown).into())
 }
 

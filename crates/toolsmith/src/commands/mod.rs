@@ -11,3 +11,4 @@ pub(crate) mod search;
 pub(crate) mod serve;
 pub(crate) mod skills;
 pub(crate) mod test;
+pub(crate) mod upstream;

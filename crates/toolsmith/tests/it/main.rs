@@ -33,6 +33,7 @@ mod serve;
 mod serve_process;
 mod skills;
 mod test_command;
+mod upstream_everything;
 mod upstreams;
 mod watch;
 mod workers;

@@ -236,6 +236,80 @@ fn killing_an_upstream_mid_call_is_an_error_and_the_next_call_restarts_it() {
     assert_eq!(again.structured_content, Some(json!({"text": "b"})));
 }
 
+/// Says it is about to ask, then asks the client's model (through the outer server).
+const ASK: &str = r#"def ask(question: str) -> str:
+    """Asks the client's model a question, saying first that it is about to.
+
+    Args:
+        question: What to ask the model.
+    """
+    mcp.progress(1, 2, "asking")
+    return mcp.sample(question)
+
+mcp.tool(ask)
+"#;
+
+#[test]
+fn progress_sampling_and_cancellation_cross_an_upstream_both_ways() {
+    // Issue 17, item 2: the upstream's progress reaches the client under the client's own
+    // token, its sampling request is asked of the client and the answer goes back, and the
+    // client's cancellation stops the tool running in the upstream.
+    let fixture = Fixture::stdio();
+    fixture.write("inner/ask.star", ASK);
+    let mut server = ServeProcess::stdio(&[&fixture.outer()]);
+    server.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "round-trip", "version": "1"}}}));
+    server.until(|message| message["id"] == 0);
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let id = server.send_request(
+        "tools/call",
+        &json!({"name": "inner_ask", "arguments": {"question": "ping?"},
+                "_meta": {"progressToken": "mine-1"}}),
+    );
+    let progress = server.until(|message| message["method"] == "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "mine-1", "{progress}");
+    assert_eq!(progress["params"]["progress"], 1, "{progress}");
+    assert_eq!(progress["params"]["message"], "asking", "{progress}");
+    let asked = server.until(|message| message["method"] == "sampling/createMessage");
+    assert!(asked["params"]["messages"].to_string().contains("ping?"), "{asked}");
+    server.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {
+        "role": "assistant", "model": "test-model",
+        "content": {"type": "text", "text": "pong"}}}));
+    let answer = server.until(|message| message["id"] == id);
+    assert_eq!(answer["result"]["content"][0]["text"], "pong", "{answer}");
+
+    let pidfile = fixture.path("pids");
+    let slow = server.send_request(
+        "tools/call",
+        &json!({"name": "inner_slow", "arguments": {"pidfile": pidfile.display().to_string()}}),
+    );
+    let pids = wait_for_pids(&pidfile);
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": slow, "reason": "no longer needed"}}));
+    // The inner server stops the tool's process group: its shell goes long before its
+    // `sleep 20` would have ended, while the inner server itself keeps running.
+    wait_until_gone(pids[1]);
+    assert!(alive(pids[0]), "the upstream itself keeps serving");
+    let echoed = server.call("inner_echo", &json!({"text": "after"}));
+    assert_eq!(echoed["structuredContent"], json!({"text": "after"}), "{echoed}");
+}
+
+/// Whether process `pid` runs (a zombie, dead but not yet reaped, does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+}
+
+fn wait_until_gone(pid: u32) {
+    let deadline = Instant::now() + PATIENCE;
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "process {pid} still runs after the cancellation");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn wait_for_pids(path: &Path) -> Vec<u32> {
     let deadline = Instant::now() + PATIENCE;
     loop {
@@ -262,4 +336,141 @@ fn list_shows_upstream_tools() {
         text.contains("inner_echo") && text.contains("own"),
         "{text}"
     );
+}
+
+/// A tool whose published definition breaks two rules: a PCRE pattern JSON Schema cannot
+/// read, and a parameter without a description.
+const LINTABLE: &str = r#"description = "Looks a ticket up by its key, and says who holds it and what state it is in."
+command = ["echo", "{key}"]
+
+[[parameters]]
+name = "key"
+type = "string"
+pattern = '\A[A-Z]+-\d+\z'
+required = true
+"#;
+
+/// `check --upstream` and `check --url` (issue 17, item 5): another server's published
+/// definitions are linted without a folder, with the definition rules and none of the rules
+/// about a folder's own files.
+fn lint_findings(output: &std::process::Output) -> Vec<(String, String)> {
+    let findings: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "{error}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| {
+            (
+                finding["rule"].as_str().unwrap().to_owned(),
+                finding["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn check_upstream_lints_a_server_started_by_command() {
+    let fixture = Fixture::new("");
+    fixture.write("inner/ticket.toml", LINTABLE);
+    let binary = insta_cmd::get_cargo_bin("toolsmith");
+    let output = toolsmith()
+        .args(["check", "--format", "json", "--upstream", "--"])
+        .arg(&binary)
+        .args(["serve", fixture.path("inner").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "an error finding exits 1");
+    let findings = lint_findings(&output);
+    let rules: Vec<&str> = findings.iter().map(|(rule, _)| rule.as_str()).collect();
+    assert!(
+        findings
+            .iter()
+            .any(|(rule, message)| rule == "non-ecma-pattern" && message.contains("ticket")),
+        "{findings:?}"
+    );
+    assert!(rules.contains(&"undocumented-parameter"), "{rules:?}");
+    assert!(
+        !rules.contains(&"missing-examples"),
+        "a server has no test cases to look for: {rules:?}"
+    );
+}
+
+#[test]
+fn check_url_lints_a_server_over_http_and_a_dead_one_is_a_clear_error() {
+    let fixture = Fixture::new("");
+    fixture.write("inner/ticket.toml", LINTABLE);
+    let inner = ServeProcess::http(&[fixture.path("inner").to_str().unwrap()], None);
+    let output = toolsmith()
+        .args(["check", "--format", "json", "--url", inner.url()])
+        .args(["--header", "X-Trace: ${TOOLSMITH_TEST_TRACE}"])
+        .env("TOOLSMITH_TEST_TRACE", "from-the-test")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        lint_findings(&output)
+            .iter()
+            .any(|(rule, _)| rule == "non-ecma-pattern")
+    );
+
+    let missing = toolsmith()
+        .args(["check", "--upstream", "--", "/nonexistent/mcp-server"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2), "it could not run");
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("/nonexistent/mcp-server"), "{stderr}");
+}
+
+/// `toolsmith upstream add` (issue 17, item 1) writes the table `serve` reads, keeps the
+/// rest of the file, tries the server, and refuses to write a name twice.
+#[test]
+fn upstream_add_writes_the_table_and_tries_the_server() {
+    let fixture = Fixture::new("");
+    let config = "# the outer folder\n[server]\nname = \"outer\" # kept\n";
+    fixture.write("outer/toolsmith.toml", config);
+    let binary = insta_cmd::get_cargo_bin("toolsmith");
+    let inner = fixture.path("inner");
+    let output = toolsmith()
+        .args(["upstream", "add", &fixture.outer(), "inner", "--json", "--"])
+        .arg(&binary)
+        .args(["serve", inner.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let reported: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        reported["tools"],
+        json!(["inner_echo", "inner_refuse", "inner_slow"]),
+        "{stderr}"
+    );
+    let written = std::fs::read_to_string(fixture.path("outer/toolsmith.toml")).unwrap();
+    assert!(written.starts_with(config), "the file's own lines stay:\n{written}");
+    assert!(written.contains("[upstream.inner]"), "{written}");
+    let listed: Value = crate::json_output(toolsmith().args(["list", "--json", &fixture.outer()]));
+    assert!(listed.to_string().contains("inner_echo"), "{listed}");
+
+    let again = toolsmith()
+        .args(["upstream", "add", &fixture.outer(), "inner", "--url", "http://127.0.0.1:9/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2), "nothing is written twice");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already has `[upstream.inner]`"));
+
+    let broken = toolsmith()
+        .args(["upstream", "add", &fixture.outer(), "broken", "--", "/nonexistent/mcp-server"])
+        .output()
+        .unwrap();
+    assert_eq!(broken.status.code(), Some(1), "written, but it did not start");
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert!(stderr.contains("did not start"), "{stderr}");
+    let written = std::fs::read_to_string(fixture.path("outer/toolsmith.toml")).unwrap();
+    assert!(written.contains("[upstream.broken]"), "{written}");
 }

@@ -5,7 +5,7 @@
 //! the old one's content with that entry set (or gone), or it is not written.
 
 mod json;
-mod toml;
+pub(crate) mod toml;
 mod yaml;
 
 use serde_json::Value;

@@ -20,8 +20,20 @@ pub(super) fn edit(
     name: &str,
     entry: Option<&Value>,
 ) -> Result<String, String> {
+    set_table(text, servers.key, name, entry)
+}
+
+/// `text` with its `[KEY.NAME]` table replaced by `entry` (or removed, for `None`): a table
+/// that was there keeps its place and comment, and the rest of the file stays as it was.
+/// `toolsmith install` writes Codex's servers with it, `toolsmith upstream add` a folder's
+/// `[upstream.NAME]`.
+pub(crate) fn set_table(
+    text: &str,
+    key: &str,
+    name: &str,
+    entry: Option<&Value>,
+) -> Result<String, String> {
     let mut document: DocumentMut = text.parse().map_err(|error| format!("{error}"))?;
-    let key = servers.key;
     let members = document
         .entry(key)
         .or_insert_with(|| {

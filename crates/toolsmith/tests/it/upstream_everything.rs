@@ -1,0 +1,142 @@
+//! A real third-party server as an upstream (issue 17, items 1 and 2):
+//! `@modelcontextprotocol/server-everything`, the MCP project's own demonstration server
+//! (pinned in `.ci/upstreams/package.json`), behind `toolsmith serve` over stdio. Its tools
+//! are listed under the prefix, with the tools it registers only after `initialize`; text,
+//! image and structured results pass through unchanged; a long operation's progress reaches
+//! the client under the client's token; a cancelled call gets no answer and the session goes
+//! on. Skipped without `npm ci --prefix .ci/upstreams`, unless
+//! `TOOLSMITH_REQUIRE_UPSTREAMS=1` (as `.ci/run` sets).
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::serve_process::ServeProcess;
+
+/// The server's entry point, when `.ci/upstreams` is installed.
+fn everything() -> Option<PathBuf> {
+    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.ci/upstreams/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    entry.is_file().then_some(entry)
+}
+
+fn serve_everything() -> Option<(tempfile::TempDir, ServeProcess)> {
+    let Some(entry) = everything() else {
+        crate::skip_unless_required(
+            "server-everything is not installed (npm ci --prefix .ci/upstreams)",
+            "TOOLSMITH_REQUIRE_UPSTREAMS",
+        );
+        return None;
+    };
+    let dir = crate::folder(&[(
+        "toolsmith.toml",
+        &format!(
+            "[upstream.everything]\ncommand = [\"node\", {:?}, \"stdio\"]\n",
+            entry.display().to_string()
+        ),
+    )]);
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    server.initialize();
+    Some((dir, server))
+}
+
+#[test]
+fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
+    let Some((_dir, mut server)) = serve_everything() else {
+        return;
+    };
+    let names = server.tool_names();
+    for name in [
+        "everything_echo",
+        "everything_get-sum",
+        "everything_get-tiny-image",
+        "everything_get-structured-content",
+        "everything_trigger-long-running-operation",
+    ] {
+        assert!(names.iter().any(|listed| listed == name), "{name} in {names:?}");
+    }
+    assert!(
+        names.iter().all(|name| name.starts_with("everything_")),
+        "{names:?}"
+    );
+
+    let echoed = server.call_text("everything_echo", &json!({"message": "hello"}));
+    assert!(echoed.contains("hello"), "{echoed}");
+    let sum = server.call_text("everything_get-sum", &json!({"a": 2, "b": 40}));
+    assert!(sum.contains("42"), "{sum}");
+    let image = server.call("everything_get-tiny-image", &json!({}));
+    let kinds: Vec<&str> = image["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["type"].as_str())
+        .collect();
+    assert!(kinds.contains(&"image"), "an image block passes through: {image}");
+    let image_block = image["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["type"] == "image")
+        .unwrap();
+    assert_eq!(image_block["mimeType"], "image/png", "{image_block}");
+    assert!(image_block["data"].as_str().is_some_and(|data| data.len() > 100));
+    let weather = server.call(
+        "everything_get-structured-content",
+        &json!({"location": "New York"}),
+    );
+    assert!(
+        weather["structuredContent"].is_object(),
+        "structured content passes through: {weather}"
+    );
+    // Arguments are checked against the upstream's own schema before anything is sent.
+    let invalid = server.call("everything_get-sum", &json!({"a": "two", "b": 40}));
+    assert_eq!(invalid["isError"], true, "{invalid}");
+}
+
+#[test]
+fn server_everything_progress_reaches_the_client_and_a_cancelled_call_ends() {
+    let Some((_dir, mut server)) = serve_everything() else {
+        return;
+    };
+    let id = server.send_request(
+        "tools/call",
+        &json!({"name": "everything_trigger-long-running-operation",
+                "arguments": {"duration": 1, "steps": 3},
+                "_meta": {"progressToken": 77}}),
+    );
+    let mut steps = Vec::new();
+    let answer = server.until(|message| {
+        if message["method"] == "notifications/progress" {
+            assert_eq!(message["params"]["progressToken"], 77, "{message}");
+            steps.push(message["params"]["progress"].clone());
+        }
+        message["id"] == id
+    });
+    assert_eq!(steps, [json!(1), json!(2), json!(3)], "every step, in order");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("completed")),
+        "{answer}"
+    );
+
+    // A long one, cancelled after its first step: no answer comes for it, and the next
+    // call is answered as usual.
+    let long = server.send_request(
+        "tools/call",
+        &json!({"name": "everything_trigger-long-running-operation",
+                "arguments": {"duration": 120, "steps": 120},
+                "_meta": {"progressToken": "long"}}),
+    );
+    server.until(|message| {
+        message["method"] == "notifications/progress" && message["params"]["progressToken"] == "long"
+    });
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": long, "reason": "the test is done with it"}}));
+    let next = server.send_request(
+        "tools/call",
+        &json!({"name": "everything_echo", "arguments": {"message": "next"}}),
+    );
+    let answered: Value = server.until(|message| message.get("id").is_some() && message["method"].is_null());
+    assert_eq!(answered["id"], next, "the cancelled call got no answer: {answered}");
+}
