@@ -21,13 +21,20 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 use toolsmith_model::{ClientBridge, LogLevel};
 
-/// A call in flight: its progress token upstream and the client it came from.
-type InFlight = (ProgressToken, Arc<dyn ClientBridge>);
+/// A call in flight: its progress token upstream (`None` while it is being sent), the
+/// client it came from, and the key its [`Registration`] removes it by.
+struct InFlight {
+    token: Option<ProgressToken>,
+    client: Arc<dyn ClientBridge>,
+    key: u64,
+}
 
 /// The calls in flight on one upstream connection, each with its client.
 #[derive(Clone, Default)]
 pub(crate) struct Relay {
     calls: Arc<Mutex<Vec<InFlight>>>,
+    /// Held while a call is sent: at most one call is without its token at a time.
+    sending: Arc<tokio::sync::Mutex<u64>>,
     /// Set by `notifications/tools/list_changed`.
     pub(crate) tools_changed: Arc<AtomicBool>,
 }
@@ -35,7 +42,7 @@ pub(crate) struct Relay {
 /// Removes a call from its relay when the call ends, however it ends.
 pub(crate) struct Registration {
     relay: Relay,
-    token: ProgressToken,
+    key: u64,
 }
 
 impl Drop for Registration {
@@ -44,33 +51,59 @@ impl Drop for Registration {
             .calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .retain(|(token, _)| *token != self.token);
+            .retain(|call| call.key != self.key);
     }
 }
 
 impl Relay {
-    /// Routes what the upstream sends about the request with `token` to `client`.
-    pub(crate) fn register(
+    /// Sends a call with `send` and routes what the upstream says about it to `client`.
+    ///
+    /// rmcp picks the request's progress token as it sends it, and a quick upstream may
+    /// report progress (or ask for sampling) before `send` has returned. So the call is
+    /// registered first, without its token, and sends are taken one at a time: what comes
+    /// with a token no registered call has belongs to the one being sent.
+    pub(crate) async fn send<T, E>(
         &self,
-        token: ProgressToken,
         client: Arc<dyn ClientBridge>,
-    ) -> Registration {
+        send: impl Future<Output = Result<T, E>>,
+        token_of: impl FnOnce(&T) -> ProgressToken,
+    ) -> Result<(T, Registration), E> {
+        let mut sending = self.sending.lock().await;
+        *sending += 1;
+        let key = *sending;
         self.calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push((token.clone(), client));
-        Registration {
+            .push(InFlight {
+                token: None,
+                client,
+                key,
+            });
+        let registration = Registration {
             relay: self.clone(),
-            token,
+            key,
+        };
+        let handle = send.await?;
+        let token = token_of(&handle);
+        if let Some(call) = self
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter_mut()
+            .find(|call| call.key == key)
+        {
+            call.token = Some(token);
         }
+        Ok((handle, registration))
     }
 
     fn client_of(&self, token: &ProgressToken) -> Option<Arc<dyn ClientBridge>> {
         let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
         calls
             .iter()
-            .find(|(t, _)| t == token)
-            .map(|(_, client)| Arc::clone(client))
+            .find(|call| call.token.as_ref() == Some(token))
+            .or_else(|| calls.iter().find(|call| call.token.is_none()))
+            .map(|call| Arc::clone(&call.client))
     }
 
     /// The client of the newest call in flight: requests and logs of the 2025 protocol do
@@ -78,7 +111,7 @@ impl Relay {
     /// caused them.
     fn latest(&self) -> Option<Arc<dyn ClientBridge>> {
         let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
-        calls.last().map(|(_, client)| Arc::clone(client))
+        calls.last().map(|call| Arc::clone(&call.client))
     }
 }
 
@@ -125,11 +158,10 @@ impl ClientHandler for Relay {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        // Inline, not on a blocking thread: a bridge's `progress` only queues the message,
+        // and so it is queued before the call's result, which the upstream sent after it.
         if let Some(client) = self.client_of(&params.progress_token) {
-            let _ = tokio::task::spawn_blocking(move || {
-                client.progress(params.progress, params.total, params.message.as_deref());
-            })
-            .await;
+            client.progress(params.progress, params.total, params.message.as_deref());
         }
     }
 

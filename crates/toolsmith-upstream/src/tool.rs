@@ -163,18 +163,29 @@ async fn forward(
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new(name).with_arguments(arguments),
     ));
-    let handle = peer
-        .send_request_with_option(request, PeerRequestOptions::no_options())
+    let (handle, _registration) = connection
+        .relay
+        .send(
+            Arc::clone(&context.client),
+            peer.send_request_with_option(request, PeerRequestOptions::no_options()),
+            |handle| handle.progress_token.clone(),
+        )
         .await
         .map_err(|error| Ended::Unsent(format!("cannot be reached: {error}")))?;
-    let _registration = connection
-        .relay
-        .register(handle.progress_token.clone(), Arc::clone(&context.client));
     let id = handle.id.clone();
     let mut answer = handle.rx;
     let answer = loop {
         tokio::select! {
-            answer = &mut answer => break answer,
+            answer = &mut answer => {
+                // rmcp hands each notification to a task of its own but a response straight
+                // to its waiter, so the progress the upstream sent just before its result
+                // may not have been routed yet: let those tasks run while this call is still
+                // registered.
+                for _ in 0..3 {
+                    tokio::task::yield_now().await;
+                }
+                break answer;
+            }
             () = tokio::time::sleep(POLL) => {
                 if let Some(reason) = context.stop_reason() {
                     let reason_text = match reason {

@@ -104,6 +104,10 @@ pub(crate) enum Command {
     ///   toolsmith check --explain non-ecma-pattern
     ///   toolsmith check --upstream -- npx -y @modelcontextprotocol/server-everything
     ///   toolsmith check --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'
+    #[expect(
+        clippy::doc_markdown,
+        reason = "the examples are shell lines, shown as typed"
+    )]
     #[command(verbatim_doc_comment)]
     Check(CheckArgs),
 
@@ -207,7 +211,7 @@ pub(crate) enum Command {
     #[command(verbatim_doc_comment)]
     Packages(PackagesArgs),
 
-    /// Add another MCP server to a folder: its tools are served as NAME_TOOL
+    /// Add another MCP server to a folder: its tools are served as `NAME_TOOL`
     ///
     /// Writes `[upstream.NAME]` into the folder's toolsmith.toml (made if missing; the rest
     /// of the file is kept as it is), then starts the server once and lists its tools, so a
@@ -221,6 +225,10 @@ pub(crate) enum Command {
     ///   toolsmith upstream add tools everything -- npx -y @modelcontextprotocol/server-everything
     ///   toolsmith upstream add github --env 'GITHUB_TOKEN=${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
     ///   toolsmith upstream add linear --url https://mcp.linear.app/mcp --header 'Authorization: Bearer ${LINEAR_TOKEN}'
+    #[expect(
+        clippy::doc_markdown,
+        reason = "the examples are shell lines, shown as typed"
+    )]
     #[command(verbatim_doc_comment)]
     Upstream(UpstreamArgs),
 }

@@ -59,7 +59,14 @@ pub(crate) fn run(args: &CheckArgs, printer: Printer) -> anyhow::Result<ExitStat
     };
     toolsmith_check::sort(&mut findings);
 
-    report(&findings, &context, catalog.entries().len(), fixed, *format, printer)?;
+    report(
+        &findings,
+        &context,
+        catalog.entries().len(),
+        fixed,
+        *format,
+        printer,
+    )?;
     Ok(exit_status(&findings, *strict))
 }
 

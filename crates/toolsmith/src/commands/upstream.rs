@@ -192,7 +192,11 @@ fn try_start(spec: UpstreamSpec, printer: Printer) -> Result<Vec<String>, String
                 names.len(),
                 plural(names.len()),
                 shown.join(", "),
-                if more > 0 { format!(", and {more} more") } else { String::new() }
+                if more > 0 {
+                    format!(", and {more} more")
+                } else {
+                    String::new()
+                }
             ));
             Ok(names)
         }
@@ -200,7 +204,9 @@ fn try_start(spec: UpstreamSpec, printer: Printer) -> Result<Vec<String>, String
             printer.warning(&format!(
                 "the entry is written, but the server did not start: {error}"
             ));
-            printer.hint("fix the command (or set its variables) and run `toolsmith list` to try again");
+            printer.hint(
+                "fix the command (or set its variables) and run `toolsmith list` to try again",
+            );
             Err(error.to_string())
         }
     }
@@ -212,8 +218,14 @@ mod tests {
 
     #[test]
     fn an_existing_table_is_found() {
-        assert!(has_upstream("[upstream.github]\nurl = \"https://x/mcp\"\n", "github"));
-        assert!(!has_upstream("[upstream.linear]\nurl = \"https://x/mcp\"\n", "github"));
+        assert!(has_upstream(
+            "[upstream.github]\nurl = \"https://x/mcp\"\n",
+            "github"
+        ));
+        assert!(!has_upstream(
+            "[upstream.linear]\nurl = \"https://x/mcp\"\n",
+            "github"
+        ));
         assert!(!has_upstream("", "github"));
     }
 

@@ -15,8 +15,9 @@ use crate::serve_process::ServeProcess;
 
 /// The server's entry point, when `.ci/upstreams` is installed.
 fn everything() -> Option<PathBuf> {
-    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.ci/upstreams/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "../../.ci/upstreams/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
     entry.is_file().then_some(entry)
 }
 
@@ -53,7 +54,10 @@ fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
         "everything_get-structured-content",
         "everything_trigger-long-running-operation",
     ] {
-        assert!(names.iter().any(|listed| listed == name), "{name} in {names:?}");
+        assert!(
+            names.iter().any(|listed| listed == name),
+            "{name} in {names:?}"
+        );
     }
     assert!(
         names.iter().all(|name| name.starts_with("everything_")),
@@ -71,7 +75,10 @@ fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
         .iter()
         .filter_map(|block| block["type"].as_str())
         .collect();
-    assert!(kinds.contains(&"image"), "an image block passes through: {image}");
+    assert!(
+        kinds.contains(&"image"),
+        "an image block passes through: {image}"
+    );
     let image_block = image["content"]
         .as_array()
         .unwrap()
@@ -79,7 +86,11 @@ fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
         .find(|block| block["type"] == "image")
         .unwrap();
     assert_eq!(image_block["mimeType"], "image/png", "{image_block}");
-    assert!(image_block["data"].as_str().is_some_and(|data| data.len() > 100));
+    assert!(
+        image_block["data"]
+            .as_str()
+            .is_some_and(|data| data.len() > 100)
+    );
     let weather = server.call(
         "everything_get-structured-content",
         &json!({"location": "New York"}),
@@ -108,11 +119,15 @@ fn server_everything_progress_reaches_the_client_and_a_cancelled_call_ends() {
     let answer = server.until(|message| {
         if message["method"] == "notifications/progress" {
             assert_eq!(message["params"]["progressToken"], 77, "{message}");
-            steps.push(message["params"]["progress"].clone());
+            steps.push(message["params"]["progress"].as_f64());
         }
         message["id"] == id
     });
-    assert_eq!(steps, [json!(1), json!(2), json!(3)], "every step, in order");
+    assert_eq!(
+        steps,
+        [Some(1.0), Some(2.0), Some(3.0)],
+        "every step, in order"
+    );
     assert!(
         answer["result"]["content"][0]["text"]
             .as_str()
@@ -129,14 +144,21 @@ fn server_everything_progress_reaches_the_client_and_a_cancelled_call_ends() {
                 "_meta": {"progressToken": "long"}}),
     );
     server.until(|message| {
-        message["method"] == "notifications/progress" && message["params"]["progressToken"] == "long"
+        message["method"] == "notifications/progress"
+            && message["params"]["progressToken"] == "long"
     });
-    server.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": long, "reason": "the test is done with it"}}));
+    server.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": long, "reason": "the test is done with it"}}),
+    );
     let next = server.send_request(
         "tools/call",
         &json!({"name": "everything_echo", "arguments": {"message": "next"}}),
     );
-    let answered: Value = server.until(|message| message.get("id").is_some() && message["method"].is_null());
-    assert_eq!(answered["id"], next, "the cancelled call got no answer: {answered}");
+    let answered: Value =
+        server.until(|message| message.get("id").is_some() && message["method"].is_null());
+    assert_eq!(
+        answered["id"], next,
+        "the cancelled call got no answer: {answered}"
+    );
 }

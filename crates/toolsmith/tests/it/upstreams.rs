@@ -257,9 +257,11 @@ fn progress_sampling_and_cancellation_cross_an_upstream_both_ways() {
     let fixture = Fixture::stdio();
     fixture.write("inner/ask.star", ASK);
     let mut server = ServeProcess::stdio(&[&fixture.outer()]);
-    server.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    server.send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
-        "clientInfo": {"name": "round-trip", "version": "1"}}}));
+        "clientInfo": {"name": "round-trip", "version": "1"}}}),
+    );
     server.until(|message| message["id"] == 0);
     server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
@@ -268,17 +270,34 @@ fn progress_sampling_and_cancellation_cross_an_upstream_both_ways() {
         &json!({"name": "inner_ask", "arguments": {"question": "ping?"},
                 "_meta": {"progressToken": "mine-1"}}),
     );
-    let progress = server.until(|message| message["method"] == "notifications/progress");
-    assert_eq!(progress["params"]["progressToken"], "mine-1", "{progress}");
-    assert_eq!(progress["params"]["progress"], 1, "{progress}");
-    assert_eq!(progress["params"]["message"], "asking", "{progress}");
-    let asked = server.until(|message| message["method"] == "sampling/createMessage");
-    assert!(asked["params"]["messages"].to_string().contains("ping?"), "{asked}");
-    server.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {
-        "role": "assistant", "model": "test-model",
-        "content": {"type": "text", "text": "pong"}}}));
-    let answer = server.until(|message| message["id"] == id);
+    // The progress and the sampling request may reach the client in either order (the
+    // upstream's messages are routed concurrently), but both before the result.
+    let mut progress = None;
+    let answer = loop {
+        let message = server.receive();
+        if message["method"] == "notifications/progress" {
+            progress = Some(message);
+        } else if message["method"] == "sampling/createMessage" {
+            assert!(
+                message["params"]["messages"].to_string().contains("ping?"),
+                "{message}"
+            );
+            server.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "role": "assistant", "model": "test-model",
+                "content": {"type": "text", "text": "pong"}}}));
+        } else if message["id"] == id {
+            break message;
+        }
+    };
     assert_eq!(answer["result"]["content"][0]["text"], "pong", "{answer}");
+    let progress = progress.expect("the upstream's progress reached the client before the result");
+    assert_eq!(progress["params"]["progressToken"], "mine-1", "{progress}");
+    assert_eq!(
+        progress["params"]["progress"].as_f64(),
+        Some(1.0),
+        "{progress}"
+    );
+    assert_eq!(progress["params"]["message"], "asking", "{progress}");
 
     let pidfile = fixture.path("pids");
     let slow = server.send_request(
@@ -286,26 +305,38 @@ fn progress_sampling_and_cancellation_cross_an_upstream_both_ways() {
         &json!({"name": "inner_slow", "arguments": {"pidfile": pidfile.display().to_string()}}),
     );
     let pids = wait_for_pids(&pidfile);
-    server.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": slow, "reason": "no longer needed"}}));
+    server.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": slow, "reason": "no longer needed"}}),
+    );
     // The inner server stops the tool's process group: its shell goes long before its
     // `sleep 20` would have ended, while the inner server itself keeps running.
     wait_until_gone(pids[1]);
     assert!(alive(pids[0]), "the upstream itself keeps serving");
     let echoed = server.call("inner_echo", &json!({"text": "after"}));
-    assert_eq!(echoed["structuredContent"], json!({"text": "after"}), "{echoed}");
+    assert_eq!(
+        echoed["structuredContent"],
+        json!({"text": "after"}),
+        "{echoed}"
+    );
 }
 
 /// Whether process `pid` runs (a zombie, dead but not yet reaped, does not).
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
 }
 
 fn wait_until_gone(pid: u32) {
     let deadline = Instant::now() + PATIENCE;
     while alive(pid) {
-        assert!(Instant::now() < deadline, "process {pid} still runs after the cancellation");
+        assert!(
+            Instant::now() < deadline,
+            "process {pid} still runs after the cancellation"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -452,23 +483,44 @@ fn upstream_add_writes_the_table_and_tries_the_server() {
         "{stderr}"
     );
     let written = std::fs::read_to_string(fixture.path("outer/toolsmith.toml")).unwrap();
-    assert!(written.starts_with(config), "the file's own lines stay:\n{written}");
+    assert!(
+        written.starts_with(config),
+        "the file's own lines stay:\n{written}"
+    );
     assert!(written.contains("[upstream.inner]"), "{written}");
     let listed: Value = crate::json_output(toolsmith().args(["list", "--json", &fixture.outer()]));
     assert!(listed.to_string().contains("inner_echo"), "{listed}");
 
     let again = toolsmith()
-        .args(["upstream", "add", &fixture.outer(), "inner", "--url", "http://127.0.0.1:9/mcp"])
+        .args([
+            "upstream",
+            "add",
+            &fixture.outer(),
+            "inner",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+        ])
         .output()
         .unwrap();
     assert_eq!(again.status.code(), Some(2), "nothing is written twice");
     assert!(String::from_utf8_lossy(&again.stderr).contains("already has `[upstream.inner]`"));
 
     let broken = toolsmith()
-        .args(["upstream", "add", &fixture.outer(), "broken", "--", "/nonexistent/mcp-server"])
+        .args([
+            "upstream",
+            "add",
+            &fixture.outer(),
+            "broken",
+            "--",
+            "/nonexistent/mcp-server",
+        ])
         .output()
         .unwrap();
-    assert_eq!(broken.status.code(), Some(1), "written, but it did not start");
+    assert_eq!(
+        broken.status.code(),
+        Some(1),
+        "written, but it did not start"
+    );
     let stderr = String::from_utf8_lossy(&broken.stderr);
     assert!(stderr.contains("did not start"), "{stderr}");
     let written = std::fs::read_to_string(fixture.path("outer/toolsmith.toml")).unwrap();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use serde_json::{Map, json};
 use toolsmith_check::{CheckContext, Settings, check};
-use toolsmith_model::{SourceLocation, Tool as _, ToolDefinition};
+use toolsmith_model::{SourceLocation, Tool, ToolDefinition};
 use toolsmith_upstream::{Upstream, UpstreamSpec, UpstreamTool};
 
 use crate::ExitStatus;
@@ -57,7 +57,7 @@ pub(super) fn run(
     // Findings point at the command line or the URL: there is no file to show.
     let source = SourceLocation::file(&target);
     let tools = UpstreamTool::all(&upstream, &listed, &source);
-    let definitions: Vec<&ToolDefinition> = tools.iter().map(|tool| tool.definition()).collect();
+    let definitions: Vec<&ToolDefinition> = tools.iter().map(Tool::definition).collect();
 
     let (mut settings, _) = Settings::from_config(&Map::new(), source.path.as_path());
     if !select.is_empty() {
