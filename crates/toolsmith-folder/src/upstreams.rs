@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use toolsmith_model::{Diagnostic, Severity, SourceLocation, Tool};
-use toolsmith_upstream::{Upstream, UpstreamSpec, UpstreamTool, UpstreamTransport};
+use toolsmith_upstream::{
+    RemoteTool, Upstream, UpstreamError, UpstreamSpec, UpstreamTool, UpstreamTransport,
+};
 
 use crate::config::{CONFIG_FILE, FolderConfig};
 
@@ -61,7 +63,7 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
     let listed: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = started
             .iter()
-            .map(|(upstream, _)| scope.spawn(|| upstream.tools()))
+            .map(|(upstream, _)| scope.spawn(|| list(root, upstream)))
             .collect();
         handles
             .into_iter()
@@ -93,6 +95,44 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
         loaded.upstreams.push(upstream);
     }
     loaded
+}
+
+/// The tools `upstream` lists. A `lazy` one that does not run yet is not started: its tools
+/// come from the last time it ran, kept in `.toolsmith/upstreams/NAME.json` in the folder
+/// (docs/gateway.md); without that file it is started now, once, to make it.
+fn list(root: &Path, upstream: &Upstream) -> Result<Vec<RemoteTool>, UpstreamError> {
+    let spec = upstream.spec();
+    if !spec.lazy {
+        return upstream.tools();
+    }
+    let cache = root
+        .join(".toolsmith")
+        .join("upstreams")
+        .join(format!("{}.json", spec.name));
+    if !upstream.is_running()
+        && let Some(tools) = read_cache(&cache, spec)
+    {
+        return Ok(tools);
+    }
+    let tools = upstream.tools()?;
+    let record = serde_json::json!({ "target": spec.target(), "tools": tools }).to_string();
+    // Written only when it changed (a write in the folder is a change `--watch` sees), and
+    // at best effort: without the file the next load starts the upstream instead.
+    if std::fs::read_to_string(&cache).ok().as_deref() != Some(record.as_str())
+        && let Some(parent) = cache.parent()
+    {
+        let _ = std::fs::create_dir_all(parent).and_then(|()| std::fs::write(&cache, record));
+    }
+    Ok(tools)
+}
+
+/// The tools `cache` recorded for `spec`, if it was written for the same command or URL.
+fn read_cache(cache: &Path, spec: &UpstreamSpec) -> Option<Vec<RemoteTool>> {
+    let mut record: Value = serde_json::from_str(&std::fs::read_to_string(cache).ok()?).ok()?;
+    if record["target"].as_str() != Some(spec.target().as_str()) {
+        return None;
+    }
+    serde_json::from_value(record["tools"].take()).ok()
 }
 
 fn warning(location: SourceLocation, message: String, help: &str) -> Diagnostic {

@@ -157,6 +157,14 @@ impl Upstream {
         &self.spec
     }
 
+    /// Whether it runs now (started and not stopped since).
+    pub fn is_running(&self) -> bool {
+        matches!(
+            &*self.state.lock().unwrap_or_else(PoisonError::into_inner),
+            State::Up(connection) if !connection.service.is_closed()
+        )
+    }
+
     /// The tools it lists, starting it first if it is not running (waiting at most its
     /// `startup_timeout`).
     ///
@@ -216,6 +224,11 @@ impl Upstream {
             Ok(connection) => {
                 let connection = Arc::new(connection);
                 *state = State::Up(Arc::clone(&connection));
+                if self.spec.lazy {
+                    // Its tools were listed from the last run: the folder lists them again
+                    // from the running server, and the clients hear when they changed.
+                    crate::changes::notify();
+                }
                 Ok(connection)
             }
             Err(error) => {

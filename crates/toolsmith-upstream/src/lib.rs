@@ -34,5 +34,7 @@ mod tool;
 
 pub use changes::on_tools_changed;
 pub use connection::{Upstream, UpstreamError, kill_all};
+/// A tool as an upstream lists it (rmcp's `Tool`).
+pub use rmcp::model::Tool as RemoteTool;
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport, expand};
 pub use tool::UpstreamTool;

@@ -21,6 +21,7 @@ pub const KEYS: &[&str] = &[
     "headers",
     "prefix",
     "startup_timeout",
+    "lazy",
 ];
 
 /// One `[upstream.NAME]`.
@@ -35,6 +36,9 @@ pub struct UpstreamSpec {
     pub transport: UpstreamTransport,
     /// How long starting it may take.
     pub startup_timeout: Duration,
+    /// `lazy = true`: started at its first call, its tools listed meanwhile from the last
+    /// time it ran.
+    pub lazy: bool,
 }
 
 /// How an upstream is reached.
@@ -176,11 +180,21 @@ impl UpstreamSpec {
             Some(value) => toolsmith_model::duration::parse(value)
                 .map_err(|message| format!("`[upstream.{name}] startup_timeout`: {message}"))?,
         };
+        let lazy = match table.get("lazy") {
+            None => false,
+            Some(Value::Bool(lazy)) => *lazy,
+            Some(_) => {
+                return Err(format!(
+                    "`[upstream.{name}] lazy` must be `true` or `false`"
+                ));
+            }
+        };
         Ok(Self {
             name: name.to_owned(),
             prefix,
             transport,
             startup_timeout,
+            lazy,
         })
     }
 

@@ -526,3 +526,47 @@ fn upstream_add_writes_the_table_and_tries_the_server() {
     let written = std::fs::read_to_string(fixture.path("outer/toolsmith.toml")).unwrap();
     assert!(written.contains("[upstream.broken]"), "{written}");
 }
+
+/// `lazy = true` (issue 17, item 3): the upstream is started once to learn its tools, and
+/// after that not until a call needs it; its tools are listed meanwhile from the last run.
+#[test]
+fn a_lazy_upstream_starts_at_its_first_call() {
+    let fixture = Fixture::new("");
+    let binary = insta_cmd::get_cargo_bin("toolsmith");
+    let starts = fixture.path("starts");
+    // Each start of the inner server adds a line to `starts`.
+    fixture.write(
+        "outer/toolsmith.toml",
+        &format!(
+            "[upstream.inner]\nlazy = true\ncommand = [\"sh\", \"-c\", \"echo start >> \\\"$0\\\"; exec \\\"$1\\\" serve \\\"$2\\\"\", {:?}, {:?}, {:?}]\n",
+            starts.display().to_string(),
+            binary.display().to_string(),
+            fixture.path("inner").display().to_string()
+        ),
+    );
+    let started = || {
+        std::fs::read_to_string(&starts)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let listed = |what: &str| {
+        let listed: Value =
+            crate::json_output(toolsmith().args(["list", "--json", &fixture.outer()]));
+        assert!(
+            listed.to_string().contains("inner_echo"),
+            "{what}: {listed}"
+        );
+    };
+    listed("the first load starts it to learn its tools");
+    assert_eq!(started(), 1);
+    listed("then its tools come from the last run");
+    assert_eq!(started(), 1, "listing does not start a lazy upstream");
+
+    let client = McpClient::stdio(&[&fixture.outer()]);
+    assert!(client.tool_names().contains(&"inner_echo".to_owned()));
+    assert_eq!(started(), 1, "serving does not start it either");
+    let echoed = client.call("inner_echo", &json!({"text": "now"}));
+    assert_eq!(echoed.structured_content, Some(json!({"text": "now"})));
+    assert_eq!(started(), 2, "the first call started it");
+}
