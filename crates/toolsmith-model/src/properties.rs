@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use crate::definition::{Icon, Init, JsonObject, PermissionFamily, TextFormat, ToolDefinition, Ui};
+use crate::definition::{
+    Icon, Init, JsonObject, PermissionFamily, TaskSupport, TextFormat, ToolDefinition, Ui,
+};
 
 /// The property names [`apply_property`] understands (besides form-specific ones such as
 /// `params` or `[[parameters]]`).
@@ -34,6 +36,7 @@ pub const TOOL_PROPERTIES: &[&str] = &[
     "icons",
     "examples",
     "text_format",
+    "task",
     "meta",
 ];
 
@@ -143,6 +146,14 @@ pub fn apply_property(
             let text = string(value).map_err(error)?;
             definition.text_format = TextFormat::parse(&text)
                 .ok_or_else(|| error(format!("expected \"json\" or \"toon\", got \"{text}\"")))?;
+        }
+        "task" => {
+            let text = string(value).map_err(error)?;
+            definition.task = TaskSupport::parse(&text).ok_or_else(|| {
+                error(format!(
+                    "expected \"never\", \"optional\" or \"required\", got \"{text}\""
+                ))
+            })?;
         }
         _ => return Ok(false),
     }
