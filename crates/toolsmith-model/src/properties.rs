@@ -367,6 +367,21 @@ mod tests {
     }
 
     #[test]
+    fn task_takes_never_optional_or_required() {
+        // Issue 21, item 3: a long call may run as an MCP task (docs/tasks.md).
+        let mut tool = definition();
+        assert_eq!(tool.task, TaskSupport::Never);
+        apply_property(&mut tool, "task", &json!("required")).unwrap();
+        assert_eq!(tool.task, TaskSupport::Required);
+        let wrong = apply_property(&mut tool, "task", &json!("always")).unwrap_err();
+        assert_eq!(
+            wrong.to_string(),
+            "`task`: expected \"never\", \"optional\" or \"required\", got \"always\""
+        );
+        assert_eq!(tool.task, TaskSupport::Required);
+    }
+
+    #[test]
     fn wrong_shapes_say_what_is_expected() {
         let mut tool = definition();
         let error = apply_property(&mut tool, "keywords", &json!("weather")).unwrap_err();
