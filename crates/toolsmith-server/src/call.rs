@@ -149,13 +149,25 @@ pub(crate) async fn run(
 /// Carries out one request of the tool: progress of a call that is an MCP task goes to
 /// the task's status, the rest to the client.
 async fn serve(asked: bridge::ClientRequest, request: &Request<'_>, deadline: std::time::Instant) {
-    if let (Some(status), bridge::ClientRequest::Progress { progress, total, message }) =
-        (&request.status, &asked)
+    if let (
+        Some(status),
+        bridge::ClientRequest::Progress {
+            progress,
+            total,
+            message,
+        },
+    ) = (&request.status, &asked)
     {
         status.progress(*progress, *total, message.as_deref());
         return;
     }
-    bridge::serve(asked, request.context, request.progress_token.as_ref(), deadline).await;
+    bridge::serve(
+        asked,
+        request.context,
+        request.progress_token.as_ref(),
+        deadline,
+    )
+    .await;
 }
 
 /// The `isError` result of a call of `tool` that ended with no result from the tool.

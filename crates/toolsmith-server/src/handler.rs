@@ -19,12 +19,12 @@ use std::time::Instant;
 use axum::http::request::Parts;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams, CompleteResult, CustomRequest,
-    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetTaskParams,
-    GetTaskResult, UpdateTaskParams, ListPromptsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -550,7 +550,9 @@ impl ServerHandler for McpHandler {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Ok(GetTaskResult::new(self.state.tasks().get(&request.task_id)?))
+        Ok(GetTaskResult::new(
+            self.state.tasks().get(&request.task_id)?,
+        ))
     }
 
     async fn update_task(

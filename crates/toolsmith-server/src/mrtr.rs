@@ -315,7 +315,13 @@ pub(crate) fn prompt_arguments(
         "message": message,
         "requestedSchema": {"type": "object", "properties": properties, "required": names},
     });
-    match replay.ask(Kind::Elicit, Some("arguments".to_owned()), false, false, params) {
+    match replay.ask(
+        Kind::Elicit,
+        Some("arguments".to_owned()),
+        false,
+        false,
+        params,
+    ) {
         Ok(Some(answer)) => {
             let accepted = answer.get("action").and_then(Value::as_str) == Some("accept");
             if let (true, Some(Value::Object(content))) = (accepted, answer.get("content")) {

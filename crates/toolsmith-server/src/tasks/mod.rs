@@ -99,11 +99,11 @@ pub(crate) fn route(
         (Some(replay), true, _) => Route::Task(Arc::clone(replay)),
         (_, _, TaskSupport::Optional | TaskSupport::Never) => Route::Direct,
         // SEP-2663, "Required capabilities": -32021 naming the extension.
-        (Some(_), false, TaskSupport::Required) => Route::Refuse(
-            ErrorData::missing_required_client_capability(
+        (Some(_), false, TaskSupport::Required) => {
+            Route::Refuse(ErrorData::missing_required_client_capability(
                 ClientCapabilities::builder().enable_tasks().build(),
-            ),
-        ),
+            ))
+        }
         // Earlier revisions: the tool cannot be called without a task (2025-11-25,
         // `taskSupport: "required"`: -32601).
         (None, _, TaskSupport::Required) => Route::Refuse(ErrorData::new(

@@ -119,7 +119,10 @@ fn poll_until(
         if done(&task) {
             return task;
         }
-        assert!(started.elapsed() < PATIENCE, "task never got there: {task:?}");
+        assert!(
+            started.elapsed() < PATIENCE,
+            "task never got there: {task:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -155,11 +158,15 @@ fn a_task_shows_progress_is_cancelled_and_another_gives_its_result() {
     runtime
         .block_on(client.peer().cancel_task(CancelTaskParams::new(&crunch)))
         .unwrap();
-    let cancelled = poll_until(&runtime, &client, &crunch, |task| task.status().is_terminal());
+    let cancelled = poll_until(&runtime, &client, &crunch, |task| {
+        task.status().is_terminal()
+    });
     assert_eq!(cancelled.status(), TaskStatus::Cancelled);
 
     // The other one's result is inlined once it completed.
-    let completed = poll_until(&runtime, &client, &tally, |task| task.status().is_terminal());
+    let completed = poll_until(&runtime, &client, &tally, |task| {
+        task.status().is_terminal()
+    });
     let TaskPayload::Completed { result } = &completed.payload else {
         panic!("expected a completed task, got {completed:?}")
     };
