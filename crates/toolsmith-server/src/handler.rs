@@ -548,29 +548,36 @@ impl ServerHandler for McpHandler {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Ok(GetTaskResult::new(
-            self.state.tasks().get(&request.task_id)?,
-        ))
+        let caller = caller_of(&context);
+        let task = self
+            .state
+            .tasks()
+            .get(&request.task_id, caller.as_deref())?;
+        Ok(GetTaskResult::new(task))
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.state
-            .tasks()
-            .update(&request.task_id, request.input_responses)
+        self.state.tasks().update(
+            &request.task_id,
+            request.input_responses,
+            caller_of(&context).as_deref(),
+        )
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.state.tasks().cancel(&request.task_id)
+        self.state
+            .tasks()
+            .cancel(&request.task_id, caller_of(&context).as_deref())
     }
 
     async fn on_custom_request(

@@ -15,12 +15,13 @@
 
 mod store;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask,
-    ErrorCode, InputRequests, InputResponses, JsonObject,
+    ErrorCode, InputRequests, InputResponses, JsonObject, Task,
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
@@ -45,30 +46,68 @@ pub(crate) const TTL_MS: u64 = 300_000;
 /// How often a client is asked to poll `tasks/get` (`pollIntervalMs`).
 pub(crate) const POLL_INTERVAL_MS: u64 = 500;
 
-/// The tasks of one server: its [`TaskStore`].
+/// The tasks of one server: its [`TaskStore`], and who owns each task made for an OAuth
+/// caller (docs/auth.md): only a token of the same subject reaches it; to any other caller
+/// it is unknown (`-32602`), as an id that was never made.
 #[derive(Clone)]
-pub(crate) struct Tasks(Arc<dyn TaskStore>);
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    owners: Arc<Mutex<HashMap<String, String>>>,
+}
 
 impl Default for Tasks {
     fn default() -> Self {
-        Self(Arc::new(MemoryStore::default()))
+        Self {
+            store: Arc::new(MemoryStore::default()),
+            owners: Arc::default(),
+        }
     }
 }
 
 impl Tasks {
     /// `tasks/get`.
-    pub(crate) fn get(&self, id: &str) -> Result<DetailedTask, ErrorData> {
-        self.0.get(id)
+    pub(crate) fn get(&self, id: &str, caller: Option<&Caller>) -> Result<DetailedTask, ErrorData> {
+        self.reachable(id, caller)?;
+        self.store.get(id)
     }
 
     /// `tasks/update`.
-    pub(crate) fn update(&self, id: &str, responses: InputResponses) -> Result<(), ErrorData> {
-        self.0.update(id, responses)
+    pub(crate) fn update(
+        &self,
+        id: &str,
+        responses: InputResponses,
+        caller: Option<&Caller>,
+    ) -> Result<(), ErrorData> {
+        self.reachable(id, caller)?;
+        self.store.update(id, responses)
     }
 
     /// `tasks/cancel`.
-    pub(crate) fn cancel(&self, id: &str) -> Result<(), ErrorData> {
-        self.0.cancel(id)
+    pub(crate) fn cancel(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
+        self.reachable(id, caller)?;
+        self.store.cancel(id)
+    }
+
+    fn create(&self, options: TaskOptions, work: store::Work, caller: Option<&Caller>) -> Task {
+        let task = self.store.create(options, work);
+        if let Some(subject) = caller.and_then(|caller| caller.subject.clone()) {
+            let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+            // Tasks past their TTL are gone from the store: forget their owners too.
+            owners.retain(|id, _| self.store.get(id).is_ok());
+            owners.insert(task.task_id.clone(), subject);
+        }
+        task
+    }
+
+    /// `Err` (as for an unknown id) when the task belongs to another subject.
+    fn reachable(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
+        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+        match owners.get(id) {
+            Some(owner) if caller.and_then(|caller| caller.subject.as_ref()) != Some(owner) => Err(
+                ErrorData::invalid_params(format!("unknown task: {id}"), None),
+            ),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -254,9 +293,11 @@ pub(crate) async fn call(
     let options = TaskOptions::new()
         .with_ttl_ms(TTL_MS)
         .with_poll_interval_ms(POLL_INTERVAL_MS);
-    let task = tasks.0.create(
+    let caller = run.caller.clone();
+    let task = tasks.create(
         options,
         Box::new(move |context| Box::pin(drive(run, replay, first, context))),
+        caller.as_deref(),
     );
     (
         Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
