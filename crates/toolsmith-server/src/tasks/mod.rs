@@ -264,6 +264,8 @@ pub(crate) async fn call(
     cancelled: &CancellationToken,
 ) -> (Result<CallToolResponse, ErrorData>, OutcomeKind) {
     let run = Arc::new(run);
+    // Dropped before it hands the call to a task (the client went away), the call stops.
+    let stop = run.context.ct.clone().drop_guard();
     let mut first = run.start(&replay);
     let round = tokio::select! {
         joined = &mut first => Some(joined.unwrap_or_else(|_| crashed())),
@@ -280,15 +282,19 @@ pub(crate) async fn call(
             return (Ok(result.into()), kind);
         }
         Some(Round::Refused(error)) => return (Err(error), OutcomeKind::InvalidRequest),
-        Some(Round::Asked(_)) if replay.asked_before_task() => {
-            if let Some(input_required) = replay.finish() {
+        Some(Round::Asked(requests)) => {
+            // Asked before the task: an input-required round of the `tools/call` itself.
+            if replay.asked_before_task()
+                && let Some(input_required) = replay.finish()
+            {
                 return (Ok(input_required.into()), OutcomeKind::InputRequired);
             }
-            First::Running(first)
+            First::Ready(Round::Asked(requests))
         }
         Some(round) => First::Ready(round),
         None => First::Running(first),
     };
+    stop.disarm();
     let tasks = run.state.tasks().clone();
     let options = TaskOptions::new()
         .with_ttl_ms(TTL_MS)
@@ -319,6 +325,8 @@ async fn drive(
     first: First,
     task: TaskContext,
 ) -> Result<CallToolResult, TaskExit> {
+    // However the task ends (also aborted when its TTL passes), its call stops.
+    let _stop = run.context.ct.clone().drop_guard();
     run.status.attach(task.clone());
     let mut round = match first {
         First::Ready(round) => round,
@@ -407,4 +415,37 @@ fn crashed() -> Round {
         error_result("the call's task ended abruptly".to_owned()),
         OutcomeKind::Crashed,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_error_completes_and_a_call_without_a_result_fails() {
+        // SEP-2663 error semantics: `isError` is `completed`; no result of the tool's is
+        // `failed` with a JSON-RPC error (issue 21, item 3).
+        let failed = error_result("boom");
+        assert!(matches!(
+            settle(failed.clone(), OutcomeKind::IsError),
+            Ok(result) if result.is_error == Some(true)
+        ));
+        let Err(TaskExit::Error(error)) = settle(failed.clone(), OutcomeKind::Timeout) else {
+            panic!("a timeout fails the task")
+        };
+        assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
+        assert_eq!(error.message, "boom");
+        assert!(matches!(
+            settle(failed, OutcomeKind::Cancelled),
+            Err(TaskExit::Cancelled)
+        ));
+    }
+
+    #[test]
+    fn progress_before_the_task_exists_is_kept_for_it() {
+        let line = StatusLine::default();
+        line.progress(1.0, Some(4.0), Some("reading"));
+        let state = line.0.lock().unwrap();
+        assert_eq!(state.last.as_deref(), Some("1/4: reading"));
+    }
 }
