@@ -55,6 +55,9 @@ pub struct ToolDefinition {
     pub max_concurrency: Option<usize>,
     /// How structured results are rendered as text.
     pub text_format: TextFormat,
+    /// Whether a call may run as an MCP task (`task = "optional"`), must (`"required"`),
+    /// or never does (docs/tasks.md).
+    pub task: TaskSupport,
     /// Test cases (`{"args": {...}, "expect": {...}}`), kept verbatim.
     pub examples: Vec<Value>,
     /// Tool option defaults, read by the tool with `mcp.option(name)`.
@@ -143,6 +146,7 @@ impl ToolDefinition {
             timeout: None,
             max_concurrency: None,
             text_format: TextFormat::Json,
+            task: TaskSupport::Never,
             examples: Vec::new(),
             options: JsonObject::new(),
             overrides: JsonObject::new(),
@@ -309,6 +313,42 @@ impl TextFormat {
             "json" => Some(Self::Json),
             "toon" => Some(Self::Toon),
             _ => None,
+        }
+    }
+}
+
+/// Whether a tool's calls run as MCP tasks (the `io.modelcontextprotocol/tasks` extension,
+/// docs/tasks.md). Not part of the published `Tool`: under SEP-2663 the server decides per
+/// call whether to answer with a task.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Calls are always answered in the request (the default).
+    #[default]
+    Never,
+    /// A call from a client that negotiated tasks becomes a task when it runs long or
+    /// needs input; other clients get the result in the request.
+    Optional,
+    /// A call always becomes a task; a client that did not negotiate tasks is refused.
+    Required,
+}
+
+impl TaskSupport {
+    /// Parses `never`, `optional` or `required`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "never" => Some(Self::Never),
+            "optional" => Some(Self::Optional),
+            "required" => Some(Self::Required),
+            _ => None,
+        }
+    }
+
+    /// The property's value: `never`, `optional` or `required`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Never => "never",
+            Self::Optional => "optional",
+            Self::Required => "required",
         }
     }
 }

@@ -74,7 +74,8 @@ pub use caller::{Caller, may_use};
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
     Annotations, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin, PermissionFamily,
-    Permissions, Requires, SourceLocation, TextFormat, ToolDefinition, Ui, Unmet, Withheld,
+    Permissions, Requires, SourceLocation, TaskSupport, TextFormat, ToolDefinition, Ui, Unmet,
+    Withheld,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};

@@ -155,6 +155,10 @@ impl ClientBridge for Throttled {
         self.client.next_request(key, defer);
     }
 
+    fn before_task(&self) {
+        self.client.before_task();
+    }
+
     fn wants_progress(&self) -> bool {
         self.client.wants_progress()
     }

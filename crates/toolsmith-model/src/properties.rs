@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use crate::definition::{Icon, Init, JsonObject, PermissionFamily, TextFormat, ToolDefinition, Ui};
+use crate::definition::{
+    Icon, Init, JsonObject, PermissionFamily, TaskSupport, TextFormat, ToolDefinition, Ui,
+};
 
 /// The property names [`apply_property`] understands (besides form-specific ones such as
 /// `params` or `[[parameters]]`).
@@ -34,6 +36,7 @@ pub const TOOL_PROPERTIES: &[&str] = &[
     "icons",
     "examples",
     "text_format",
+    "task",
     "meta",
 ];
 
@@ -143,6 +146,14 @@ pub fn apply_property(
             let text = string(value).map_err(error)?;
             definition.text_format = TextFormat::parse(&text)
                 .ok_or_else(|| error(format!("expected \"json\" or \"toon\", got \"{text}\"")))?;
+        }
+        "task" => {
+            let text = string(value).map_err(error)?;
+            definition.task = TaskSupport::parse(&text).ok_or_else(|| {
+                error(format!(
+                    "expected \"never\", \"optional\" or \"required\", got \"{text}\""
+                ))
+            })?;
         }
         _ => return Ok(false),
     }
@@ -353,6 +364,21 @@ mod tests {
         let mut untimed = definition();
         untimed.init_timeout = Some(std::time::Duration::from_secs(1));
         assert!(check_init(&untimed).is_err());
+    }
+
+    #[test]
+    fn task_takes_never_optional_or_required() {
+        // Issue 21, item 3: a long call may run as an MCP task (docs/tasks.md).
+        let mut tool = definition();
+        assert_eq!(tool.task, TaskSupport::Never);
+        apply_property(&mut tool, "task", &json!("required")).unwrap();
+        assert_eq!(tool.task, TaskSupport::Required);
+        let wrong = apply_property(&mut tool, "task", &json!("always")).unwrap_err();
+        assert_eq!(
+            wrong.to_string(),
+            "`task`: expected \"never\", \"optional\" or \"required\", got \"always\""
+        );
+        assert_eq!(tool.task, TaskSupport::Required);
     }
 
     #[test]

@@ -190,6 +190,13 @@ pub trait ClientBridge: Send + Sync {
         let _ = (key, defer);
     }
 
+    /// Marks the next [`sample`](Self::sample), [`elicit`](Self::elicit) or
+    /// [`roots`](Self::roots) call as asked before the call becomes an MCP task: on a
+    /// call that may become one, its answer is gathered by input-required rounds of the
+    /// `tools/call` itself, and the task is created after (docs/tasks.md). Bridges that
+    /// make no tasks ignore it.
+    fn before_task(&self) {}
+
     /// Whether [`progress`](Self::progress) reaches the client (it asked for progress);
     /// unwanted progress is not counted against the call's notification budget.
     fn wants_progress(&self) -> bool {

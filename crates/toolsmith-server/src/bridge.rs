@@ -71,8 +71,9 @@ pub(crate) struct McpBridge {
     min_level: LogLevel,
     /// On a 2026-07-28 request, requests are answered by replay ([`crate::mrtr`]).
     replay: Option<Arc<Replay>>,
-    /// The key and `defer` of the tool's next request ([`ClientBridge::next_request`]).
-    next: Mutex<(Option<String>, bool)>,
+    /// The key, `defer` and `before_task` of the tool's next request
+    /// ([`ClientBridge::next_request`], [`ClientBridge::before_task`]).
+    next: Mutex<(Option<String>, bool, bool)>,
 }
 
 #[derive(Default)]
@@ -94,12 +95,12 @@ impl McpBridge {
             wants_progress,
             min_level,
             replay,
-            next: Mutex::new((None, false)),
+            next: Mutex::new((None, false, false)),
         }
     }
 
-    /// The key and `defer` the tool gave for this request, if any.
-    fn take_next(&self) -> (Option<String>, bool) {
+    /// The key, `defer` and `before_task` the tool gave for this request, if any.
+    fn take_next(&self) -> (Option<String>, bool, bool) {
         std::mem::take(&mut *self.next.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
@@ -111,9 +112,9 @@ impl McpBridge {
         params: impl FnOnce() -> Value,
         live: impl FnOnce() -> Result<Value, String>,
     ) -> Result<Option<Value>, String> {
-        let (key, defer) = self.take_next();
+        let (key, defer, before_task) = self.take_next();
         if let Some(replay) = &self.replay {
-            return replay.ask(kind, key, defer, params());
+            return replay.ask(kind, key, defer, before_task, params());
         }
         match live() {
             Ok(answer) => Ok(Some(answer)),
@@ -254,7 +255,12 @@ impl ClientBridge for McpBridge {
     }
 
     fn next_request(&self, key: Option<&str>, defer: bool) {
-        *self.next.lock().unwrap_or_else(PoisonError::into_inner) = (key.map(str::to_owned), defer);
+        *self.next.lock().unwrap_or_else(PoisonError::into_inner) =
+            (key.map(str::to_owned), defer, false);
+    }
+
+    fn before_task(&self) {
+        self.next.lock().unwrap_or_else(PoisonError::into_inner).2 = true;
     }
 }
 

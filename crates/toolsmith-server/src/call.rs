@@ -29,6 +29,9 @@ pub(crate) struct Request<'a> {
     pub(crate) min_level: LogLevel,
     /// On a 2026-07-28 request, the replay that answers the tool's client requests.
     pub(crate) replay: Option<Arc<crate::mrtr::Replay>>,
+    /// In a call that is (or may become) an MCP task, where its progress goes: the task's
+    /// status message, instead of progress notifications (docs/tasks.md).
+    pub(crate) status: Option<Arc<crate::tasks::StatusLine>>,
 }
 
 /// Runs the catalog entry at `index` and always answers with a `CallToolResult`, with how
@@ -75,7 +78,7 @@ pub(crate) async fn run(
     let client_deadline = watchdog.latest_deadline();
     let interrupt = Interrupt::new();
     let bridge = Arc::new(McpBridge::new(
-        request.progress_token.is_some(),
+        request.progress_token.is_some() || request.status.is_some(),
         request.min_level,
         request.replay.clone(),
     ));
@@ -110,7 +113,7 @@ pub(crate) async fn run(
             joined = &mut finished => {
                 // Notifications the tool sent just before returning go out ahead of the result.
                 while let Some(pending) = bridge.next() {
-                    Box::pin(bridge::serve(pending, request.context, request.progress_token.as_ref(), client_deadline)).await;
+                    Box::pin(serve(pending, &request, client_deadline)).await;
                 }
                 let Ok((outcome, kind)) = joined else {
                     tracing::error!(tool = name, "tool thread panicked");
@@ -132,7 +135,7 @@ pub(crate) async fn run(
             }
             () = bridge.ready() => {
                 while let Some(asked) = bridge.next() {
-                    let served = Box::pin(bridge::serve(asked, request.context, request.progress_token.as_ref(), client_deadline));
+                    let served = Box::pin(serve(asked, &request, client_deadline));
                     tokio::select! {
                         () = served => {}
                         () = cancelled.cancelled() => break,
@@ -141,6 +144,30 @@ pub(crate) async fn run(
             }
         }
     }
+}
+
+/// Carries out one request of the tool: progress of a call that is an MCP task goes to
+/// the task's status, the rest to the client.
+async fn serve(asked: bridge::ClientRequest, request: &Request<'_>, deadline: std::time::Instant) {
+    if let (
+        Some(status),
+        bridge::ClientRequest::Progress {
+            progress,
+            total,
+            message,
+        },
+    ) = (&request.status, &asked)
+    {
+        status.progress(*progress, *total, message.as_deref());
+        return;
+    }
+    bridge::serve(
+        asked,
+        request.context,
+        request.progress_token.as_ref(),
+        deadline,
+    )
+    .await;
 }
 
 /// The `isError` result of a call of `tool` that ended with no result from the tool.

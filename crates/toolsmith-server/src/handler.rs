@@ -19,11 +19,12 @@ use std::time::Instant;
 use axum::http::request::Parts;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
-    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -36,6 +37,7 @@ use crate::convert::{Published, log_level};
 use crate::metrics::ToolMetrics;
 use crate::mrtr::{self, Replay};
 use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
+use crate::tasks::{self, Route};
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -144,7 +146,7 @@ impl McpHandler {
     /// required, or a request refused).
     async fn call_known(
         &self,
-        published: &Published,
+        published: &Arc<Published>,
         index: usize,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
@@ -160,6 +162,29 @@ impl McpHandler {
             Ok(replay) => replay.map(Arc::new),
             Err(refused) => return (Err(refused), OutcomeKind::InvalidRequest),
         };
+        let support = published.catalog.entries()[index].definition().task;
+        match tasks::route(support, context, replay.as_ref()) {
+            Route::Direct => {}
+            Route::Refuse(error) => return (Err(error), OutcomeKind::InvalidRequest),
+            Route::Task(replay) => {
+                let mut owned = context.clone();
+                owned.ct = self.state.shutdown_token().child_token();
+                let run = tasks::Run {
+                    state: self.state.clone(),
+                    published: Arc::clone(published),
+                    index,
+                    arguments: request.arguments.unwrap_or_default(),
+                    context: owned,
+                    caller: caller_of(context),
+                    min_level: context
+                        .meta
+                        .log_level()
+                        .map_or_else(|| self.session_log_level(), log_level),
+                    status: Arc::default(),
+                };
+                return Box::pin(tasks::call(run, replay, support, &context.ct)).await;
+            }
+        }
         // A 2026-07-28 request has no channel back to ask for roots; it runs in the folder.
         let working_dir = if replay.is_none() {
             self.client_root(context).await
@@ -176,6 +201,7 @@ impl McpHandler {
                 .log_level()
                 .map_or_else(|| self.session_log_level(), log_level),
             context,
+            status: None,
         };
         let arguments = request.arguments.unwrap_or_default();
         // Boxed: rmcp moves every request's future into a task; keep that move small.
@@ -517,6 +543,41 @@ impl ServerHandler for McpHandler {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         self.state.content().complete(&request)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let caller = caller_of(&context);
+        let task = self
+            .state
+            .tasks()
+            .get(&request.task_id, caller.as_deref())?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.tasks().update(
+            &request.task_id,
+            request.input_responses,
+            caller_of(&context).as_deref(),
+        )
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state
+            .tasks()
+            .cancel(&request.task_id, caller_of(&context).as_deref())
     }
 
     async fn on_custom_request(

@@ -58,6 +58,7 @@ mod replicas;
 mod signal;
 mod state;
 mod stdio;
+mod tasks;
 #[doc(hidden)]
 pub mod testing;
 

@@ -108,6 +108,9 @@ struct Round {
     stopped: bool,
     /// That request needs a capability the client did not declare.
     undeclared: Option<Kind>,
+    /// A request asked for was marked to be asked before the call becomes a task
+    /// (`before_task`, docs/tasks.md).
+    before_task: bool,
 }
 
 impl Replay {
@@ -158,11 +161,15 @@ impl Replay {
 
     /// A request of the tool: its answer, `None` when deferred (or the client cannot give
     /// it and the tool can go on without it), or an error that stops the tool.
+    ///
+    /// `before_task` marks a request to be asked before the call becomes an MCP task
+    /// ([`Self::asked_before_task`]).
     pub(crate) fn ask(
         &self,
         kind: Kind,
         key: Option<String>,
         defer: bool,
+        before_task: bool,
         params: Value,
     ) -> Result<Option<Value>, String> {
         let mut round = self.lock();
@@ -201,12 +208,38 @@ impl Replay {
         ))
         .map_err(|error| format!("invalid {} request: {error}", kind.method()))?;
         round.asked.insert(key, request);
+        round.before_task |= before_task;
         if defer {
             Ok(None)
         } else {
             round.stopped = true;
             Err(INPUT_REQUIRED.to_owned())
         }
+    }
+
+    /// The same request run again from the start (inside an MCP task, docs/tasks.md),
+    /// knowing the answers this round knew plus `more`.
+    pub(crate) fn resume(&self, more: InputResponses) -> Self {
+        let mut answers = self.answers.clone();
+        answers.extend(more);
+        Self {
+            answers,
+            capabilities: self.capabilities.clone(),
+            wants_logs: self.wants_logs,
+            binding: self.binding.clone(),
+            round: Mutex::new(Round::default()),
+        }
+    }
+
+    /// What the tool asked for and has no answer to yet (empty when nothing).
+    pub(crate) fn asked(&self) -> InputRequests {
+        self.lock().asked.clone()
+    }
+
+    /// Whether one of the requests asked for was to be asked before the call becomes a
+    /// task.
+    pub(crate) fn asked_before_task(&self) -> bool {
+        self.lock().before_task
     }
 
     /// Whether the tool's logs go to the client.
@@ -282,7 +315,13 @@ pub(crate) fn prompt_arguments(
         "message": message,
         "requestedSchema": {"type": "object", "properties": properties, "required": names},
     });
-    match replay.ask(Kind::Elicit, Some("arguments".to_owned()), false, params) {
+    match replay.ask(
+        Kind::Elicit,
+        Some("arguments".to_owned()),
+        false,
+        false,
+        params,
+    ) {
         Ok(Some(answer)) => {
             let accepted = answer.get("action").and_then(Value::as_str) == Some("accept");
             if let (true, Some(Value::Object(content))) = (accepted, answer.get("content")) {

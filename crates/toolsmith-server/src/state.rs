@@ -102,6 +102,8 @@ struct Shared {
     /// What a reload changed, for 2026-07-28 `subscriptions/listen` streams.
     changes: tokio::sync::broadcast::Sender<ListChanges>,
     metrics: Metrics,
+    /// The MCP tasks of calls that became tasks (docs/tasks.md).
+    tasks: crate::tasks::Tasks,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -140,6 +142,7 @@ impl ServerState {
             .enable_resources_subscribe()
             .enable_resources_list_changed()
             .enable_completions()
+            .enable_tasks()
             .build();
         let mut info =
             ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version));
@@ -175,6 +178,7 @@ impl ServerState {
             shutdown: CancellationToken::new(),
             draining: AtomicBool::new(false),
             changes: tokio::sync::broadcast::channel(16).0,
+            tasks: crate::tasks::Tasks::default(),
         }))
     }
 
@@ -414,6 +418,11 @@ impl ServerState {
 
     pub(crate) fn metrics(&self) -> &Metrics {
         &self.0.metrics
+    }
+
+    /// The MCP tasks of this server's calls (docs/tasks.md).
+    pub(crate) fn tasks(&self) -> &crate::tasks::Tasks {
+        &self.0.tasks
     }
 
     /// Whether the server has begun to shut down (it drains running calls).

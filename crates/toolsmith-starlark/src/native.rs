@@ -690,6 +690,7 @@ fn example(key: &str) -> &'static str {
         "icons" => "icons=[\"https://example.com/icon.png\"]",
         "examples" => "examples=[{\"args\": {\"city\": \"Oslo\"}, \"expect\": {}}]",
         "text_format" => "text_format=\"toon\"",
+        "task" => "task=\"optional\"",
         "meta" => "meta={\"vendor/key\": \"value\"}",
         _ => "mcp.tool(my_function, title=\"...\")",
     }

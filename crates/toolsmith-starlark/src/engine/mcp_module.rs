@@ -393,18 +393,23 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
     ///
     /// `key` names the request in a 2026-07-28 `InputRequiredResult`; with `defer = True`
     /// the tool goes on with `None` when the answer is not to be had now (see
-    /// `docs/serve.md`, "input required").
+    /// `docs/serve.md`, "input required"); `before_task = True` asks it before the call
+    /// becomes an MCP task (docs/tasks.md).
     fn sample<'v>(
         #[starlark(require = pos)] prompt: &str,
         #[starlark(default = NoneOr::None)] system: NoneOr<&str>,
         #[starlark(default = 1000)] max_tokens: i32,
         #[starlark(require = named, default = NoneOr::None)] key: NoneOr<&str>,
         #[starlark(require = named, default = false)] defer: bool,
+        #[starlark(require = named, default = false)] before_task: bool,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
         let heap: Heap<'v> = eval.heap();
         let call = session::call(eval, "mcp.sample")?;
         call.context.client.next_request(key.into_option(), defer);
+        if before_task {
+            call.context.client.before_task();
+        }
         let mut request = json!({
             "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
             "maxTokens": max_tokens,
@@ -429,18 +434,22 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
     /// Asks the user for input matching `schema`; returns the client's answer
     /// (`{"action": "accept", "content": {...}}`).
     ///
-    /// `key` and `defer` work as for `mcp.sample`.
+    /// `key`, `defer` and `before_task` work as for `mcp.sample`.
     fn elicit<'v>(
         #[starlark(require = pos)] message: &str,
         #[starlark(require = pos)] schema: Value<'v>,
         #[starlark(require = named, default = NoneOr::None)] key: NoneOr<&str>,
         #[starlark(require = named, default = false)] defer: bool,
+        #[starlark(require = named, default = false)] before_task: bool,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
         let heap = eval.heap();
         let call = session::call(eval, "mcp.elicit")?;
         let schema = to_json(schema).map_err(|error| anyhow::anyhow!(error))?;
         call.context.client.next_request(key.into_option(), defer);
+        if before_task {
+            call.context.client.before_task();
+        }
         let answer = call
             .context
             .client
@@ -451,15 +460,19 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
 
     /// The client's roots (`roots/list`), as a list of dicts.
     ///
-    /// `key` and `defer` work as for `mcp.sample` (a deferred answer is no roots).
+    /// `key`, `defer` and `before_task` work as for `mcp.sample` (a deferred answer is no roots).
     fn roots<'v>(
         #[starlark(require = named, default = NoneOr::None)] key: NoneOr<&str>,
         #[starlark(require = named, default = false)] defer: bool,
+        #[starlark(require = named, default = false)] before_task: bool,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
         let heap = eval.heap();
         let call = session::call(eval, "mcp.roots")?;
         call.context.client.next_request(key.into_option(), defer);
+        if before_task {
+            call.context.client.before_task();
+        }
         let roots = call
             .context
             .client

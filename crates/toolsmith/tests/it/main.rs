@@ -32,6 +32,7 @@ mod search;
 mod serve;
 mod serve_process;
 mod skills;
+mod tasks;
 mod test_command;
 mod upstream_everything;
 mod upstreams;

@@ -340,3 +340,79 @@ fn search_and_execute_tool_keep_to_the_callers_scopes() {
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(refused.to_string().contains("`tickets:write`"), "{refused}");
 }
+
+/// A 2026-07-28 request that negotiated tasks, with `token`: the answer's body.
+fn post_2026(
+    server: &ServeProcess,
+    token: &str,
+    method: &str,
+    name: &str,
+    params: &Value,
+) -> Value {
+    let mut params = params.clone();
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+    });
+    let bearer = format!("Bearer {token}");
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Authorization", bearer.as_str()),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+        ("Mcp-Name", name),
+    ];
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
+    let (status, _, text) = server.post(&headers, &body.to_string());
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data:"))
+        .unwrap_or(&text);
+    let answer: Value = serde_json::from_str(json.trim()).unwrap_or_else(|_| panic!("{text}"));
+    assert!(
+        status == 200 || answer.get("error").is_some(),
+        "{status} {answer}"
+    );
+    answer
+}
+
+#[test]
+fn a_task_is_reached_only_with_a_token_of_its_subject() {
+    // Issue 21, item 3 (docs/tasks.md): a task made for an OAuth caller is unknown to others.
+    let Some(mut issuer) = Issuer::start() else {
+        return;
+    };
+    let dir = folder();
+    std::fs::write(
+        dir.path().join("crunch.toml"),
+        "description = \"Works for a minute.\"\ncommand = [\"sleep\", \"60\"]\ntask = \"required\"\ntimeout = \"2m\"\n",
+    )
+    .unwrap();
+    let server = serve(dir.path(), &issuer, &[]);
+    let audience = server.url().to_owned();
+    let alice = issuer.token("first", 600, &json!({"aud": audience, "sub": "alice"}));
+    let bob = issuer.token("first", 600, &json!({"aud": audience, "sub": "bob"}));
+    let created = post_2026(
+        &server,
+        &alice,
+        "tools/call",
+        "crunch",
+        &json!({"name": "crunch", "arguments": {}}),
+    );
+    let id = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let get = json!({"taskId": id});
+    let by_alice = post_2026(&server, &alice, "tasks/get", &id, &get);
+    assert_eq!(by_alice["result"]["status"], "working", "{by_alice}");
+    for method in ["tasks/get", "tasks/cancel"] {
+        let by_bob = post_2026(&server, &bob, method, &id, &get);
+        assert_eq!(by_bob["error"]["code"], -32602, "{method}: {by_bob}");
+    }
+    let cancelled = post_2026(&server, &alice, "tasks/cancel", &id, &get);
+    assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+}
