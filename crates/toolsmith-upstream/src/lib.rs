@@ -34,5 +34,6 @@ mod tool;
 
 pub use changes::on_tools_changed;
 pub use connection::{Upstream, UpstreamError, kill_all};
-pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport, expand};
+pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport};
 pub use tool::UpstreamTool;
+pub use toolsmith_model::sources::expand;

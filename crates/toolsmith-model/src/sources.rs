@@ -1,0 +1,80 @@
+//! What the tool sources of `toolsmith.toml` that reach other services share
+//! (docs/gateway.md): `[upstream.NAME]` and `[openapi.NAME]` both publish their tools under
+//! a `prefix` (by default `NAME_`) and both send `headers` whose values may name
+//! environment variables (`Authorization = "Bearer ${GITHUB_TOKEN}"`), so no secret sits
+//! in the file.
+
+use serde_json::Value;
+
+/// The prefix `[SECTION.NAME] prefix` gives the source's tools, `_` included: `value` (a
+/// trailing `_` added unless it is empty), else `NAME_`; empty for none.
+///
+/// # Errors
+///
+/// A message naming the key when `value` is not a string.
+pub fn tool_prefix(section: &str, name: &str, value: Option<&Value>) -> Result<String, String> {
+    match value {
+        None => Ok(format!("{name}_")),
+        Some(Value::String(prefix)) if prefix.is_empty() || prefix.ends_with('_') => {
+            Ok(prefix.clone())
+        }
+        Some(Value::String(prefix)) => Ok(format!("{prefix}_")),
+        Some(_) => Err(format!("`[{section}.{name}] prefix` must be a string")),
+    }
+}
+
+/// `value` with each `${VAR}` replaced by the variable's value from `lookup`.
+///
+/// # Errors
+///
+/// The name of a variable that is not set, or an unclosed `${`.
+pub fn expand(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("`${{` without a closing `}}` in `{value}`"));
+        };
+        let variable = &after[..end];
+        let Some(found) = lookup(variable) else {
+            return Err(format!("environment variable `{variable}` is not set"));
+        };
+        out.push_str(&found);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn expand_replaces_variables_and_names_missing_ones() {
+        let lookup = |name: &str| (name == "TOKEN").then(|| "abc".to_owned());
+        assert_eq!(expand("Bearer ${TOKEN}", lookup).unwrap(), "Bearer abc");
+        assert_eq!(
+            expand("${NOPE}", lookup).unwrap_err(),
+            "environment variable `NOPE` is not set"
+        );
+    }
+
+    #[test]
+    fn prefix_defaults_to_the_name_and_ends_with_an_underscore() {
+        assert_eq!(tool_prefix("openapi", "pets", None).unwrap(), "pets_");
+        assert_eq!(
+            tool_prefix("openapi", "pets", Some(&json!("p"))).unwrap(),
+            "p_"
+        );
+        assert_eq!(
+            tool_prefix("openapi", "pets", Some(&json!(""))).unwrap(),
+            ""
+        );
+        assert!(tool_prefix("openapi", "pets", Some(&json!(1))).is_err());
+    }
+}
