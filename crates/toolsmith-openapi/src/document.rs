@@ -93,7 +93,8 @@ fn parse(text: &str) -> Result<Value, String> {
     }
 }
 
-/// YAML text as JSON: mappings with string keys, sequences, and scalars by their type.
+/// YAML text as JSON: mappings with string keys (sorted), sequences, and scalars by their
+/// type. The one YAML reader of the workspace: `toolsmith install` reads client files with it.
 ///
 /// # Errors
 ///
@@ -134,12 +135,7 @@ fn json_of(value: &YamlValue) -> Result<Value, String> {
 /// The cached copy of the spec at `url`, fetched when there is none yet: fetched once, it
 /// is read from the cache until the file is deleted.
 fn cached(url: &str, name: &str, root: &Path) -> Result<PathBuf, OpenApiError> {
-    let digest = Sha256::digest(url.as_bytes());
-    let mut hash = String::new();
-    for byte in &digest[..8] {
-        let _ = write!(hash, "{byte:02x}");
-    }
-    let path = cache_dir(root).join(format!("{name}-{hash}.spec"));
+    let path = cache_path(url, name, root);
     if path.is_file() {
         return Ok(path);
     }
@@ -185,6 +181,16 @@ fn cached(url: &str, name: &str, root: &Path) -> Result<PathBuf, OpenApiError> {
     Ok(path)
 }
 
+/// The cached copy of `[openapi.NAME] spec = "URL"`: `NAME-<URL hash>.spec` in [`cache_dir`].
+fn cache_path(url: &str, name: &str, root: &Path) -> PathBuf {
+    let digest = Sha256::digest(url.as_bytes());
+    let mut hash = String::new();
+    for byte in &digest[..8] {
+        let _ = write!(hash, "{byte:02x}");
+    }
+    cache_dir(root).join(format!("{name}-{hash}.spec"))
+}
+
 /// Where fetched specs are kept: `.toolsmith/openapi/` in the tools folder (hidden, so the
 /// folder's loader and `check` skip it).
 pub fn cache_dir(root: &Path) -> PathBuf {
@@ -203,6 +209,26 @@ mod tests {
             value,
             serde_json::json!({"openapi": "3.0.3", "count": 3, "ok": true, "none": null, "name": "200"})
         );
+    }
+
+    #[test]
+    fn a_url_spec_is_read_from_the_cache_once_fetched() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = "https://127.0.0.1:9/openapi.json";
+        let spec =
+            OpenApiSpec::parse("pets", &serde_json::json!({"spec": url}), dir.path()).unwrap();
+        // Not fetched yet, and nothing listens there: the error names the URL.
+        let error = Document::read(&spec, dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("cannot fetch the spec `https://127.0.0.1:9/"),
+            "{error}"
+        );
+        let cached = cache_path(url, "pets", dir.path());
+        std::fs::create_dir_all(cached.parent().unwrap()).unwrap();
+        std::fs::write(&cached, r#"{"openapi": "3.1.0", "paths": {}}"#).unwrap();
+        let document = Document::read(&spec, dir.path()).unwrap();
+        assert_eq!(document.path, cached);
+        assert!(cached.starts_with(dir.path().join(".toolsmith")));
     }
 
     #[test]

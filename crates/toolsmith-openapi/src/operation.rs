@@ -230,12 +230,14 @@ fn read(
                         "body".to_owned()
                     };
                     let mut schema = schema.clone();
-                    if let (Value::Object(schema), Some(Value::String(text))) =
-                        (&mut schema, request_body.get("description"))
-                    {
+                    if let Value::Object(schema) = &mut schema {
+                        let text = request_body
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .unwrap_or("The JSON request body.");
                         schema
                             .entry("description")
-                            .or_insert_with(|| Value::String(text.clone()));
+                            .or_insert_with(|| Value::String(text.to_owned()));
                     }
                     if body_required {
                         required.push(Value::String(property.clone()));
@@ -441,7 +443,11 @@ mod tests {
                 "properties": {
                     "petId": {"type": "integer"},
                     "dryRun": {"type": "boolean"},
-                    "body": {"type": "object", "properties": {"name": {"type": ["string", "null"]}}},
+                    "body": {
+                        "type": "object",
+                        "properties": {"name": {"type": ["string", "null"]}},
+                        "description": "The JSON request body.",
+                    },
                 },
                 "required": ["petId", "body"],
                 "additionalProperties": false,

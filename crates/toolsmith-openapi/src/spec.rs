@@ -66,10 +66,17 @@ impl Selector {
         if let Some(tag) = text.strip_prefix("tag:") {
             return Ok(Self::Tag(tag.to_owned()));
         }
-        let glob = Glob::new(text)
+        let is_path = text.starts_with('/');
+        // A path's `{petId}` is the template's, not a glob's `{a,b}` alternation.
+        let pattern = if is_path {
+            text.replace('{', "[{]").replace('}', "[}]")
+        } else {
+            text.to_owned()
+        };
+        let glob = Glob::new(&pattern)
             .map_err(|error| format!("`{text}` is not a valid glob: {error}"))?
             .compile_matcher();
-        Ok(if text.starts_with('/') {
+        Ok(if is_path {
             Self::Path(glob)
         } else {
             Self::OperationId(glob)
