@@ -146,6 +146,45 @@ fn read(
         (Some(summary), _) => summary.to_owned(),
         _ => String::new(),
     };
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    let parameters = parameters(root, item, operation, &mut properties, &mut required)?;
+    let body = request_body(root, operation, &mut properties, &mut required)?;
+    let mut input_schema = JsonObject::new();
+    input_schema.insert("type".into(), "object".into());
+    input_schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        input_schema.insert("required".into(), Value::Array(required));
+    }
+    input_schema.insert("additionalProperties".into(), false.into());
+    Ok(Operation {
+        method: method.to_ascii_uppercase(),
+        path: path.to_owned(),
+        operation_id: text("operationId").map(str::to_owned),
+        tags: operation
+            .get("tags")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|tag| tag.as_str().map(str::to_owned))
+            .collect(),
+        description,
+        parameters,
+        body,
+        input_schema,
+        output_schema: output_schema(root, operation)?,
+    })
+}
+
+/// The parameters of `operation` and its path `item` as input properties (added to
+/// `properties` and `required`), each bound to the property that carries it.
+fn parameters(
+    root: &Value,
+    item: &Value,
+    operation: &Value,
+    properties: &mut Map<String, Value>,
+    required: &mut Vec<Value>,
+) -> Result<Vec<Parameter>, String> {
     // The operation's parameters override the path item's of the same name and location.
     let mut declared: Vec<Value> = Vec::new();
     for list in [item.get("parameters"), operation.get("parameters")] {
@@ -161,8 +200,6 @@ fn read(
             }
         }
     }
-    let mut properties = Map::new();
-    let mut required = Vec::new();
     let mut parameters = Vec::new();
     for parameter in &declared {
         let name = parameter
@@ -217,7 +254,17 @@ fn read(
             location,
         });
     }
-    let body = match operation.get("requestBody") {
+    Ok(parameters)
+}
+
+/// The JSON request body of `operation` as the `body` input property, if it takes one.
+fn request_body(
+    root: &Value,
+    operation: &Value,
+    properties: &mut Map<String, Value>,
+    required: &mut Vec<Value>,
+) -> Result<Option<Body>, String> {
+    Ok(match operation.get("requestBody") {
         None => None,
         Some(request_body) => {
             let request_body = resolve(root, request_body)?;
@@ -266,30 +313,6 @@ fn read(
                 None => None,
             }
         }
-    };
-    let mut input_schema = JsonObject::new();
-    input_schema.insert("type".into(), "object".into());
-    input_schema.insert("properties".into(), Value::Object(properties));
-    if !required.is_empty() {
-        input_schema.insert("required".into(), Value::Array(required));
-    }
-    input_schema.insert("additionalProperties".into(), false.into());
-    Ok(Operation {
-        method: method.to_ascii_uppercase(),
-        path: path.to_owned(),
-        operation_id: text("operationId").map(str::to_owned),
-        tags: operation
-            .get("tags")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|tag| tag.as_str().map(str::to_owned))
-            .collect(),
-        description,
-        parameters,
-        body,
-        input_schema,
-        output_schema: output_schema(root, operation)?,
     })
 }
 

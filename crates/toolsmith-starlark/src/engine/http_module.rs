@@ -29,7 +29,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         #[starlark(require = named, default = NoneOr::None)] headers: NoneOr<Value<'v>>,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
-        let request = Request::new("GET", url, params, headers, NoneOr::None, NoneOr::None)?;
+        let request = described("GET", url, params, headers, NoneOr::None, NoneOr::None)?;
         send(eval, "http.get", request)
     }
 
@@ -42,7 +42,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         #[starlark(require = named, default = NoneOr::None)] headers: NoneOr<Value<'v>>,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
-        let request = Request::new("POST", url, params, headers, json, body)?;
+        let request = described("POST", url, params, headers, json, body)?;
         send(eval, "http.post", request)
     }
 
@@ -57,54 +57,50 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> anyhow::Result<Value<'v>> {
         let method = method.to_ascii_uppercase();
-        let request = Request::new(&method, url, params, headers, json, body)?;
+        let request = described(&method, url, params, headers, json, body)?;
         send(eval, "http.request", request)
     }
 }
 
-/// A request as the script described it.
-struct Request;
-
-impl Request {
-    fn new<'v>(
-        method: &str,
-        url: &str,
-        params: NoneOr<Value<'v>>,
-        headers: NoneOr<Value<'v>>,
-        json: NoneOr<Value<'v>>,
-        body: NoneOr<&str>,
-    ) -> anyhow::Result<HttpRequest> {
-        let mut url = url.to_owned();
-        if let Some(params) = params.into_option() {
-            let mut separator = if url.contains('?') { '&' } else { '?' };
-            for (name, value) in strings(params, "params")? {
-                url.push(separator);
-                url.push_str(&percent_encode(&name));
-                url.push('=');
-                url.push_str(&percent_encode(&value));
-                separator = '&';
-            }
+/// The request the script described.
+fn described<'v>(
+    method: &str,
+    url: &str,
+    params: NoneOr<Value<'v>>,
+    headers: NoneOr<Value<'v>>,
+    json: NoneOr<Value<'v>>,
+    body: NoneOr<&str>,
+) -> anyhow::Result<HttpRequest> {
+    let mut url = url.to_owned();
+    if let Some(params) = params.into_option() {
+        let mut separator = if url.contains('?') { '&' } else { '?' };
+        for (name, value) in strings(params, "params")? {
+            url.push(separator);
+            url.push_str(&percent_encode(&name));
+            url.push('=');
+            url.push_str(&percent_encode(&value));
+            separator = '&';
         }
-        let headers = match headers.into_option() {
-            Some(headers) => strings(headers, "headers")?,
-            None => Vec::new(),
-        };
-        let body = match (json.into_option(), body.into_option()) {
-            (Some(_), Some(_)) => anyhow::bail!("give `json=` or `body=`, not both"),
-            (Some(json), None) => {
-                let json = to_json(json).map_err(|error| anyhow::anyhow!("json=: {error}"))?;
-                Some((json.to_string().into_bytes(), Some("application/json")))
-            }
-            (None, Some(body)) => Some((body.as_bytes().to_vec(), None)),
-            (None, None) => None,
-        };
-        Ok(HttpRequest {
-            method: method.to_owned(),
-            url,
-            headers,
-            body,
-        })
     }
+    let headers = match headers.into_option() {
+        Some(headers) => strings(headers, "headers")?,
+        None => Vec::new(),
+    };
+    let body = match (json.into_option(), body.into_option()) {
+        (Some(_), Some(_)) => anyhow::bail!("give `json=` or `body=`, not both"),
+        (Some(json), None) => {
+            let json = to_json(json).map_err(|error| anyhow::anyhow!("json=: {error}"))?;
+            Some((json.to_string().into_bytes(), Some("application/json")))
+        }
+        (None, Some(body)) => Some((body.as_bytes().to_vec(), None)),
+        (None, None) => None,
+    };
+    Ok(HttpRequest {
+        method: method.to_owned(),
+        url,
+        headers,
+        body,
+    })
 }
 
 /// A dict of names to values, each value a string, number or bool, as strings.
@@ -154,7 +150,7 @@ fn send<'v>(
     response_value(heap, response)
 }
 
-fn response_value<'v>(heap: Heap<'v>, response: HttpResponse) -> anyhow::Result<Value<'v>> {
+fn response_value(heap: Heap<'_>, response: HttpResponse) -> anyhow::Result<Value<'_>> {
     let status = i32::from(response.status);
     let text = String::from_utf8_lossy(&response.body).into_owned();
     let is_json = response

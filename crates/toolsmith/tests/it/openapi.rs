@@ -156,43 +156,7 @@ fn every_operation_is_called_over_stdio() {
     // `[openapi.broken]` does not parse; the folder's other tools and APIs serve.
     assert_eq!(sorted(client.tool_names()), SERVED);
 
-    let tools = client.tools();
-    let show = tools
-        .iter()
-        .find(|tool| tool.name == "pets_show_pet_by_id")
-        .unwrap();
-    assert_eq!(show.description.as_deref(), Some("Get one pet by its id."));
-    let annotations = show.annotations.as_ref().unwrap();
-    assert_eq!(annotations.read_only_hint, Some(true));
-    assert!(
-        show.output_schema.is_some(),
-        "the 200 response is an object"
-    );
-    let delete = tools
-        .iter()
-        .find(|tool| tool.name == "pets_delete_pet")
-        .unwrap();
-    assert_eq!(
-        delete.annotations.as_ref().unwrap().destructive_hint,
-        Some(true)
-    );
-    let update = tools
-        .iter()
-        .find(|tool| tool.name == "pets_update_pet")
-        .unwrap();
-    assert_eq!(
-        update.annotations.as_ref().unwrap().idempotent_hint,
-        Some(true)
-    );
-    // `nullable: true` of 3.0 is 2020-12's `"null"` type.
-    let create = tools
-        .iter()
-        .find(|tool| tool.name == "pets_create_pet")
-        .unwrap();
-    assert_eq!(
-        create.input_schema["properties"]["body"]["properties"]["tag"]["type"],
-        json!(["string", "null"])
-    );
+    definitions_follow_the_spec(&client);
 
     let listed = client.call("pets_list_pets", &json!({"limit": 1}));
     assert_eq!(listed.is_error, Some(false), "{listed:?}");
@@ -263,6 +227,48 @@ fn every_operation_is_called_over_stdio() {
     assert_eq!(order.structured_content.unwrap()["quantity"], 2);
     let health = client.call("shop_get_health", &json!({}));
     assert_eq!(health.structured_content, Some(json!({"ok": true})));
+}
+
+/// The published definitions: descriptions, annotations by method, output schemas, and
+/// 3.0's `nullable` in 2020-12 form.
+fn definitions_follow_the_spec(client: &McpClient) {
+    let tools = client.tools();
+    let show = tools
+        .iter()
+        .find(|tool| tool.name == "pets_show_pet_by_id")
+        .unwrap();
+    assert_eq!(show.description.as_deref(), Some("Get one pet by its id."));
+    let annotations = show.annotations.as_ref().unwrap();
+    assert_eq!(annotations.read_only_hint, Some(true));
+    assert!(
+        show.output_schema.is_some(),
+        "the 200 response is an object"
+    );
+    let delete = tools
+        .iter()
+        .find(|tool| tool.name == "pets_delete_pet")
+        .unwrap();
+    assert_eq!(
+        delete.annotations.as_ref().unwrap().destructive_hint,
+        Some(true)
+    );
+    let update = tools
+        .iter()
+        .find(|tool| tool.name == "pets_update_pet")
+        .unwrap();
+    assert_eq!(
+        update.annotations.as_ref().unwrap().idempotent_hint,
+        Some(true)
+    );
+    // `nullable: true` of 3.0 is 2020-12's `"null"` type.
+    let create = tools
+        .iter()
+        .find(|tool| tool.name == "pets_create_pet")
+        .unwrap();
+    assert_eq!(
+        create.input_schema["properties"]["body"]["properties"]["tag"]["type"],
+        json!(["string", "null"])
+    );
 }
 
 #[test]
