@@ -4,7 +4,61 @@
 //! environment variables (`Authorization = "Bearer ${GITHUB_TOKEN}"`), so no secret sits
 //! in the file.
 
-use serde_json::Value;
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+/// `[SECTION.NAME]` (`value`, as JSON) as a table whose keys are all in `known`.
+///
+/// # Errors
+///
+/// A message saying it is not a table, or naming the unknown key and listing the known ones.
+pub fn source_table<'a>(
+    section: &str,
+    name: &str,
+    value: &'a Value,
+    known: &[&str],
+) -> Result<&'a Map<String, Value>, String> {
+    let Value::Object(table) = value else {
+        return Err(format!("`[{section}.{name}]` must be a table"));
+    };
+    if let Some(key) = table.keys().find(|key| !known.contains(&key.as_str())) {
+        return Err(format!(
+            "`[{section}.{name}]` has unknown key `{key}` (known: {})",
+            known.join(", ")
+        ));
+    }
+    Ok(table)
+}
+
+/// `[SECTION.NAME] KEY` (`value`), a table of strings such as `env` or `headers`; empty
+/// when absent.
+///
+/// # Errors
+///
+/// A message naming the key, or the entry, that is not a string.
+pub fn string_table(
+    section: &str,
+    name: &str,
+    key: &str,
+    value: Option<&Value>,
+) -> Result<BTreeMap<String, String>, String> {
+    match value {
+        None => Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(entry, value)| match value {
+                Value::String(value) => Ok((entry.clone(), value.clone())),
+                _ => Err(format!(
+                    "`[{section}.{name}] {key}.{entry}` must be a string"
+                )),
+            })
+            .collect(),
+        Some(_) => Err(format!(
+            "`[{section}.{name}] {key}` must be a table of strings"
+        )),
+    }
+}
 
 /// The prefix `[SECTION.NAME] prefix` gives the source's tools, `_` included: `value` (a
 /// trailing `_` added unless it is empty), else `NAME_`; empty for none.

@@ -100,15 +100,7 @@ impl OpenApiSpec {
     ///
     /// What is wrong with the table, naming the key, as one sentence.
     pub fn parse(name: &str, table: &Value, root: &Path) -> Result<Self, String> {
-        let Value::Object(table) = table else {
-            return Err(format!("`[openapi.{name}]` must be a table"));
-        };
-        if let Some(key) = table.keys().find(|key| !KEYS.contains(&key.as_str())) {
-            return Err(format!(
-                "`[openapi.{name}]` has unknown key `{key}` (known: {})",
-                KEYS.join(", ")
-            ));
-        }
+        let table = toolsmith_model::sources::source_table("openapi", name, table, KEYS)?;
         let location = match table.get("spec") {
             None => {
                 return Err(format!(
@@ -140,21 +132,12 @@ impl OpenApiSpec {
             }
             Some(_) => return Err(format!("`[openapi.{name}] base_url` must be a string")),
         };
-        let headers = match table.get("headers") {
-            None => BTreeMap::new(),
-            Some(Value::Object(map)) => map
-                .iter()
-                .map(|(key, value)| match value {
-                    Value::String(value) => Ok((key.clone(), value.clone())),
-                    _ => Err(format!("`[openapi.{name}] headers.{key}` must be a string")),
-                })
-                .collect::<Result<_, _>>()?,
-            Some(_) => {
-                return Err(format!(
-                    "`[openapi.{name}] headers` must be a table of strings"
-                ));
-            }
-        };
+        let headers = toolsmith_model::sources::string_table(
+            "openapi",
+            name,
+            "headers",
+            table.get("headers"),
+        )?;
         let selectors = |key: &str| -> Result<Vec<Selector>, String> {
             match table.get(key) {
                 None => Ok(Vec::new()),

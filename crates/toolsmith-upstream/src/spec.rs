@@ -64,34 +64,10 @@ impl UpstreamSpec {
     /// # Errors
     ///
     /// What is wrong with the table, naming the key, as one sentence.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one check per key of the table, in order"
-    )]
     pub fn parse(name: &str, table: &Value, root: &Path) -> Result<Self, String> {
-        let Value::Object(table) = table else {
-            return Err(format!("`[upstream.{name}]` must be a table"));
-        };
-        if let Some(key) = table.keys().find(|key| !KEYS.contains(&key.as_str())) {
-            return Err(format!(
-                "`[upstream.{name}]` has unknown key `{key}` (known: {})",
-                KEYS.join(", ")
-            ));
-        }
-        let strings = |key: &str| -> Result<BTreeMap<String, String>, String> {
-            match table.get(key) {
-                None => Ok(BTreeMap::new()),
-                Some(Value::Object(map)) => map
-                    .iter()
-                    .map(|(k, v)| match v {
-                        Value::String(v) => Ok((k.clone(), v.clone())),
-                        _ => Err(format!("`[upstream.{name}] {key}.{k}` must be a string")),
-                    })
-                    .collect(),
-                Some(_) => Err(format!(
-                    "`[upstream.{name}] {key}` must be a table of strings"
-                )),
-            }
+        let table = toolsmith_model::sources::source_table("upstream", name, table, KEYS)?;
+        let strings = |key: &str| {
+            toolsmith_model::sources::string_table("upstream", name, key, table.get(key))
         };
         let transport = match (table.get("command"), table.get("url")) {
             (Some(_), Some(_)) => {
