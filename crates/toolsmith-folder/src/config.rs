@@ -31,6 +31,7 @@ const SECTIONS: &[&str] = &[
     "packages",
     "package",
     "upstream",
+    "openapi",
 ];
 
 /// A folder's `toolsmith.toml` (all parts optional).

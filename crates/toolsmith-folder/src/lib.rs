@@ -39,6 +39,7 @@ mod keys;
 mod loading;
 mod manifest;
 mod mime;
+mod openapi;
 pub mod packages;
 mod profiles;
 pub mod prompts;
@@ -315,6 +316,9 @@ impl ToolFolder {
         let upstreams = upstreams::load(root, &config, previous_upstreams);
         tools.extend(upstreams.tools);
         diagnostics.extend(upstreams.diagnostics);
+        let (apis, mut problems) = openapi::load(root, &config);
+        tools.extend(apis);
+        diagnostics.append(&mut problems);
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
         let (prompts, mut problems) = prompts::load(root, &resources);

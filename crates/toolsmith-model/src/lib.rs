@@ -62,6 +62,7 @@ mod prompt;
 mod properties;
 mod resource;
 mod schema;
+pub mod sources;
 pub mod template;
 mod tool;
 pub mod toon;

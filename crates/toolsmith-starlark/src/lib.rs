@@ -99,6 +99,7 @@ mod docstring;
 mod engine;
 mod init;
 mod native;
+pub mod net;
 mod script;
 
 use std::path::{Path, PathBuf};

@@ -23,7 +23,9 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio::io::AsyncBufReadExt as _;
 
 use crate::relay::Relay;
-use crate::spec::{UpstreamSpec, UpstreamTransport, expand};
+use toolsmith_model::sources::expand;
+
+use crate::spec::{UpstreamSpec, UpstreamTransport};
 
 /// How many lines of an upstream's stderr its messages quote.
 const STDERR_LINES: usize = 12;

@@ -68,34 +68,10 @@ impl UpstreamSpec {
     /// # Errors
     ///
     /// What is wrong with the table, naming the key, as one sentence.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one check per key of the table, in order"
-    )]
     pub fn parse(name: &str, table: &Value, root: &Path) -> Result<Self, String> {
-        let Value::Object(table) = table else {
-            return Err(format!("`[upstream.{name}]` must be a table"));
-        };
-        if let Some(key) = table.keys().find(|key| !KEYS.contains(&key.as_str())) {
-            return Err(format!(
-                "`[upstream.{name}]` has unknown key `{key}` (known: {})",
-                KEYS.join(", ")
-            ));
-        }
-        let strings = |key: &str| -> Result<BTreeMap<String, String>, String> {
-            match table.get(key) {
-                None => Ok(BTreeMap::new()),
-                Some(Value::Object(map)) => map
-                    .iter()
-                    .map(|(k, v)| match v {
-                        Value::String(v) => Ok((k.clone(), v.clone())),
-                        _ => Err(format!("`[upstream.{name}] {key}.{k}` must be a string")),
-                    })
-                    .collect(),
-                Some(_) => Err(format!(
-                    "`[upstream.{name}] {key}` must be a table of strings"
-                )),
-            }
+        let table = toolsmith_model::sources::source_table("upstream", name, table, KEYS)?;
+        let strings = |key: &str| {
+            toolsmith_model::sources::string_table("upstream", name, key, table.get(key))
         };
         let transport = match (table.get("command"), table.get("url")) {
             (Some(_), Some(_)) => {
@@ -167,14 +143,7 @@ impl UpstreamSpec {
                 "`[upstream.{name}] headers` applies to a `url`, not a `command`"
             ));
         }
-        let prefix = match table.get("prefix") {
-            None => format!("{name}_"),
-            Some(Value::String(prefix)) if prefix.is_empty() || prefix.ends_with('_') => {
-                prefix.clone()
-            }
-            Some(Value::String(prefix)) => format!("{prefix}_"),
-            Some(_) => return Err(format!("`[upstream.{name}] prefix` must be a string")),
-        };
+        let prefix = toolsmith_model::sources::tool_prefix("upstream", name, table.get("prefix"))?;
         let startup_timeout = match table.get("startup_timeout") {
             None => DEFAULT_STARTUP_TIMEOUT,
             Some(value) => toolsmith_model::duration::parse(value)
@@ -205,31 +174,6 @@ impl UpstreamSpec {
             UpstreamTransport::Http { url, .. } => url.clone(),
         }
     }
-}
-
-/// `value` with each `${VAR}` replaced by the variable's value from `lookup`.
-///
-/// # Errors
-///
-/// The name of a variable that is not set, or an unclosed `${`.
-pub fn expand(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!("`${{` without a closing `}}` in `{value}`"));
-        };
-        let variable = &after[..end];
-        let Some(found) = lookup(variable) else {
-            return Err(format!("environment variable `{variable}` is not set"));
-        };
-        out.push_str(&found);
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -274,15 +218,5 @@ mod tests {
             UpstreamSpec::parse("x", &json!({"comand": ["a"]}), Path::new(".")).unwrap_err();
         assert!(error.contains("unknown key `comand`"), "{error}");
         assert!(error.contains("command"), "{error}");
-    }
-
-    #[test]
-    fn expand_replaces_variables_and_names_missing_ones() {
-        let lookup = |name: &str| (name == "TOKEN").then(|| "abc".to_owned());
-        assert_eq!(expand("Bearer ${TOKEN}", lookup).unwrap(), "Bearer abc");
-        assert_eq!(
-            expand("${NOPE}", lookup).unwrap_err(),
-            "environment variable `NOPE` is not set"
-        );
     }
 }

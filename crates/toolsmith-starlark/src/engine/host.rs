@@ -17,9 +17,7 @@ use nix::fcntl::{OFlag, openat};
 use nix::sys::stat::Mode;
 use toolsmith_model::{PermissionFamily, ToolDefinition};
 
-/// The most a tool reads at once, from a file (`mcp.read_file`) or a response body
-/// (`http.*`): a tool's heap is limited, and a model's context more.
-pub(crate) const READ_LIMIT: u64 = 16 * 1024 * 1024;
+pub(crate) use crate::net::READ_LIMIT;
 
 /// What a file is opened for, and the permission that allows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

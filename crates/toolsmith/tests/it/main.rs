@@ -22,6 +22,7 @@ mod memory;
 mod metrics;
 mod new;
 mod oauth;
+mod openapi;
 mod packages;
 mod page;
 mod page_browser;

@@ -64,19 +64,25 @@ impl ServeProcess {
         let mut server = Self::spawn(command);
         // Over HTTP, stdin is not read: closed, as a service manager would leave it.
         drop(server.stdin.take());
-        let line = server
-            .stderr
-            .recv_timeout(server.patience)
-            .expect("the URL line on stderr");
-        // Up to a quote: with `--log-format json` the line is a JSON object.
-        let url = line
-            .split_whitespace()
-            .find_map(|word| {
+        // The folder's warnings (a broken file) may come first.
+        let mut seen = Vec::new();
+        let url = loop {
+            let line = server
+                .stderr
+                .recv_timeout(server.patience)
+                .unwrap_or_else(|_| panic!("no URL on stderr in {seen:?}"));
+            // Up to a quote: with `--log-format json` the line is a JSON object.
+            let url = line.split_whitespace().find_map(|word| {
                 word.starts_with("http://")
                     .then(|| word.split('"').next())?
-            })
-            .unwrap_or_else(|| panic!("no URL in `{line}`"));
-        server.url = Some(url.to_owned());
+                    .map(str::to_owned)
+            });
+            match url {
+                Some(url) => break url,
+                None => seen.push(line),
+            }
+        };
+        server.url = Some(url);
         server
     }
 

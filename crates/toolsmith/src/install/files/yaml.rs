@@ -5,44 +5,14 @@
 use std::fmt::Write as _;
 use std::str::FromStr as _;
 
-use serde_json::{Map, Value};
-use yaml_edit::{Document, Mapping, ScalarType, YamlFile, YamlNode, YamlValue};
+use serde_json::Value;
+use yaml_edit::{Document, Mapping, YamlFile, YamlNode};
 
 use super::Servers;
 use crate::install::clients::Layout;
 
 pub(super) fn read(text: &str) -> Result<Value, String> {
-    let value = YamlValue::parse_raw(text).map_err(|error| error.to_string())?;
-    json_of(&value)
-}
-
-/// A YAML value as JSON: mappings with string keys, sequences, and scalars by their type.
-fn json_of(value: &YamlValue) -> Result<Value, String> {
-    Ok(match value {
-        YamlValue::Scalar(scalar) => match scalar.scalar_type() {
-            ScalarType::Null => Value::Null,
-            ScalarType::Boolean => scalar.to_bool().unwrap_or_default().into(),
-            ScalarType::Integer => match scalar.to_i64() {
-                Some(integer) => integer.into(),
-                None => scalar.value().into(),
-            },
-            ScalarType::Float => scalar
-                .to_f64()
-                .and_then(serde_json::Number::from_f64)
-                .map_or_else(|| scalar.value().into(), Value::Number),
-            _ => scalar.value().into(),
-        },
-        YamlValue::Sequence(items) => {
-            Value::Array(items.iter().map(json_of).collect::<Result<_, _>>()?)
-        }
-        YamlValue::Mapping(members) => Value::Object(
-            members
-                .iter()
-                .map(|(key, value)| Ok((key.clone(), json_of(value)?)))
-                .collect::<Result<Map<_, _>, String>>()?,
-        ),
-        _ => return Err("the file uses YAML tags Toolsmith does not read".into()),
-    })
+    toolsmith_openapi::json_from_yaml(text)
 }
 
 pub(super) fn edit(
