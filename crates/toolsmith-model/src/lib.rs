@@ -62,6 +62,7 @@ mod prompt;
 mod properties;
 mod resource;
 mod schema;
+mod serving;
 pub mod template;
 mod tool;
 pub mod toon;
@@ -97,6 +98,7 @@ pub use resource::{
     Escape, MCP_APP_MIME_TYPE, NoResources, RESOURCE_NOT_FOUND, Resource, ResourceBody,
     ResourceContents, ResourceError, ResourceInfo, ResourceReader, ResourceTemplate, Resources,
 };
+pub use serving::{Introspection, LimitSettings, OAuthSettings};
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
 pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,

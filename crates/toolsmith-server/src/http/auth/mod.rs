@@ -8,7 +8,6 @@
 mod keys;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -24,42 +23,7 @@ pub(crate) use keys::TokenError;
 /// RFC 9728 §3: where the protected resource's metadata is served.
 pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// How the endpoint checks OAuth access tokens (`--oauth-issuer`; docs/auth.md).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OAuthSettings {
-    /// The authorization server whose tokens are accepted: `iss` must equal it, and its
-    /// metadata names the JWKS.
-    pub issuer: String,
-    /// What `aud` must contain; `None`: this server's own URL ([`OAuthSettings::resource`],
-    /// RFC 8707).
-    pub audience: Option<String>,
-    /// This server's URL as clients know it (`https://tools.example.com/mcp`); `None`:
-    /// `http://` + the request's `Host` + `/mcp`.
-    pub resource: Option<String>,
-    /// The JWKS address, instead of the one the issuer's metadata names.
-    pub jwks_uri: Option<String>,
-    /// Scopes every token must hold (403 `insufficient_scope` otherwise).
-    pub required_scopes: Vec<String>,
-    /// Leeway for `exp` and `nbf`.
-    pub clock_skew: Duration,
-    /// Scopes the metadata lists besides the required ones (the tools' `scopes`).
-    pub scopes_supported: Vec<String>,
-}
-
-impl OAuthSettings {
-    /// Tokens of `issuer`, for this server's own URL, with a minute of clock skew.
-    pub fn new(issuer: String) -> Self {
-        Self {
-            issuer,
-            audience: None,
-            resource: None,
-            jwks_uri: None,
-            required_scopes: Vec::new(),
-            clock_skew: Duration::from_mins(1),
-            scopes_supported: Vec::new(),
-        }
-    }
-}
+pub use toolsmith_model::OAuthSettings;
 
 /// The token check's state: the settings and the issuer's keys.
 pub(super) struct OAuth {
