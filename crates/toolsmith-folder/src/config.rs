@@ -416,7 +416,10 @@ mod tests {
         assert_eq!(auth.required_scopes, ["tools"]);
         assert_eq!(auth.clock_skew, Duration::from_secs(5));
         assert_eq!(auth.audience, None);
-        assert_eq!(config.state.url.as_deref(), Some("redis://127.0.0.1:6379/0"));
+        assert_eq!(
+            config.state.url.as_deref(),
+            Some("redis://127.0.0.1:6379/0")
+        );
         assert_eq!(config.limits.calls_per_minute, Some(60));
         assert_eq!(config.limits.concurrent_calls, Some(2));
         assert_eq!(config.limits.tools["search"], 10);

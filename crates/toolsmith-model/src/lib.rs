@@ -98,8 +98,8 @@ pub use resource::{
     Escape, MCP_APP_MIME_TYPE, NoResources, RESOURCE_NOT_FOUND, Resource, ResourceBody,
     ResourceContents, ResourceError, ResourceInfo, ResourceReader, ResourceTemplate, Resources,
 };
-pub use serving::{Introspection, LimitSettings, OAuthSettings};
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
+pub use serving::{Introspection, LimitSettings, OAuthSettings};
 pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
 };

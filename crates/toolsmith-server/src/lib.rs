@@ -71,8 +71,8 @@ pub use http::{
     REPLICA_HEADER, SnippetServer, router, serve_http, serve_metrics,
 };
 pub use limits::{
-    CounterError, Counters, LimitKind, Limits, MemoryCounters, RATE_LIMITED, RedisCounters, Refusal,
-    Window,
+    CounterError, Counters, LimitKind, Limits, MemoryCounters, RATE_LIMITED, RedisCounters,
+    Refusal, Window,
 };
 pub use metrics::Reload;
 pub use replicas::{SharedState, StateError};

@@ -54,12 +54,14 @@ pub(super) async fn accept(
         }
         // Each request learns the peer's address: the caller of `[limits]` without OAuth.
         let address = super::limits::ClientAddress(peer.ip());
-        let app = tower::ServiceExt::map_request(app.clone(), move |mut request: axum::http::Request<hyper::body::Incoming>| {
-            request.extensions_mut().insert(address);
-            request
-        });
-        let connection =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
+        let app = tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(address);
+                request
+            },
+        );
+        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
         let stop = stop.clone();
         tokio::spawn(async move {
             let _permit = permit;

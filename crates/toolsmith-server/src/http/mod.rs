@@ -432,13 +432,17 @@ async fn post_message(State(endpoint): State<Arc<Endpoint>>, request: Request) -
         Ok(bytes) => bytes,
         Err(refusal) => return refusal,
     };
-    let admission =
-        match limits::admit(endpoint.state.limits(), endpoint.state.metrics(), &parts, &bytes)
-            .await
-        {
-            Ok(admission) => admission,
-            Err(too_many) => return too_many,
-        };
+    let admission = match limits::admit(
+        endpoint.state.limits(),
+        endpoint.state.metrics(),
+        &parts,
+        &bytes,
+    )
+    .await
+    {
+        Ok(admission) => admission,
+        Err(too_many) => return too_many,
+    };
     let response = if parts.headers.contains_key(SESSION_HEADER) {
         endpoint.post_in_session(parts, bytes).await
     } else {

@@ -24,9 +24,7 @@ impl Counters for MemoryCounters {
         if windows.len() >= SWEEP_AT {
             windows.retain(|_, (_, ends)| *ends > now);
         }
-        let entry = windows
-            .entry(key.to_owned())
-            .or_insert((0, now + window));
+        let entry = windows.entry(key.to_owned()).or_insert((0, now + window));
         if entry.1 <= now {
             *entry = (0, now + window);
         }

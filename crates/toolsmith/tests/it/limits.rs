@@ -63,7 +63,10 @@ fn assert_rate_limited(head: &str, body: &str, id: u64, limit: &str) {
     assert_eq!(error["error"]["data"]["limit"], limit, "{error}");
     assert_eq!(error["error"]["data"]["retryAfter"], retry, "{error}");
     let message = error["error"]["message"].as_str().unwrap();
-    assert!(message.contains(&format!("`[limits] {limit}`")), "{message}");
+    assert!(
+        message.contains(&format!("`[limits] {limit}`")),
+        "{message}"
+    );
 }
 
 fn metrics(server: &ServeProcess) -> String {
@@ -157,12 +160,14 @@ fn a_caller_past_concurrent_calls_gets_429_until_its_call_ends() {
     let server = ServeProcess::http(&[tools.path().to_str().unwrap()], None);
     let address = server.address().to_owned();
     // It may lose the slot to one of the calls below: then it asks again.
-    let waiting = std::thread::spawn(move || loop {
-        let answer = post_call(&address, 1, "wait");
-        if answer.0 != 429 {
-            return answer;
+    let waiting = std::thread::spawn(move || {
+        loop {
+            let answer = post_call(&address, 1, "wait");
+            if answer.0 != 429 {
+                return answer;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
-        std::thread::sleep(Duration::from_millis(10));
     });
     // Once the waiting call holds the caller's one slot, the next call is refused.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -195,7 +200,10 @@ fn a_caller_past_concurrent_calls_gets_429_until_its_call_ends() {
         if status == 200 {
             break;
         }
-        assert!(Instant::now() < deadline, "the slot never came back: {body}");
+        assert!(
+            Instant::now() < deadline,
+            "the slot never came back: {body}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

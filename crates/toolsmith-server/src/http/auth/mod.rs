@@ -4,7 +4,10 @@
 //! runs only the tools the caller's scopes cover. `GET` [`PROTECTED_RESOURCE_PATH`] is the
 //! RFC 9728 metadata naming the issuer; a missing or bad token is 401 and a token without
 //! a required scope 403, each with the `WWW-Authenticate` challenge that points at it.
+//! A token that is not a JWT is introspected ([`introspect`]) when `[auth]` names an
+//! introspection endpoint.
 
+mod introspect;
 mod keys;
 
 use std::sync::Arc;
@@ -17,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
+use introspect::Introspector;
 use keys::KeyCache;
 pub(crate) use keys::TokenError;
 
@@ -29,12 +33,17 @@ pub use toolsmith_model::OAuthSettings;
 pub(super) struct OAuth {
     settings: OAuthSettings,
     keys: Arc<KeyCache>,
+    /// For opaque tokens, with `[auth] introspection_url`.
+    introspector: Option<Arc<Introspector>>,
 }
 
 impl OAuth {
     pub(super) fn new(settings: OAuthSettings) -> Arc<Self> {
         Arc::new(Self {
             keys: Arc::new(KeyCache::new(settings.clone())),
+            introspector: settings.introspection.clone().map(|introspection| {
+                Arc::new(Introspector::new(introspection, settings.issuer.clone()))
+            }),
             settings,
         })
     }
@@ -130,7 +139,20 @@ pub(super) async fn authorize(
         .audience
         .clone()
         .unwrap_or_else(|| oauth.resource(request.headers()));
-    let verified = if oauth.keys.needs_fetch(token) {
+    let opaque = jsonwebtoken::decode_header(token).is_err();
+    let verified = if let (Some(introspector), true) = (&oauth.introspector, opaque) {
+        // Not a JWT: the issuer says what it is (RFC 7662), unless it said so lately.
+        match introspector.cached(token) {
+            Some(caller) => Ok(caller),
+            None => {
+                let introspector = Arc::clone(introspector);
+                let token = token.to_owned();
+                tokio::task::spawn_blocking(move || introspector.introspect(&token, &audience))
+                    .await
+                    .unwrap_or_else(|error| Err(TokenError::Issuer(error.to_string())))
+            }
+        }
+    } else if oauth.keys.needs_fetch(token) {
         // The fetch blocks (ureq): off the async threads.
         let keys = Arc::clone(&oauth.keys);
         let token = token.to_owned();
