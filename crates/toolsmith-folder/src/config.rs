@@ -169,15 +169,7 @@ impl FolderConfig {
                 &mut problem,
             );
         }
-        if let Some(Value::Object(table)) = raw.get("auth") {
-            config.auth = crate::serving::auth(table, &mut problem);
-        }
-        if let Some(Value::Object(table)) = raw.get("state") {
-            config.state = crate::serving::state(table, &mut problem);
-        }
-        if let Some(Value::Object(table)) = raw.get("limits") {
-            config.limits = crate::serving::limits(table, &mut problem);
-        }
+        (config.auth, config.state, config.limits) = crate::serving::sections(&raw, &mut problem);
         if let Some(Value::Object(table)) = raw.get("profiles") {
             let keys = crate::keys::toml_keys(source);
             config.profiles = profiles::parse(

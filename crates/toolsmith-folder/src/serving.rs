@@ -21,8 +21,22 @@ pub struct StateConfig {
 
 type Problem<'a> = &'a mut dyn FnMut(String, String);
 
+/// `[auth]`, `[state]` and `[limits]` of the whole file `raw` (each at its default when
+/// absent or not a table).
+pub(crate) fn sections(
+    raw: &JsonObject,
+    problem: Problem<'_>,
+) -> (Option<OAuthSettings>, StateConfig, LimitSettings) {
+    let table = |section: &str| raw.get(section).and_then(Value::as_object);
+    (
+        table("auth").and_then(|table| auth(table, problem)),
+        table("state").map_or_else(StateConfig::default, |table| state(table, problem)),
+        table("limits").map_or_else(LimitSettings::default, |table| limits(table, problem)),
+    )
+}
+
 /// `[auth]`: `None` without an `issuer` (a warning says so when other keys are set).
-pub(crate) fn auth(table: &JsonObject, problem: Problem<'_>) -> Option<OAuthSettings> {
+fn auth(table: &JsonObject, problem: Problem<'_>) -> Option<OAuthSettings> {
     const KEYS: [&str; 9] = [
         "issuer",
         "audience",
@@ -99,7 +113,7 @@ pub(crate) fn auth(table: &JsonObject, problem: Problem<'_>) -> Option<OAuthSett
 }
 
 /// `[state]`.
-pub(crate) fn state(table: &JsonObject, problem: Problem<'_>) -> StateConfig {
+fn state(table: &JsonObject, problem: Problem<'_>) -> StateConfig {
     const KEYS: [&str; 3] = ["url", "key", "replica_name"];
     let config = StateConfig {
         url: text(table, "state", "url", problem),
@@ -111,7 +125,7 @@ pub(crate) fn state(table: &JsonObject, problem: Problem<'_>) -> StateConfig {
 }
 
 /// `[limits]`, with `[limits.tools]`.
-pub(crate) fn limits(table: &JsonObject, problem: Problem<'_>) -> LimitSettings {
+fn limits(table: &JsonObject, problem: Problem<'_>) -> LimitSettings {
     const KEYS: [&str; 3] = ["calls_per_minute", "concurrent_calls", "tools"];
     let mut settings = LimitSettings::default();
     let count = |key: &str, value: &Value, problem: Problem<'_>| match value

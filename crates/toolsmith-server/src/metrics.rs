@@ -188,12 +188,12 @@ impl Metrics {
         );
         Self {
             registry,
-            limited,
             calls,
             durations,
             unknown_tool,
             reloads,
             http,
+            limited,
             in_flight,
             sessions,
             tools,

@@ -409,7 +409,7 @@ mod tests {
             "[server]\nname = \"weather\"\nversion = \"2.1.0\"\ninstructions = \"Ask about the weather.\"\n\n[search]\nmode = \"always\"\n",
         )
         .unwrap();
-        let options = server_options(&ToolFolder::load(dir.path()).unwrap());
+        let options = server_options(&ToolFolder::load(dir.path()).unwrap(), None);
         assert_eq!(options.name, "weather");
         assert_eq!(options.version, "2.1.0");
         assert_eq!(
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn a_folder_without_toolsmith_toml_serves_as_toolsmith() {
         let dir = tempfile::tempdir().unwrap();
-        let options = server_options(&ToolFolder::load(dir.path()).unwrap());
+        let options = server_options(&ToolFolder::load(dir.path()).unwrap(), None);
         assert_eq!(options.name, "toolsmith");
         assert_eq!(options.version, env!("CARGO_PKG_VERSION"));
         assert_eq!(options.instructions, None);

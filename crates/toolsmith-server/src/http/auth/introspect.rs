@@ -1,10 +1,11 @@
 //! Opaque access tokens, checked by asking the issuer (RFC 7662 token introspection;
-//! docs/auth.md, "Opaque tokens"): a token that is not a JWT is POSTed to the
+//! docs/auth.md, "Opaque tokens"): a token that is not a JWT is sent to the
 //! `introspection_url` with this server's client credentials, and an active answer is kept
 //! until the token's `exp`, at most [`MAX_CACHED`] and for at most [`CACHE_SIZE`] tokens,
 //! so a busy caller costs the issuer one request per token, not one per call.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -175,7 +176,7 @@ fn form_encode(text: &str) -> String {
         if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
             encoded.push(char::from(byte));
         } else {
-            encoded.push_str(&format!("%{byte:02X}"));
+            let _ = write!(encoded, "%{byte:02X}");
         }
     }
     encoded

@@ -142,15 +142,14 @@ pub(super) async fn authorize(
     let opaque = jsonwebtoken::decode_header(token).is_err();
     let verified = if let (Some(introspector), true) = (&oauth.introspector, opaque) {
         // Not a JWT: the issuer says what it is (RFC 7662), unless it said so lately.
-        match introspector.cached(token) {
-            Some(caller) => Ok(caller),
-            None => {
-                let introspector = Arc::clone(introspector);
-                let token = token.to_owned();
-                tokio::task::spawn_blocking(move || introspector.introspect(&token, &audience))
-                    .await
-                    .unwrap_or_else(|error| Err(TokenError::Issuer(error.to_string())))
-            }
+        if let Some(caller) = introspector.cached(token) {
+            Ok(caller)
+        } else {
+            let introspector = Arc::clone(introspector);
+            let token = token.to_owned();
+            tokio::task::spawn_blocking(move || introspector.introspect(&token, &audience))
+                .await
+                .unwrap_or_else(|error| Err(TokenError::Issuer(error.to_string())))
         }
     } else if oauth.keys.needs_fetch(token) {
         // The fetch blocks (ureq): off the async threads.
