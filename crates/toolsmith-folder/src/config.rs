@@ -2,6 +2,7 @@
 //! (docs/tools.md, docs/serve.md). Sections read elsewhere (`check`, `resources`) are kept
 //! as raw tables; `[profiles]` is read by the `profiles` module, `[packages]` by the
 //! `packages` module, `[upstream]` by the `upstreams` module, and `[package]` describes a folder used as a package.
+//! `[auth]`, `[state]` and `[limits]` are read by the `serving` module.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,6 +32,9 @@ const SECTIONS: &[&str] = &[
     "packages",
     "package",
     "upstream",
+    "auth",
+    "state",
+    "limits",
     "openapi",
 ];
 
@@ -54,6 +58,12 @@ pub struct FolderConfig {
     /// `[evaluator]`: code mode's `run_code` tool (docs/code-mode.md), with its options
     /// from `[options.run_code]` and `MCP_TOOL_OPTIONS` once the folder has loaded.
     pub evaluator: EvaluatorSettings,
+    /// `[auth]`: the OAuth resource server (docs/auth.md); `None` without an `issuer`.
+    pub auth: Option<toolsmith_model::OAuthSettings>,
+    /// `[state]`: the state replicas share (docs/deploy.md).
+    pub state: crate::serving::StateConfig,
+    /// `[limits]`: rate limits and quotas (docs/limits.md).
+    pub limits: toolsmith_model::LimitSettings,
     /// `[profiles.NAME]`, by name (docs/profiles.md).
     pub profiles: BTreeMap<String, Profile>,
     /// The whole file as JSON, for sections read elsewhere.
@@ -160,6 +170,7 @@ impl FolderConfig {
                 &mut problem,
             );
         }
+        (config.auth, config.state, config.limits) = crate::serving::sections(&raw, &mut problem);
         if let Some(Value::Object(table)) = raw.get("profiles") {
             let keys = crate::keys::toml_keys(source);
             config.profiles = profiles::parse(
@@ -383,6 +394,44 @@ mod tests {
         );
         assert!(diagnostics.iter().all(|d| d.severity == Severity::Warning));
         assert_eq!(config.profiles.keys().collect::<Vec<_>>(), ["dev"]);
+    }
+
+    #[test]
+    fn reads_auth_state_and_limits() {
+        // Issue 19, items 1, 3 and 4: `[auth]`, `[limits]` and `[state]` in toolsmith.toml.
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[auth]\nissuer = \"https://auth.example.com\"\nrequired_scopes = [\"tools\"]\nclock_skew = \"5s\"\n[state]\nurl = \"redis://127.0.0.1:6379/0\"\n[limits]\ncalls_per_minute = 60\nconcurrent_calls = 2\n[limits.tools]\nsearch = 10\n",
+        );
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let auth = config.auth.unwrap();
+        assert_eq!(auth.issuer, "https://auth.example.com");
+        assert_eq!(auth.required_scopes, ["tools"]);
+        assert_eq!(auth.clock_skew, Duration::from_secs(5));
+        assert_eq!(auth.audience, None);
+        assert_eq!(
+            config.state.url.as_deref(),
+            Some("redis://127.0.0.1:6379/0")
+        );
+        assert_eq!(config.limits.calls_per_minute, Some(60));
+        assert_eq!(config.limits.concurrent_calls, Some(2));
+        assert_eq!(config.limits.tools["search"], 10);
+
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[auth]\naudience = \"x\"\n[limits]\ncalls_per_minute = 0\ncalls_per_minut = 3\n",
+        );
+        assert_eq!(config.auth, None);
+        assert!(config.limits.is_empty());
+        let messages: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "`[auth]` has no `issuer`: it is ignored",
+                "`[limits] calls_per_minute` must be a positive whole number, got 0",
+                "unknown key `calls_per_minut` in `[limits]`",
+            ]
+        );
     }
 
     #[test]

@@ -46,6 +46,7 @@ pub mod prompts;
 mod reload;
 pub mod resources;
 mod run;
+mod serving;
 mod upstreams;
 mod walk;
 
@@ -64,6 +65,7 @@ pub use manifest::{parse_toml, toml_to_json};
 pub use profiles::{DEV_PROFILE, PROFILE_PROBLEM, Profile};
 pub use reload::{Published, Snapshot};
 pub use run::{Caller, OPTIONS_ENV};
+pub use serving::StateConfig;
 pub use walk::Walk;
 
 /// A folder that cannot be loaded at all.

@@ -62,6 +62,7 @@ mod prompt;
 mod properties;
 mod resource;
 mod schema;
+mod serving;
 pub mod sources;
 pub mod template;
 mod tool;
@@ -100,6 +101,7 @@ pub use resource::{
     ResourceContents, ResourceError, ResourceInfo, ResourceReader, ResourceTemplate, Resources,
 };
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
+pub use serving::{Introspection, LimitSettings, OAuthSettings};
 pub use tool::{
     CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
 };

@@ -50,6 +50,12 @@ pub(crate) async fn run(
     if let Some(outcome) = toolsmith_search::out_of_scope(definition, request.caller.as_deref()) {
         return (call_result(outcome), OutcomeKind::InvalidRequest);
     }
+    // `[limits.tools]` (docs/limits.md): the tool's quota is the model's business to hear
+    // of, so it is an `isError` result naming the limit, on every transport.
+    if let Err(refusal) = state.limits().admit_tool(&definition.name).await {
+        state.metrics().limited(refusal.kind);
+        return (limited(&refusal), OutcomeKind::Busy);
+    }
     let timeout = Watchdog::timeout_of(definition, None);
     let name = definition.name.as_str();
     let cancelled = &request.context.ct;
@@ -173,6 +179,13 @@ async fn serve(asked: bridge::ClientRequest, request: &Request<'_>, deadline: st
 /// The `isError` result of a call of `tool` that ended with no result from the tool.
 fn failed(failure: &CallFailure, tool: &str) -> (CallToolResult, OutcomeKind) {
     (error_result(failure.message(tool)), failure.kind())
+}
+
+/// The `isError` result of a call a tool's rate limit refused.
+fn limited(refusal: &crate::limits::Refusal) -> CallToolResult {
+    let mut result = error_result(refusal.to_string());
+    result.structured_content = Some(refusal.to_json());
+    result
 }
 
 /// Closes the bridge when the call's task stops listening.

@@ -373,6 +373,20 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
+        // Over stdio there is one caller, and no HTTP status to refuse it with: its
+        // `[limits]` excess is a JSON-RPC error (docs/limits.md). HTTP refuses before this.
+        let _admission = match self.transport {
+            Transport::Stdio if self.state.limits().per_caller() => {
+                match self.state.limits().admit("stdio").await {
+                    Ok(admission) => Some(admission),
+                    Err(refusal) => {
+                        self.state.metrics().limited(refusal.kind);
+                        return Err(refusal.error_data());
+                    }
+                }
+            }
+            _ => None,
+        };
         let published = self.state.published();
         let Some(index) = published.index_of(&request.name) else {
             self.state.metrics().unknown_tool();

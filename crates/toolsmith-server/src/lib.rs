@@ -51,6 +51,7 @@ pub mod fuzzing;
 mod handler;
 mod http;
 mod jsonrpc;
+mod limits;
 mod metrics;
 mod mrtr;
 mod pool;
@@ -69,6 +70,10 @@ pub use http::{
     DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, INFO_PATH, InstallSnippet, InstallSnippets,
     MCP_PATH, METRICS_PATH, OAuthSettings, PAGE_PATH, PROTECTED_RESOURCE_PATH, READY_PATH,
     REPLICA_HEADER, SnippetServer, router, serve_http, serve_metrics,
+};
+pub use limits::{
+    CounterError, Counters, LimitKind, Limits, MemoryCounters, RATE_LIMITED, RedisCounters,
+    Refusal, Window,
 };
 pub use metrics::Reload;
 pub use replicas::{SharedState, StateError};

@@ -42,6 +42,8 @@ pub(crate) struct Metrics {
     unknown_tool: Counter,
     reloads: Family<ReloadLabels, Counter>,
     http: StatusCounts,
+    /// By [`LimitKind::index`](crate::limits::LimitKind::index).
+    limited: [Counter; crate::limits::LimitKind::ALL.len()],
     in_flight: Gauge,
     sessions: Gauge,
     tools: Gauge,
@@ -59,6 +61,12 @@ struct CallLabels {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ToolLabels {
     tool: String,
+}
+
+/// The labels of `toolsmith_rate_limited_total`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct LimitLabels {
+    limit: &'static str,
 }
 
 /// The labels of `toolsmith_reloads_total`.
@@ -165,6 +173,19 @@ impl Metrics {
             "HTTP requests answered, by status code",
             http.clone(),
         );
+        let limited_family = Family::<LimitLabels, Counter>::default();
+        let limited = crate::limits::LimitKind::ALL.map(|kind| {
+            limited_family
+                .get_or_create(&LimitLabels {
+                    limit: kind.as_str(),
+                })
+                .clone()
+        });
+        registry.register(
+            "rate_limited",
+            "Tool calls refused by a rate limit (docs/limits.md), by limit",
+            limited_family,
+        );
         Self {
             registry,
             calls,
@@ -172,6 +193,7 @@ impl Metrics {
             unknown_tool,
             reloads,
             http,
+            limited,
             in_flight,
             sessions,
             tools,
@@ -214,6 +236,11 @@ impl Metrics {
                 result: reload.label(),
             })
             .inc();
+    }
+
+    /// Counts a call refused by a limit of `kind`.
+    pub(crate) fn limited(&self, kind: crate::limits::LimitKind) {
+        self.limited[kind.index()].inc();
     }
 
     /// Counts an HTTP response.

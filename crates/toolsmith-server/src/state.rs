@@ -49,6 +49,8 @@ pub struct ServerOptions {
     pub search: SearchSettings,
     /// Code mode's `run_code` tool (`[evaluator]`, `serve --code-mode`; docs/code-mode.md).
     pub evaluator: EvaluatorSettings,
+    /// Rate limits and quotas (`[limits]`; docs/limits.md), and where they are counted.
+    pub limits: crate::limits::Limits,
 }
 
 impl ServerOptions {
@@ -66,6 +68,7 @@ impl ServerOptions {
             page_size: PAGE_SIZE,
             search: SearchSettings::default(),
             evaluator: EvaluatorSettings::default(),
+            limits: crate::limits::Limits::default(),
         }
     }
 }
@@ -91,6 +94,7 @@ struct Shared {
     /// `calls`' size, for each tool's own share of it ([`crate::convert::Published`]).
     max_calls: usize,
     pool: CallPool,
+    limits: crate::limits::Limits,
     in_flight: InFlight,
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// Sessions that subscribed to resources, with their subscribed URIs.
@@ -127,6 +131,7 @@ impl ServerState {
             page_size,
             search,
             evaluator,
+            limits,
         } = options;
         #[expect(
             deprecated,
@@ -172,6 +177,7 @@ impl ServerState {
             // As many threads again may be stuck in abandoned calls; past that, abandoned
             // calls keep their slots and new calls get "busy".
             pool: CallPool::new(max_concurrent_calls, max_concurrent_calls),
+            limits,
             in_flight: InFlight::default(),
             peers: Mutex::new(Vec::new()),
             subscribers: Mutex::new(Vec::new()),
@@ -414,6 +420,11 @@ impl ServerState {
             tools: self.catalog().entries().len(),
             load_errors: self.load_errors(),
         })
+    }
+
+    /// The rate limits (docs/limits.md).
+    pub(crate) fn limits(&self) -> &crate::limits::Limits {
+        &self.0.limits
     }
 
     pub(crate) fn metrics(&self) -> &Metrics {

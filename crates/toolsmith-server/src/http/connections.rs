@@ -30,7 +30,7 @@ pub(super) async fn accept(
         .header_read_timeout(header_timeout);
     let lingering = Arc::new(Semaphore::new(LINGERING_REFUSALS));
     loop {
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
@@ -52,8 +52,16 @@ pub(super) async fn accept(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not set TCP_NODELAY");
         }
-        let connection =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        // Each request learns the peer's address: the caller of `[limits]` without OAuth.
+        let address = super::limits::ClientAddress(peer.ip());
+        let app = tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(address);
+                request
+            },
+        );
+        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
         let stop = stop.clone();
         tokio::spawn(async move {
             let _permit = permit;

@@ -30,6 +30,7 @@ mod auth;
 mod connections;
 mod guard;
 mod health;
+mod limits;
 mod metrics;
 mod page;
 mod peek;
@@ -239,6 +240,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     };
     let guard = Guard::new(hosts.clone(), options.max_body_bytes);
     let endpoint = Arc::new(Endpoint {
+        state: probe_state.clone(),
         sessions,
         stateless,
         calls,
@@ -405,6 +407,8 @@ fn service_config(state: &ServerState, options: &HttpOptions) -> StreamableHttpS
 }
 
 struct Endpoint {
+    /// The server's state, for its limits and metrics.
+    state: ServerState,
     sessions: StreamableHttpService<McpHandler, LocalSessionManager>,
     stateless: StreamableHttpService<McpHandler, NeverSessionManager>,
     /// Plain `tools/call` POSTs in a live session, answered without rmcp's session worker.
@@ -428,11 +432,23 @@ async fn post_message(State(endpoint): State<Arc<Endpoint>>, request: Request) -
         Ok(bytes) => bytes,
         Err(refusal) => return refusal,
     };
-    if parts.headers.contains_key(SESSION_HEADER) {
+    let admission = match limits::admit(
+        endpoint.state.limits(),
+        endpoint.state.metrics(),
+        &parts,
+        &bytes,
+    )
+    .await
+    {
+        Ok(admission) => admission,
+        Err(too_many) => return too_many,
+    };
+    let response = if parts.headers.contains_key(SESSION_HEADER) {
         endpoint.post_in_session(parts, bytes).await
     } else {
         endpoint.post_without_session(parts, bytes).await
-    }
+    };
+    limits::hold(response, admission)
 }
 
 /// DELETE: rmcp ends the session; once it has, the endpoint forgets it too.

@@ -197,7 +197,7 @@ impl SharedState {
     }
 
     /// The connection (made lazily, connecting on first use; call inside the runtime).
-    fn connection(&self) -> ConnectionManager {
+    pub(crate) fn connection(&self) -> ConnectionManager {
         self.0
             .connection
             .get_or_init(|| {

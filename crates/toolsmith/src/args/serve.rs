@@ -161,7 +161,8 @@ pub(crate) struct AuthorizationArgs {
     /// --oauth-audience) and a valid `exp`/`nbf`; a tool with `scopes = [...]` is shown only
     /// to tokens holding them. The JWKS is found in the issuer's
     /// `/.well-known/oauth-authorization-server` (or `openid-configuration`) metadata.
-    /// Example: `--oauth-issuer https://auth.example.com`.
+    /// Example: `--oauth-issuer https://auth.example.com`. `[auth]` in toolsmith.toml sets
+    /// the same settings; each --oauth-* flag given wins over its key there.
     #[arg(
         long,
         value_name = "URL",
@@ -172,27 +173,27 @@ pub(crate) struct AuthorizationArgs {
     pub(crate) oauth_issuer: Option<String>,
 
     /// The `aud` every token must carry; default: this server's URL (--oauth-resource).
-    #[arg(long, value_name = "AUDIENCE", requires = "oauth_issuer")]
+    #[arg(long, value_name = "AUDIENCE", requires = "http")]
     pub(crate) oauth_audience: Option<String>,
 
     /// This server's URL as clients reach it, e.g. `https://tools.example.com/mcp`.
     ///
     /// Named in the metadata at `/.well-known/oauth-protected-resource` (RFC 9728) and the
     /// default audience. Default: `http://` + the request's Host + `/mcp`.
-    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    #[arg(long, value_name = "URL", requires = "http")]
     pub(crate) oauth_resource: Option<String>,
 
     /// Fetch the issuer's keys from URL instead of the address its metadata names.
-    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    #[arg(long, value_name = "URL", requires = "http")]
     pub(crate) oauth_jwks_uri: Option<String>,
 
     /// A scope every token must hold (repeatable); others get 403 `insufficient_scope`.
-    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
+    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "http")]
     pub(crate) oauth_scopes: Vec<String>,
 
     /// How far `exp` and `nbf` may be off: a duration such as `30s`. Default `60s`.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration, requires = "oauth_issuer")]
-    pub(crate) oauth_clock_skew: Duration,
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "http")]
+    pub(crate) oauth_clock_skew: Option<Duration>,
 }
 
 /// Shared state: replicas of one server behind a load balancer (docs/deploy.md).
@@ -202,7 +203,8 @@ pub(crate) struct SharedStateArg {
     ///
     /// URL is `redis://HOST:PORT/DB` (`rediss://` for TLS). Every replica given the same
     /// URL serves every session, so a load balancer needs no sticky sessions
-    /// (docs/deploy.md). While Redis is down, new sessions get 503.
+    /// (docs/deploy.md), and `[limits]` counts calls there for all replicas. While Redis is
+    /// down, new sessions get 503 and limits are not enforced. Also `[state] url`.
     #[arg(
         long = "state",
         value_name = "URL",

@@ -66,7 +66,15 @@ pub(crate) fn run_then(
     )?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
-    let mut options = server_options(&loaded);
+    let mut http_options = http_options(args, loaded.config())?;
+    // `[auth]` is for HTTP, like the flags; `--auth-token` is the other way to authorize.
+    let config_auth = loaded.config().auth.clone().filter(|_| http.is_some());
+    if config_auth.is_some() && auth_token.is_some() {
+        return Err(Hinted::new("`--auth-token` and `[auth]` in toolsmith.toml are both set")
+            .hint("use one: OAuth access tokens (`[auth]`) or a shared bearer token (--auth-token)")
+            .into());
+    }
+    let mut options = server_options(&loaded, http_options.shared_state.as_ref());
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = search.apply(options.search);
     options.evaluator = code_mode.apply(options.evaluator);
@@ -85,8 +93,7 @@ pub(crate) fn run_then(
         crate::watch::spawn(served).context("cannot start watching the folder")?;
     }
     let tools = state.catalog().entries().len();
-    let mut http_options = http_options(args)?;
-    http_options.oauth = oauth_settings(&args.authorization, &state.catalog());
+    http_options.oauth = oauth_settings(&args.authorization, config_auth, &state.catalog())?;
     if let Some(address) = metrics {
         serve_metrics(printer, &state, &http_options, address)?;
     }
@@ -141,13 +148,32 @@ fn upstream_changes(served: &Arc<ServedFolder>) {
     });
 }
 
-/// The HTTP server's settings from `serve`'s flags.
-fn http_options(args: &ServeArgs) -> anyhow::Result<HttpOptions> {
+/// The HTTP server's settings from `serve`'s flags, and `[state]` of `config` where a flag
+/// is not given.
+fn http_options(
+    args: &ServeArgs,
+    config: &toolsmith_folder::FolderConfig,
+) -> anyhow::Result<HttpOptions> {
     let crate::args::SharedStateArg {
         url,
         state_key,
         replica_name,
     } = &args.shared_state;
+    let toolsmith_folder::StateConfig {
+        url: config_url,
+        key: config_key,
+        replica_name: config_replica_name,
+    } = &config.state;
+    // `[state]` applies to HTTP only, as its flags do.
+    let http = args.http.is_some();
+    let pick = |flag: &Option<String>, key: &Option<String>| {
+        flag.clone().or_else(|| key.clone().filter(|_| http))
+    };
+    let (url, state_key, replica_name) = (
+        pick(url, config_url),
+        pick(state_key, config_key),
+        pick(replica_name, config_replica_name),
+    );
     let shared_state = url
         .as_deref()
         .map(toolsmith_server::SharedState::open)
@@ -168,17 +194,19 @@ fn http_options(args: &ServeArgs) -> anyhow::Result<HttpOptions> {
         metrics_on_port: args.metrics.is_none(),
         install_snippets: Some(crate::install::page::snippets()),
         shared_state,
-        state_key: state_key.clone(),
-        replica_name: replica_name.clone(),
+        state_key,
+        replica_name,
     })
 }
 
-/// The OAuth resource server's settings from the Authorization flags, with the scopes the
-/// tools name for the metadata to list (docs/auth.md).
+/// The OAuth resource server's settings: `[auth]` (`config`), each Authorization flag given
+/// winning over its key, with the scopes the tools name for the metadata to list
+/// (docs/auth.md).
 fn oauth_settings(
     args: &AuthorizationArgs,
+    config: Option<OAuthSettings>,
     catalog: &toolsmith_model::Catalog,
-) -> Option<OAuthSettings> {
+) -> anyhow::Result<Option<OAuthSettings>> {
     let AuthorizationArgs {
         oauth_issuer,
         oauth_audience,
@@ -187,12 +215,42 @@ fn oauth_settings(
         oauth_scopes,
         oauth_clock_skew,
     } = args;
-    let mut settings = OAuthSettings::new(oauth_issuer.clone()?);
-    settings.audience.clone_from(oauth_audience);
-    settings.resource.clone_from(oauth_resource);
-    settings.jwks_uri.clone_from(oauth_jwks_uri);
-    settings.required_scopes.clone_from(oauth_scopes);
-    settings.clock_skew = *oauth_clock_skew;
+    let mut settings = match (config, oauth_issuer) {
+        (Some(mut settings), Some(issuer)) => {
+            issuer.clone_into(&mut settings.issuer);
+            settings
+        }
+        (Some(settings), None) => settings,
+        (None, Some(issuer)) => OAuthSettings::new(issuer.clone()),
+        (None, None) => {
+            let given = oauth_audience.is_some()
+                || oauth_resource.is_some()
+                || oauth_jwks_uri.is_some()
+                || !oauth_scopes.is_empty()
+                || oauth_clock_skew.is_some();
+            if given {
+                return Err(Hinted::new("the --oauth-* flags need an issuer")
+                    .hint("pass --oauth-issuer URL, or set `[auth] issuer` in toolsmith.toml")
+                    .into());
+            }
+            return Ok(None);
+        }
+    };
+    if oauth_audience.is_some() {
+        settings.audience.clone_from(oauth_audience);
+    }
+    if oauth_resource.is_some() {
+        settings.resource.clone_from(oauth_resource);
+    }
+    if oauth_jwks_uri.is_some() {
+        settings.jwks_uri.clone_from(oauth_jwks_uri);
+    }
+    if !oauth_scopes.is_empty() {
+        settings.required_scopes.clone_from(oauth_scopes);
+    }
+    if let Some(skew) = oauth_clock_skew {
+        settings.clock_skew = *skew;
+    }
     for scope in catalog
         .definitions()
         .flat_map(|definition| &definition.scopes)
@@ -201,7 +259,7 @@ fn oauth_settings(
             settings.scopes_supported.push(scope.clone());
         }
     }
-    Some(settings)
+    Ok(Some(settings))
 }
 
 /// Serves `/metrics` on a listener of its own at `address` (`--metrics`), and says where.
@@ -273,15 +331,27 @@ fn first_minute(printer: Printer, state: &ServerState, dir: Option<&Path>, profi
 
 /// The server a tools folder asks for in its `toolsmith.toml` (`[server]`, `[search]`),
 /// with defaults for the rest and the folder as command tools' working directory.
-fn server_options(folder: &ToolFolder) -> ServerOptions {
+fn server_options(
+    folder: &ToolFolder,
+    shared: Option<&toolsmith_server::SharedState>,
+) -> ServerOptions {
     let config = folder.config();
     let defaults = ServerOptions::new(folder.root().to_owned());
+    // With `--state`, every replica counts `[limits]` in the same Redis (docs/limits.md).
+    let limits = match shared {
+        Some(shared) => toolsmith_server::Limits::new(
+            config.limits.clone(),
+            Arc::new(toolsmith_server::RedisCounters::new(shared.clone())),
+        ),
+        None => toolsmith_server::Limits::in_memory(config.limits.clone()),
+    };
     ServerOptions {
         name: config.name.clone().unwrap_or(defaults.name),
         version: config.version.clone().unwrap_or(defaults.version),
         instructions: config.instructions.clone(),
         search: config.search,
         evaluator: config.evaluator.clone(),
+        limits,
         ..defaults
     }
 }
@@ -339,7 +409,7 @@ mod tests {
             "[server]\nname = \"weather\"\nversion = \"2.1.0\"\ninstructions = \"Ask about the weather.\"\n\n[search]\nmode = \"always\"\n",
         )
         .unwrap();
-        let options = server_options(&ToolFolder::load(dir.path()).unwrap());
+        let options = server_options(&ToolFolder::load(dir.path()).unwrap(), None);
         assert_eq!(options.name, "weather");
         assert_eq!(options.version, "2.1.0");
         assert_eq!(
@@ -353,7 +423,7 @@ mod tests {
     #[test]
     fn a_folder_without_toolsmith_toml_serves_as_toolsmith() {
         let dir = tempfile::tempdir().unwrap();
-        let options = server_options(&ToolFolder::load(dir.path()).unwrap());
+        let options = server_options(&ToolFolder::load(dir.path()).unwrap(), None);
         assert_eq!(options.name, "toolsmith");
         assert_eq!(options.version, env!("CARGO_PKG_VERSION"));
         assert_eq!(options.instructions, None);

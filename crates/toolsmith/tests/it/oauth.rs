@@ -382,6 +382,22 @@ fn post_2026(
 #[test]
 fn a_task_is_reached_only_with_a_token_of_its_subject() {
     // Issue 21, item 3 (docs/tasks.md): a task made for an OAuth caller is unknown to others.
+
+/// `toolsmith serve --http` of `dir`, whose toolsmith.toml names the issuer (no
+/// `--oauth-issuer`), with `extra` flags and `env` set.
+fn serve_configured(dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> ServeProcess {
+    let mut command = ServeProcess::http_command(&[dir.to_str().unwrap()], None);
+    command.args(extra).env_remove("TOOLSMITH_OAUTH_ISSUER");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    ServeProcess::spawn_http(command)
+}
+
+#[test]
+fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
+    // Issue 19, items 1 and 3: `[auth]` sets what the --oauth-* flags set (a flag wins over
+    // its key), and `[limits] calls_per_minute` counts each token subject on its own.
     let Some(mut issuer) = Issuer::start() else {
         return;
     };
@@ -415,4 +431,110 @@ fn a_task_is_reached_only_with_a_token_of_its_subject() {
     }
     let cancelled = post_2026(&server, &alice, "tasks/cancel", &id, &get);
     assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+
+        dir.path().join("toolsmith.toml"),
+        format!(
+            "[auth]\nissuer = \"{}\"\naudience = \"https://wrong.example/mcp\"\n[limits]\ncalls_per_minute = 1\n",
+            issuer.url
+        ),
+    )
+    .unwrap();
+    let audience = "https://tools.example/mcp";
+    let server = serve_configured(dir.path(), &["--oauth-audience", audience], &[]);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let (status, head, _) = post(&server, None, &list);
+    assert_eq!(status, 401, "{head}");
+    // The token of the flag's audience is accepted; the file's is not.
+    let wrong = issuer.token(
+        "first",
+        3600,
+        &json!({"aud": "https://wrong.example/mcp", "sub": "alice"}),
+    );
+    assert_eq!(post(&server, Some(&wrong), &list).0, 401);
+    let alice = issuer.token(
+        "first",
+        3600,
+        &json!({"aud": audience, "sub": "alice", "scope": "tickets:write"}),
+    );
+    let bob = issuer.token(
+        "first",
+        3600,
+        &json!({"aud": audience, "sub": "bob", "scope": "tickets:write"}),
+    );
+    let close = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "close_ticket", "arguments": {"id": id}}})
+    };
+    let (status, _, body) = post(&server, Some(&alice), &close(7));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "alice closed 7");
+    let (status, head, body) = post(&server, Some(&alice), &close(8));
+    assert_eq!(status, 429, "{head}\n{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("the subject `alice`"), "{message}");
+    // Bob has a minute of his own.
+    assert_eq!(
+        call(&server, &bob, "close_ticket", &json!({"id": 9}))["content"][0]["text"],
+        "bob closed 9"
+    );
+}
+
+#[test]
+fn opaque_tokens_are_introspected_and_the_answer_is_cached() {
+    // Issue 19, item 1: RFC 7662 introspection for tokens that are not JWTs, with the
+    // client secret read from the environment (`${VAR}` in toolsmith.toml).
+    let Some(mut issuer) = Issuer::start() else {
+        return;
+    };
+    let dir = folder();
+    std::fs::write(
+        dir.path().join("toolsmith.toml"),
+        format!(
+            "[auth]\nissuer = \"{0}\"\nintrospection_url = \"{0}/introspect\"\nclient_id = \"toolsmith\"\nclient_secret = \"${{TOOLSMITH_TEST_CLIENT_SECRET}}\"\n",
+            issuer.url
+        ),
+    )
+    .unwrap();
+    let server = serve_configured(
+        dir.path(),
+        &[],
+        &[("TOOLSMITH_TEST_CLIENT_SECRET", "s3cret")],
+    );
+    let exp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600;
+    issuer.ask(
+        &json!({"introspection": {"client": "toolsmith:s3cret", "answer": {
+            "active": true, "sub": "carol", "scope": "tickets:write", "iss": issuer.url,
+            "aud": server.url(), "exp": exp, "client_id": "app"
+        }}}),
+    );
+    assert_eq!(
+        call(&server, "opaque-token-1", "close_ticket", &json!({"id": 3}))["content"][0]["text"],
+        "carol closed 3"
+    );
+    assert_eq!(
+        names(&server, "opaque-token-1"),
+        ["close_ticket", "list_tickets"]
+    );
+    // Answered from the cache: the issuer was asked once.
+    assert_eq!(issuer.ask(&json!({"introspections": true}))["count"], 1);
+
+    // An inactive token is refused as invalid.
+    issuer.ask(
+        &json!({"introspection": {"client": "toolsmith:s3cret", "answer": {"active": false}}}),
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let (status, head, _) = post(&server, Some("opaque-token-2"), &list);
+    assert_eq!(status, 401, "{head}");
+    assert!(head.contains("not active"), "{head}");
+
+    // Credentials the issuer does not accept: 401 that says what the issuer answered.
+    issuer
+        .ask(&json!({"introspection": {"client": "toolsmith:other", "answer": {"active": true}}}));
+    let (status, head, _) = post(&server, Some("opaque-token-3"), &list);
+    assert_eq!(status, 401, "{head}");
+    assert!(head.contains("client_id"), "{head}");
 }

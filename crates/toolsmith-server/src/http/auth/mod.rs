@@ -4,11 +4,13 @@
 //! runs only the tools the caller's scopes cover. `GET` [`PROTECTED_RESOURCE_PATH`] is the
 //! RFC 9728 metadata naming the issuer; a missing or bad token is 401 and a token without
 //! a required scope 403, each with the `WWW-Authenticate` challenge that points at it.
+//! A token that is not a JWT is introspected ([`introspect`]) when `[auth]` names an
+//! introspection endpoint.
 
+mod introspect;
 mod keys;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -18,59 +20,30 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
+use introspect::Introspector;
 use keys::KeyCache;
 pub(crate) use keys::TokenError;
 
 /// RFC 9728 §3: where the protected resource's metadata is served.
 pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// How the endpoint checks OAuth access tokens (`--oauth-issuer`; docs/auth.md).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OAuthSettings {
-    /// The authorization server whose tokens are accepted: `iss` must equal it, and its
-    /// metadata names the JWKS.
-    pub issuer: String,
-    /// What `aud` must contain; `None`: this server's own URL ([`OAuthSettings::resource`],
-    /// RFC 8707).
-    pub audience: Option<String>,
-    /// This server's URL as clients know it (`https://tools.example.com/mcp`); `None`:
-    /// `http://` + the request's `Host` + `/mcp`.
-    pub resource: Option<String>,
-    /// The JWKS address, instead of the one the issuer's metadata names.
-    pub jwks_uri: Option<String>,
-    /// Scopes every token must hold (403 `insufficient_scope` otherwise).
-    pub required_scopes: Vec<String>,
-    /// Leeway for `exp` and `nbf`.
-    pub clock_skew: Duration,
-    /// Scopes the metadata lists besides the required ones (the tools' `scopes`).
-    pub scopes_supported: Vec<String>,
-}
-
-impl OAuthSettings {
-    /// Tokens of `issuer`, for this server's own URL, with a minute of clock skew.
-    pub fn new(issuer: String) -> Self {
-        Self {
-            issuer,
-            audience: None,
-            resource: None,
-            jwks_uri: None,
-            required_scopes: Vec::new(),
-            clock_skew: Duration::from_mins(1),
-            scopes_supported: Vec::new(),
-        }
-    }
-}
+pub use toolsmith_model::OAuthSettings;
 
 /// The token check's state: the settings and the issuer's keys.
 pub(super) struct OAuth {
     settings: OAuthSettings,
     keys: Arc<KeyCache>,
+    /// For opaque tokens, with `[auth] introspection_url`.
+    introspector: Option<Arc<Introspector>>,
 }
 
 impl OAuth {
     pub(super) fn new(settings: OAuthSettings) -> Arc<Self> {
         Arc::new(Self {
             keys: Arc::new(KeyCache::new(settings.clone())),
+            introspector: settings.introspection.clone().map(|introspection| {
+                Arc::new(Introspector::new(introspection, settings.issuer.clone()))
+            }),
             settings,
         })
     }
@@ -166,7 +139,19 @@ pub(super) async fn authorize(
         .audience
         .clone()
         .unwrap_or_else(|| oauth.resource(request.headers()));
-    let verified = if oauth.keys.needs_fetch(token) {
+    let opaque = jsonwebtoken::decode_header(token).is_err();
+    let verified = if let (Some(introspector), true) = (&oauth.introspector, opaque) {
+        // Not a JWT: the issuer says what it is (RFC 7662), unless it said so lately.
+        if let Some(caller) = introspector.cached(token) {
+            Ok(caller)
+        } else {
+            let introspector = Arc::clone(introspector);
+            let token = token.to_owned();
+            tokio::task::spawn_blocking(move || introspector.introspect(&token, &audience))
+                .await
+                .unwrap_or_else(|error| Err(TokenError::Issuer(error.to_string())))
+        }
+    } else if oauth.keys.needs_fetch(token) {
         // The fetch blocks (ureq): off the async threads.
         let keys = Arc::clone(&oauth.keys);
         let token = token.to_owned();
