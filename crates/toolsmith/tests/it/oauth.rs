@@ -382,22 +382,6 @@ fn post_2026(
 #[test]
 fn a_task_is_reached_only_with_a_token_of_its_subject() {
     // Issue 21, item 3 (docs/tasks.md): a task made for an OAuth caller is unknown to others.
-
-/// `toolsmith serve --http` of `dir`, whose toolsmith.toml names the issuer (no
-/// `--oauth-issuer`), with `extra` flags and `env` set.
-fn serve_configured(dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> ServeProcess {
-    let mut command = ServeProcess::http_command(&[dir.to_str().unwrap()], None);
-    command.args(extra).env_remove("TOOLSMITH_OAUTH_ISSUER");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    ServeProcess::spawn_http(command)
-}
-
-#[test]
-fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
-    // Issue 19, items 1 and 3: `[auth]` sets what the --oauth-* flags set (a flag wins over
-    // its key), and `[limits] calls_per_minute` counts each token subject on its own.
     let Some(mut issuer) = Issuer::start() else {
         return;
     };
@@ -431,7 +415,28 @@ fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
     }
     let cancelled = post_2026(&server, &alice, "tasks/cancel", &id, &get);
     assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+}
 
+/// `toolsmith serve --http` of `dir`, whose toolsmith.toml names the issuer (no
+/// `--oauth-issuer`), with `extra` flags and `env` set.
+fn serve_configured(dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> ServeProcess {
+    let mut command = ServeProcess::http_command(&[dir.to_str().unwrap()], None);
+    command.args(extra).env_remove("TOOLSMITH_OAUTH_ISSUER");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    ServeProcess::spawn_http(command)
+}
+
+#[test]
+fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
+    // Issue 19, items 1 and 3: `[auth]` sets what the --oauth-* flags set (a flag wins over
+    // its key), and `[limits] calls_per_minute` counts each token subject on its own.
+    let Some(mut issuer) = Issuer::start() else {
+        return;
+    };
+    let dir = folder();
+    std::fs::write(
         dir.path().join("toolsmith.toml"),
         format!(
             "[auth]\nissuer = \"{}\"\naudience = \"https://wrong.example/mcp\"\n[limits]\ncalls_per_minute = 1\n",
