@@ -17,7 +17,8 @@ use crate::error::Hinted;
 use crate::printer::Printer;
 
 /// The rules about what only a Toolsmith folder has (its files, test cases, permissions,
-/// required programs, packages): a server known only by its `tools/list` has none of them.
+/// required programs, packages, the names its discovery mode keeps for itself): a server
+/// known only by its `tools/list` has none of them.
 const FOLDER_RULES: &[&str] = &[
     "missing-examples",
     "missing-permission",
@@ -25,6 +26,7 @@ const FOLDER_RULES: &[&str] = &[
     "overbroad-permission",
     "package-permission-denied",
     "read-only-writes",
+    "reserved-tool-name",
     "unused-permission",
 ];
 
