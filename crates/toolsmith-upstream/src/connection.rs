@@ -159,6 +159,18 @@ impl Upstream {
         &self.spec
     }
 
+    /// The tools it lists, starting it for that and stopping it again (its process group
+    /// killed): for a one-shot command such as `toolsmith check --upstream`.
+    ///
+    /// # Errors
+    ///
+    /// Why it could not be started or listed, with its stderr's tail.
+    pub fn list_once(&self) -> Result<Vec<RemoteTool>, UpstreamError> {
+        let tools = self.tools();
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner) = State::NotStarted;
+        tools
+    }
+
     /// Whether it runs now (started and not stopped since).
     pub fn is_running(&self) -> bool {
         matches!(

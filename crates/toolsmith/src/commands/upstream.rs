@@ -3,7 +3,6 @@
 //! it before anything is written, so what is written is what `serve` will accept.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use toolsmith_folder::CONFIG_FILE;
@@ -176,9 +175,7 @@ fn try_start(spec: UpstreamSpec, printer: Printer) -> Result<Vec<String>, String
     let target = spec.target();
     printer.message(&format!("starting `{target}` to list its tools …"));
     let prefix = spec.prefix.clone();
-    let upstream = Arc::new(Upstream::new(spec));
-    let listed = upstream.tools();
-    toolsmith_upstream::kill_all();
+    let listed = Upstream::new(spec).list_once();
     match listed {
         Ok(tools) => {
             let names: Vec<String> = tools

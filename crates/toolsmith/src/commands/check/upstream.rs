@@ -45,9 +45,7 @@ pub(super) fn run(
     let target = spec.target();
     let upstream = Arc::new(Upstream::new(spec));
     printer.message(&format!("listing the tools of `{target}` …"));
-    let listed = upstream.tools();
-    // Its process group goes with this run; the lint needs nothing more from it.
-    toolsmith_upstream::kill_all();
+    let listed = upstream.list_once();
     let listed = listed.map_err(|error| {
         Hinted::new(format!("cannot lint `{target}`"))
             .caused_by(error)
