@@ -104,7 +104,7 @@ fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> 
         Ok(source) => source,
         Err(error) => return unreadable(path, &error),
     };
-    let manifest = match manifest::parse(path, &source) {
+    let manifest = match manifest::parse(path, &source, settings.source_facts) {
         Ok(manifest) => manifest,
         Err(diagnostics) => {
             return LoadedModule {

@@ -13,7 +13,7 @@ pub fn parse_manifest(
     path: &Path,
     source: &str,
 ) -> Result<(ToolDefinition, Option<Vec<String>>), Vec<Diagnostic>> {
-    let manifest = manifest::parse(path, source)?;
+    let manifest = manifest::parse(path, source, true)?;
     let command = match manifest.kind {
         ManifestKind::Command(argv) => Some(argv),
         ManifestKind::Script => None,

@@ -154,6 +154,8 @@ pub struct ToolFolder {
     packages: Arc<[packages::Package]>,
     /// `[upstream]` servers (docs/gateway.md), kept running across [`ToolFolder::reload`].
     upstreams: Arc<[Arc<toolsmith_upstream::Upstream>]>,
+    /// Whether definitions keep their source facts ([`ToolFolder::load_served`]).
+    source_facts: bool,
 }
 
 impl ToolFolder {
@@ -170,7 +172,7 @@ impl ToolFolder {
     /// overrides"). A tool whose override is invalid is left out with an `invalid-override`
     /// diagnostic.
     pub fn load_for(root: &Path, transport: Option<Transport>) -> Result<Self, FolderError> {
-        Self::load_reusing(root, transport, &[], &[])
+        Self::load_reusing(root, transport, &[], &[], true)
     }
 
     /// Loads the folder again (for the same transport), evaluating only the tool files
@@ -179,8 +181,13 @@ impl ToolFolder {
     /// a reload caused by another file (issue 14, item 6). Prompts, resources and
     /// `toolsmith.toml` are always read again.
     pub fn reload(&self) -> Result<Self, FolderError> {
-        let reloaded =
-            Self::load_reusing(&self.root, self.transport, &self.files, &self.upstreams)?;
+        let reloaded = Self::load_reusing(
+            &self.root,
+            self.transport,
+            &self.files,
+            &self.upstreams,
+            self.source_facts,
+        )?;
         match &self.profile {
             Some(profile) => reloaded.with_profile(profile),
             None => Ok(reloaded),
@@ -196,6 +203,22 @@ impl ToolFolder {
         profile: Option<&str>,
     ) -> Result<Self, FolderError> {
         let folder = Self::load_for(root, transport)?;
+        match profile {
+            Some(profile) => folder.with_profile(profile),
+            None => Ok(folder),
+        }
+    }
+
+    /// [`ToolFolder::load_profile`] for a server (or a one-shot `list`, `call`, `search`):
+    /// the definitions leave out their source facts (where each name and key is written),
+    /// which only `toolsmith check` reads, so a folder of thousands of manifests costs far
+    /// less memory and time (issue 21, docs/performance.md). Its reloads leave them out too.
+    pub fn load_served(
+        root: &Path,
+        transport: Option<Transport>,
+        profile: Option<&str>,
+    ) -> Result<Self, FolderError> {
+        let folder = Self::load_reusing(root, transport, &[], &[], false)?;
         match profile {
             Some(profile) => folder.with_profile(profile),
             None => Ok(folder),
@@ -272,6 +295,7 @@ impl ToolFolder {
             files: self.files.clone(),
             packages: Arc::clone(&self.packages),
             upstreams: Arc::clone(&self.upstreams),
+            source_facts: self.source_facts,
         }
     }
 
@@ -280,6 +304,7 @@ impl ToolFolder {
         transport: Option<Transport>,
         previous: &[loading::LoadedFile],
         previous_upstreams: &[Arc<toolsmith_upstream::Upstream>],
+        source_facts: bool,
     ) -> Result<Self, FolderError> {
         let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => FolderError::NotFound {
@@ -306,6 +331,7 @@ impl ToolFolder {
                 .load_timeout
                 .unwrap_or(toolsmith_starlark::DEFAULT_LOAD_TIMEOUT),
             restrict: None,
+            source_facts,
         };
         let mut files = loading::load_files(found, &settings, previous);
         let mut tools = Vec::new();
@@ -356,6 +382,7 @@ impl ToolFolder {
             files,
             packages: packages.into(),
             upstreams: upstreams.upstreams.into(),
+            source_facts,
         })
     }
 

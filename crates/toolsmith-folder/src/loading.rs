@@ -1,5 +1,5 @@
-//! Loading a folder's tool files concurrently, each on its own thread under its own
-//! deadline, so one slow file (a top level that loops until its load timeout, or a native
+//! Loading a folder's tool files concurrently, on a few threads that take the next file as
+//! they finish one, each file under its own deadline, so one slow file (a top level that loops until its load timeout, or a native
 //! step that ignores it) holds up neither start-up nor the other files (issue 14, item 6).
 //! A reload reuses the result of every file whose bytes on disk did not change, so an
 //! edit elsewhere in the folder does not evaluate a slow file again.
@@ -7,7 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
 use toolsmith_model::{Diagnostic, Watchdog};
@@ -60,9 +60,11 @@ fn metadata(path: &Path) -> Option<(Option<SystemTime>, u64)> {
 }
 
 /// Loads `files` (in their order), reusing from `previous` the result of each file that
-/// has not changed since. Every other file loads on a thread of its own, a few at a time;
-/// one that has not finished `settings.load_timeout` plus a grace after it started is
-/// reported as a `load-timeout` diagnostic and its thread left behind.
+/// has not changed since. The other files load on a few threads that each take the next
+/// file when done with one (a thread per file cost a folder of thousands of manifests more
+/// than their parsing; issue 21). A file that has not finished `settings.load_timeout`
+/// plus a grace after it started is reported as a `load-timeout` diagnostic and its thread
+/// left behind; another thread takes its place.
 pub(crate) fn load_files(
     files: Vec<ToolFile>,
     settings: &LoadSettings,
@@ -88,7 +90,7 @@ pub(crate) fn load_files(
         });
         done.push(unchanged.cloned());
         if unchanged.is_none() {
-            queue.push_back((index, file, stamp));
+            queue.push_back(Job { index, file, stamp });
         }
     }
     let inits = CommandInits::kept(
@@ -98,67 +100,142 @@ pub(crate) fn load_files(
     );
     let workers = std::thread::available_parallelism()
         .map_or(2, NonZeroUsize::get)
-        .clamp(2, MAX_WORKERS);
-    let (sender, receiver) = mpsc::channel::<(usize, LoadedModule)>();
-    // Files being loaded: their deadline, what they are and what they were loaded from.
-    let mut running: HashMap<usize, (Instant, ToolFile, Stamp)> = HashMap::new();
-    let finish = |done: &mut Vec<Option<LoadedFile>>, index, file, stamp, module| {
-        done[index] = Some(LoadedFile {
-            file,
-            stamp,
+        .clamp(2, MAX_WORKERS)
+        .min(queue.len());
+    let mut pending = queue.len();
+    let queue = Arc::new(Mutex::new(queue));
+    let (sender, receiver) = mpsc::channel::<Event>();
+    let pool = Pool {
+        queue: &queue,
+        sender: &sender,
+        settings,
+        inits: &inits,
+    };
+    // Threads loading files and not stuck in one given up on.
+    let mut working = (0..workers).filter(|_| pool.spawn()).count();
+    // Files being loaded: when each is given up on, and what it is.
+    let mut running: HashMap<usize, (Instant, Job)> = HashMap::new();
+    let finish = |done: &mut Vec<Option<LoadedFile>>, job: Job, module| {
+        done[job.index] = Some(LoadedFile {
+            file: job.file,
+            stamp: job.stamp,
             load_timeout: settings.load_timeout,
             restrict: restrict.clone(),
             module: Arc::new(module),
         });
     };
-    loop {
-        while running.len() < workers
-            && let Some((index, file, stamp)) = queue.pop_front()
-        {
-            let sender = sender.clone();
-            let (thread_file, thread_settings) = (file.clone(), settings.clone());
-            let thread_inits = inits.clone();
-            let spawned = std::thread::Builder::new()
-                .name("toolsmith-load".into())
-                .stack_size(LOADER_STACK)
-                .spawn(move || {
-                    let module = discover::load_file(&thread_file, &thread_settings, &thread_inits);
-                    // The folder may have stopped waiting for this file; nothing to do then.
-                    let _ = sender.send((index, module));
-                });
-            if spawned.is_ok() {
+    while pending > 0 {
+        if working == 0 {
+            // No thread could be started (or every one is stuck): load what is left here.
+            while let Some(job) = pool.next() {
+                let module = discover::load_file(&job.file, settings, &inits);
+                finish(&mut done, job, module);
+            }
+            break;
+        }
+        let event = match running.values().map(|(deadline, _)| *deadline).min() {
+            Some(deadline) => {
+                receiver.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            }
+            None => receiver.recv_timeout(Duration::from_secs(1)),
+        };
+        match event {
+            Ok(Event::Started(job)) => {
                 // A load is watched like a call: given up on one grace past its timeout.
                 let given_up = Watchdog::start(settings.load_timeout).fires_at();
-                running.insert(index, (given_up, file, stamp));
-            } else {
-                let module = discover::load_file(&file, settings, &inits);
-                finish(&mut done, index, file, stamp, module);
+                running.insert(job.index, (given_up, job));
             }
-        }
-        let Some(first_deadline) = running.values().map(|(deadline, ..)| *deadline).min() else {
-            break;
-        };
-        let wait = first_deadline.saturating_duration_since(Instant::now());
-        if let Ok((index, module)) = receiver.recv_timeout(wait) {
-            if let Some((_, file, stamp)) = running.remove(&index) {
-                finish(&mut done, index, file, stamp, module);
+            Ok(Event::Loaded(index, module)) => {
+                if let Some((_, job)) = running.remove(&index) {
+                    finish(&mut done, job, module);
+                    pending -= 1;
+                }
             }
-            continue;
-        }
-        let now = Instant::now();
-        let overdue: Vec<usize> = running
-            .iter()
-            .filter(|(_, (deadline, ..))| *deadline <= now)
-            .map(|(index, _)| *index)
-            .collect();
-        for index in overdue {
-            if let Some((_, file, stamp)) = running.remove(&index) {
-                let module = abandoned(&file, settings.load_timeout);
-                finish(&mut done, index, file, stamp, module);
+            // Only a timeout: this function holds a sender itself.
+            Err(_) => {
+                let now = Instant::now();
+                let overdue: Vec<usize> = running
+                    .iter()
+                    .filter(|(_, (deadline, _))| *deadline <= now)
+                    .map(|(index, _)| *index)
+                    .collect();
+                for index in overdue {
+                    if let Some((_, job)) = running.remove(&index) {
+                        let module = abandoned(&job.file, settings.load_timeout);
+                        finish(&mut done, job, module);
+                        pending -= 1;
+                        // Its thread is stuck: another takes the rest of the queue.
+                        working = working.saturating_sub(1) + usize::from(pool.spawn());
+                    }
+                }
             }
         }
     }
     done.into_iter().flatten().collect()
+}
+
+/// One file to load, at its place in the folder's order.
+struct Job {
+    index: usize,
+    file: ToolFile,
+    stamp: Stamp,
+}
+
+/// What a loading thread reports.
+enum Event {
+    /// It took `Job` off the queue and started loading it.
+    Started(Job),
+    /// The file at this index loaded.
+    Loaded(usize, LoadedModule),
+}
+
+/// The threads of one [`load_files`]: each takes files off `queue` until it is empty.
+struct Pool<'a> {
+    queue: &'a Arc<Mutex<VecDeque<Job>>>,
+    sender: &'a mpsc::Sender<Event>,
+    settings: &'a LoadSettings,
+    inits: &'a CommandInits,
+}
+
+impl Pool<'_> {
+    /// The next file to load, if any is left.
+    fn next(&self) -> Option<Job> {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+
+    /// Starts one more loading thread; `false` when none could be started.
+    fn spawn(&self) -> bool {
+        let queue = Arc::clone(self.queue);
+        let sender = self.sender.clone();
+        let (settings, inits) = (self.settings.clone(), self.inits.clone());
+        std::thread::Builder::new()
+            .name("toolsmith-load".into())
+            .stack_size(LOADER_STACK)
+            .spawn(move || {
+                loop {
+                    let Some(job) = queue
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .pop_front()
+                    else {
+                        return;
+                    };
+                    let (index, file) = (job.index, job.file.clone());
+                    // The folder stops listening once every file is in; nothing to do then.
+                    if sender.send(Event::Started(job)).is_err() {
+                        return;
+                    }
+                    let module = discover::load_file(&file, &settings, &inits);
+                    if sender.send(Event::Loaded(index, module)).is_err() {
+                        return;
+                    }
+                }
+            })
+            .is_ok()
+    }
 }
 
 /// The result of a file whose load did not stop at its deadline.

@@ -60,8 +60,14 @@ pub(crate) enum ManifestKind {
     Command(Vec<String>),
 }
 
-/// Parses a manifest; every problem found is returned, located in the file.
-pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnostic>> {
+/// Parses a manifest; every problem found is returned, located in the file. With
+/// `source_facts`, the definition records where each key is written (for `toolsmith
+/// check`); without, the keys are found only to locate a problem.
+pub(crate) fn parse(
+    path: &Path,
+    source: &str,
+    source_facts: bool,
+) -> Result<Manifest, Vec<Diagnostic>> {
     let table = parse_toml(
         path,
         source,
@@ -69,10 +75,12 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
         "fix the TOML syntax; see https://toml.io for the format",
     )
     .map_err(|diagnostic| vec![diagnostic])?;
-    let keys = toml_keys(source);
-    let locate = |key: &str| key_location(path, source, &keys, &[key]);
+    // A second parse of the file, with spans: paid only where needed (issue 21).
+    let keys = std::cell::OnceCell::new();
+    let keys = || keys.get_or_init(|| toml_keys(source));
+    let locate = |key: &str| key_location(path, source, keys(), &[key]);
     let locate_nth =
-        |key: &str, index: usize| key_location(path, source, &keys, &[key, &index.to_string()]);
+        |key: &str, index: usize| key_location(path, source, keys(), &[key, &index.to_string()]);
     let stem = path
         .file_stem()
         .and_then(|stem| stem.to_str())
@@ -151,11 +159,13 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     if !explicit_schema {
         definition.input_schema = input_schema(&parameters);
     }
-    definition.facts = SourceFacts {
-        parameters: manifest_parameters(&keys, &parameters),
-        keys,
-        ..SourceFacts::default()
-    };
+    if source_facts {
+        definition.facts = SourceFacts {
+            parameters: manifest_parameters(keys(), &parameters),
+            keys: keys().clone(),
+            ..SourceFacts::default()
+        };
+    }
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
     Ok(Manifest {
         definition,
@@ -519,7 +529,7 @@ mod tests {
     use serde_json::json;
 
     fn parse_text(source: &str) -> Result<Manifest, Vec<Diagnostic>> {
-        parse(Path::new("tools/hello.toml"), source)
+        parse(Path::new("tools/hello.toml"), source, true)
     }
 
     // Issue 21, item 2: `worker = true` or a `[worker]` table on a command manifest.

@@ -130,6 +130,11 @@ pub struct LoadSettings {
     /// Applied to each tool's definition before its tool is built, so the tool runs with
     /// what it leaves; `None` keeps definitions as written.
     pub restrict: Option<Restrict>,
+    /// Whether definitions keep their [`SourceFacts`](toolsmith_model::SourceFacts) (where
+    /// each name and key is written, the calls the code makes), which only `toolsmith
+    /// check` reads. A server leaves them out: on a folder of thousands of manifests they
+    /// were a large share of its memory (issue 21, docs/performance.md).
+    pub source_facts: bool,
 }
 
 impl LoadSettings {
@@ -139,6 +144,7 @@ impl LoadSettings {
             base_dir: base_dir.into(),
             load_timeout: DEFAULT_LOAD_TIMEOUT,
             restrict: None,
+            source_facts: true,
         }
     }
 }
@@ -165,10 +171,14 @@ impl std::fmt::Debug for Restrict {
 }
 
 impl LoadSettings {
-    /// `definition` as these settings let a tool hold it.
+    /// `definition` as these settings let a tool hold it: restricted, and without its
+    /// source facts unless they are kept.
     pub fn restricted(&self, mut definition: ToolDefinition) -> ToolDefinition {
         if let Some(restrict) = &self.restrict {
             (restrict.apply)(&mut definition);
+        }
+        if !self.source_facts {
+            definition.facts = toolsmith_model::SourceFacts::default();
         }
         definition
     }
@@ -224,5 +234,10 @@ pub fn load_script(
     source: &str,
     settings: &LoadSettings,
 ) -> Result<Arc<dyn Tool>, Diagnostic> {
-    script::load(settings.restricted(definition), path, source)
+    script::load(
+        settings.restricted(definition),
+        path,
+        source,
+        settings.source_facts,
+    )
 }

@@ -33,18 +33,19 @@ impl Tool for ScriptTool {
     }
 }
 
-/// Parses the script and records its calls on the definition; a syntax error is the
-/// tool's load diagnostic.
+/// Parses the script and, with `source_facts`, records its calls on the definition; a
+/// syntax error is the tool's load diagnostic.
 pub(crate) fn load(
     mut definition: ToolDefinition,
     path: &Path,
     source: &str,
+    source_facts: bool,
 ) -> Result<Arc<dyn Tool>, Diagnostic> {
     let program = engine::parse(path, source, Form::Script)
         .map_err(|error| source_diagnostic(path, error))?;
     // The whole script runs per call: all of its calls are the tool's.
     let facts = program.facts();
-    definition.facts.code = Some(Code {
+    definition.facts.code = source_facts.then(|| Code {
         path: path.to_owned(),
         calls: facts.calls.clone(),
         file_calls: facts.calls.clone(),

@@ -34,19 +34,33 @@ pub(crate) fn load_profile(
     profile: Option<&str>,
 ) -> anyhow::Result<ToolFolder> {
     let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
-    ToolFolder::load_profile(&path, transport, profile).map_err(|error| {
-        let hinted = match &error {
-            FolderError::NotFound { .. } if dir.is_none() => Hinted::new(format!(
-                "no tools folder: `./{DEFAULT_DIR}` does not exist"
-            ))
-            .hint("pass a folder, e.g. `toolsmith list examples/tools` to see the bundled examples")
-            .hint(format!(
-                "or start one: `toolsmith new folder {DEFAULT_DIR}`"
-            )),
-            _ => Hinted::wrap(error),
-        };
-        anyhow::Error::new(hinted)
-    })
+    ToolFolder::load_profile(&path, transport, profile).map_err(|error| hinted(dir, error))
+}
+
+/// [`load_profile`] without the source facts only `toolsmith check` reads
+/// ([`ToolFolder::load_served`]): for `serve`, `list`, `call` and `search`.
+pub(crate) fn load_served(
+    dir: Option<&Path>,
+    transport: Option<Transport>,
+    profile: Option<&str>,
+) -> anyhow::Result<ToolFolder> {
+    let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
+    ToolFolder::load_served(&path, transport, profile).map_err(|error| hinted(dir, error))
+}
+
+/// A folder that cannot be loaded, with what to do about it.
+fn hinted(dir: Option<&Path>, error: FolderError) -> anyhow::Error {
+    let hinted = match &error {
+        FolderError::NotFound { .. } if dir.is_none() => Hinted::new(format!(
+            "no tools folder: `./{DEFAULT_DIR}` does not exist"
+        ))
+        .hint("pass a folder, e.g. `toolsmith list examples/tools` to see the bundled examples")
+        .hint(format!(
+            "or start one: `toolsmith new folder {DEFAULT_DIR}`"
+        )),
+        _ => Hinted::wrap(error),
+    };
+    anyhow::Error::new(hinted)
 }
 
 /// Prints load diagnostics to stderr: `path:line:col: severity: message [rule]` + help.

@@ -332,6 +332,7 @@ fn load_package(
             .load_timeout
             .unwrap_or(toolsmith_starlark::DEFAULT_LOAD_TIMEOUT),
         restrict: Some(allow.restriction()),
+        source_facts: true,
     };
     let files = crate::loading::load_files(found, &settings, previous);
     let prefixed = |tool: &str| {

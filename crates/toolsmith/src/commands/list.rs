@@ -20,7 +20,7 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
         json,
         search,
     } = args;
-    let loaded = folder::load_profile(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
+    let loaded = folder::load_served(folder_arg.dir.as_deref(), None, profile.profile.as_deref())?;
     if *profiles {
         return list_profiles(&loaded, search, *json, printer);
     }

@@ -19,7 +19,7 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
         json,
     } = args;
     let (dir, query) = split_words(words)?;
-    let loaded = folder::load_profile(dir.as_deref(), None, profile.profile.as_deref())?;
+    let loaded = folder::load_served(dir.as_deref(), None, profile.profile.as_deref())?;
     let catalog = loaded.catalog();
     let index = SearchIndex::new(catalog.definitions());
     let hits = index.search(query, *limit);
