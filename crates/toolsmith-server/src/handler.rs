@@ -568,7 +568,8 @@ impl ServerHandler for McpHandler {
         let task = self
             .state
             .tasks()
-            .get(&request.task_id, caller.as_deref())?;
+            .get(&request.task_id, caller.as_deref())
+            .await?;
         Ok(GetTaskResult::new(task))
     }
 
@@ -577,11 +578,14 @@ impl ServerHandler for McpHandler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.state.tasks().update(
-            &request.task_id,
-            request.input_responses,
-            caller_of(&context).as_deref(),
-        )
+        self.state
+            .tasks()
+            .update(
+                &request.task_id,
+                request.input_responses,
+                caller_of(&context).as_deref(),
+            )
+            .await
     }
 
     async fn cancel_task(
@@ -592,6 +596,7 @@ impl ServerHandler for McpHandler {
         self.state
             .tasks()
             .cancel(&request.task_id, caller_of(&context).as_deref())
+            .await
     }
 
     async fn on_custom_request(

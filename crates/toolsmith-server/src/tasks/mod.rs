@@ -12,16 +12,19 @@
 //! with its result; a required one always with a task. Inside the task, the tool's requests
 //! are answered by replay as on any 2026-07-28 call ([`crate::mrtr`]): the task waits in
 //! `input_required` for all of them, then runs the tool again with the answers.
+//!
+//! Tasks are kept in this process ([`store`]), or with shared state in Redis for every
+//! replica ([`redis`]).
 
+mod redis;
 mod store;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask,
-    ErrorCode, InputRequests, InputResponses, JsonObject, Task,
+    ErrorCode, InputRequests, InputResponses, JsonObject,
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
@@ -33,6 +36,7 @@ use toolsmith_model::{Caller, LogLevel, OutcomeKind, TaskSupport};
 use crate::call::{self, Request};
 use crate::convert::{Published, error_result};
 use crate::mrtr::Replay;
+use crate::replicas::SharedState;
 use crate::state::ServerState;
 
 use store::{MemoryStore, TaskStore};
@@ -40,75 +44,96 @@ use store::{MemoryStore, TaskStore};
 /// How long a call that may become a task runs in the request before it becomes one.
 pub(crate) const GRACE: Duration = Duration::from_millis(100);
 
-/// How long a task is kept after it was created, and again after it ended (`ttlMs`).
-pub(crate) const TTL_MS: u64 = 300_000;
+/// How long a task is kept after it was created, and again after it ended (`ttlMs`),
+/// unless [`TaskSettings::ttl`] says otherwise.
+pub(crate) const DEFAULT_TTL_MS: u64 = 300_000;
 
 /// How often a client is asked to poll `tasks/get` (`pollIntervalMs`).
 pub(crate) const POLL_INTERVAL_MS: u64 = 500;
 
-/// The tasks of one server: its [`TaskStore`], and who owns each task made for an OAuth
-/// caller (docs/auth.md): only a token of the same subject reaches it; to any other caller
-/// it is unknown (`-32602`), as an id that was never made.
-#[derive(Clone)]
-pub(crate) struct Tasks {
-    store: Arc<dyn TaskStore>,
-    owners: Arc<Mutex<HashMap<String, String>>>,
+/// How long MCP tasks are kept, and where (docs/tasks.md).
+#[derive(Debug, Clone)]
+pub struct TaskSettings {
+    /// How long a task is kept from its creation, and again once it ended (`ttlMs`;
+    /// `serve --task-ttl`). Five minutes by default.
+    pub ttl: Duration,
+    /// The state shared with other replicas (`serve --state`): tasks are kept there, so
+    /// that every replica serves `tasks/*` for any of them. `None`: in this process.
+    pub shared: Option<SharedState>,
 }
 
-impl Default for Tasks {
+impl Default for TaskSettings {
     fn default() -> Self {
         Self {
-            store: Arc::new(MemoryStore::default()),
-            owners: Arc::default(),
+            ttl: Duration::from_millis(DEFAULT_TTL_MS),
+            shared: None,
         }
     }
 }
 
+/// The tasks of one server: its [`TaskStore`] and their TTL. A task made for an OAuth
+/// caller (docs/auth.md) is reached only with a token of the same subject.
+#[derive(Clone)]
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    ttl_ms: u64,
+}
+
 impl Tasks {
+    /// The tasks `settings` describe: in Redis with shared state, else in memory.
+    pub(crate) fn new(settings: &TaskSettings) -> Self {
+        let store: Arc<dyn TaskStore> = match &settings.shared {
+            Some(shared) => Arc::new(redis::RedisStore::new(shared.clone())),
+            None => Arc::new(MemoryStore::default()),
+        };
+        Self {
+            store,
+            ttl_ms: u64::try_from(settings.ttl.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+        }
+    }
+
     /// `tasks/get`.
-    pub(crate) fn get(&self, id: &str, caller: Option<&Caller>) -> Result<DetailedTask, ErrorData> {
-        self.reachable(id, caller)?;
-        self.store.get(id)
+    pub(crate) async fn get(
+        &self,
+        id: &str,
+        caller: Option<&Caller>,
+    ) -> Result<DetailedTask, ErrorData> {
+        self.store.get(id, subject(caller)).await
     }
 
     /// `tasks/update`.
-    pub(crate) fn update(
+    pub(crate) async fn update(
         &self,
         id: &str,
         responses: InputResponses,
         caller: Option<&Caller>,
     ) -> Result<(), ErrorData> {
-        self.reachable(id, caller)?;
-        self.store.update(id, responses)
+        self.store.update(id, responses, subject(caller)).await
     }
 
     /// `tasks/cancel`.
-    pub(crate) fn cancel(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
-        self.reachable(id, caller)?;
-        self.store.cancel(id)
+    pub(crate) async fn cancel(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
+        self.store.cancel(id, subject(caller)).await
     }
 
-    fn create(&self, options: TaskOptions, work: store::Work, caller: Option<&Caller>) -> Task {
-        let task = self.store.create(options, work);
-        if let Some(subject) = caller.and_then(|caller| caller.subject.clone()) {
-            let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
-            // Tasks past their TTL are gone from the store: forget their owners too.
-            owners.retain(|id, _| self.store.get(id).is_ok());
-            owners.insert(task.task_id.clone(), subject);
-        }
-        task
+    async fn create(
+        &self,
+        work: store::Work,
+        caller: Option<&Caller>,
+    ) -> Result<rmcp::model::Task, ErrorData> {
+        let options = TaskOptions::new()
+            .with_ttl_ms(self.ttl_ms)
+            .with_poll_interval_ms(POLL_INTERVAL_MS);
+        let owner = subject(caller).map(str::to_owned);
+        self.store.create(options, owner, work).await
     }
+}
 
-    /// `Err` (as for an unknown id) when the task belongs to another subject.
-    fn reachable(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
-        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
-        match owners.get(id) {
-            Some(owner) if caller.and_then(|caller| caller.subject.as_ref()) != Some(owner) => Err(
-                ErrorData::invalid_params(format!("unknown task: {id}"), None),
-            ),
-            _ => Ok(()),
-        }
-    }
+/// The token subject of `caller`, whom the tasks it makes belong to.
+fn subject(caller: Option<&Caller>) -> Option<&str> {
+    caller.and_then(|caller| caller.subject.as_deref())
 }
 
 /// How a `tools/call` of a tool is answered, given its `task` property and the client.
@@ -296,19 +321,21 @@ pub(crate) async fn call(
     };
     stop.disarm();
     let tasks = run.state.tasks().clone();
-    let options = TaskOptions::new()
-        .with_ttl_ms(TTL_MS)
-        .with_poll_interval_ms(POLL_INTERVAL_MS);
     let caller = run.caller.clone();
-    let task = tasks.create(
-        options,
-        Box::new(move |context| Box::pin(drive(run, replay, first, context))),
-        caller.as_deref(),
-    );
-    (
-        Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
-        OutcomeKind::Ok,
-    )
+    let created = tasks
+        .create(
+            Box::new(move |context| Box::pin(drive(run, replay, first, context))),
+            caller.as_deref(),
+        )
+        .await;
+    match created {
+        Ok(task) => (
+            Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
+            OutcomeKind::Ok,
+        ),
+        // The task could not be kept (the shared state is down): its work was stopped.
+        Err(error) => (Err(error), OutcomeKind::Crashed),
+    }
 }
 
 /// The first run of a task's call: still running, or already come to something.

@@ -102,6 +102,14 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub(crate) shutdown_grace: Duration,
 
+    /// Keep an MCP task for DURATION from its creation, and again once it ended.
+    ///
+    /// A task still running then is ended `failed`; an ended one is then forgotten, and its
+    /// id is unknown (`-32602`). It is the `ttlMs` clients are told (docs/tasks.md). A
+    /// duration such as `30s` or `1h`.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub(crate) task_ttl: Duration,
+
     /// Reload the folder when its files change, and tell connected clients.
     ///
     /// The OS tells of file changes (inotify, `FSEvents`, …; where it cannot, the folder is
