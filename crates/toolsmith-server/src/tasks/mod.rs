@@ -16,6 +16,7 @@
 //! Tasks are kept in this process ([`store`]), or with shared state in Redis for every
 //! replica ([`redis`]).
 
+pub(crate) mod experimental;
 mod redis;
 mod store;
 
@@ -118,17 +119,45 @@ impl Tasks {
         self.store.cancel(id, subject(caller)).await
     }
 
+    /// The tasks 2025-11-25's `tasks/list` shows in `scope` ([`Run::scope`]), oldest first.
+    pub(crate) async fn list(&self, scope: &str) -> Result<Vec<DetailedTask>, ErrorData> {
+        self.store.list(scope).await
+    }
+
+    /// A new task doing `work` for `caller`, listed in `scope`, kept for the server's TTL or
+    /// the shorter `ttl_ms` a client asked for.
     async fn create(
         &self,
         work: store::Work,
         caller: Option<&Caller>,
+        scope: Option<String>,
+        ttl_ms: Option<u64>,
     ) -> Result<rmcp::model::Task, ErrorData> {
+        let ttl_ms = ttl_ms.map_or(self.ttl_ms, |asked| asked.clamp(1, self.ttl_ms));
         let options = TaskOptions::new()
-            .with_ttl_ms(self.ttl_ms)
+            .with_ttl_ms(ttl_ms)
             .with_poll_interval_ms(POLL_INTERVAL_MS);
-        let owner = subject(caller).map(str::to_owned);
+        let owner = store::Owner {
+            subject: subject(caller).map(str::to_owned),
+            scope,
+        };
         self.store.create(options, owner, work).await
     }
+}
+
+/// Where 2025-11-25's `tasks/list` shows the tasks `caller` makes in the request of
+/// `context`, and lists them from: with its token's subject, else in its Streamable HTTP
+/// session, else (stdio, one client) in the process.
+pub(crate) fn scope(caller: Option<&Caller>, context: &RequestContext<RoleServer>) -> String {
+    if let Some(subject) = subject(caller) {
+        return format!("subject:{subject}");
+    }
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|id| id.to_str().ok())
+        .map_or_else(|| "stdio".to_owned(), |id| format!("session:{id}"))
 }
 
 /// The token subject of `caller`, whom the tasks it makes belong to.
@@ -172,9 +201,9 @@ pub(crate) fn route(
         // `taskSupport: "required"`: -32601).
         (None, _, TaskSupport::Required) => Route::Refuse(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
-            "this tool runs only as an MCP task (`task = \"required\"`); call it with \
-             protocol version 2026-07-28 or later and the `io.modelcontextprotocol/tasks` \
-             extension declared",
+            "this tool runs only as an MCP task (`task = \"required\"`): on protocol \
+             version 2025-11-25 call it with a `task` param, on 2026-07-28 with the \
+             `io.modelcontextprotocol/tasks` extension declared",
             None,
         )),
     }
@@ -241,19 +270,25 @@ pub(crate) struct Run {
     pub(crate) caller: Option<Arc<Caller>>,
     pub(crate) min_level: LogLevel,
     pub(crate) status: Arc<StatusLine>,
+    /// The client's root the call runs in (2025-11-25; a 2026-07-28 call has no channel
+    /// back to ask for roots, and runs in the tools folder).
+    pub(crate) working_dir: Option<std::path::PathBuf>,
+    /// Where progress goes besides the status message (2025-11-25: the request's token
+    /// stays valid for the task's life).
+    pub(crate) progress_token: Option<rmcp::model::ProgressToken>,
 }
 
 impl Run {
-    /// Runs the tool once, with `replay` answering its requests.
-    async fn once(self: Arc<Self>, replay: Arc<Replay>) -> Round {
+    /// Runs the tool once, with `replay` answering its requests (2026-07-28), or asking the
+    /// client itself (`None`, earlier revisions).
+    async fn once(self: Arc<Self>, replay: Option<Arc<Replay>>) -> Round {
         let request = Request {
             context: &self.context,
             caller: self.caller.clone(),
-            // As every 2026-07-28 call: no channel back to ask for roots.
-            working_dir: None,
-            progress_token: None,
+            working_dir: self.working_dir.clone(),
+            progress_token: self.progress_token.clone(),
             min_level: self.min_level,
-            replay: Some(Arc::clone(&replay)),
+            replay: replay.clone(),
             status: Some(Arc::clone(&self.status)),
         };
         let (result, kind) = Box::pin(call::run(
@@ -264,6 +299,9 @@ impl Run {
             request,
         ))
         .await;
+        let Some(replay) = replay else {
+            return Round::Done(result, kind);
+        };
         if let Some(error) = replay.undeclared() {
             return Round::Refused(error);
         }
@@ -275,9 +313,38 @@ impl Run {
         }
     }
 
-    fn start(self: &Arc<Self>, replay: &Arc<Replay>) -> JoinHandle<Round> {
-        tokio::spawn(Arc::clone(self).once(Arc::clone(replay)))
+    fn start(self: &Arc<Self>, replay: Option<&Arc<Replay>>) -> JoinHandle<Round> {
+        tokio::spawn(Arc::clone(self).once(replay.cloned()))
     }
+}
+
+/// Starts `run` as a task at once: a 2025-11-25 `tools/call` with a `task` param, asking
+/// for one kept `ttl_ms` (at most the server's TTL). The tool asks the client for input
+/// itself, as on any 2025-11-25 call.
+pub(crate) async fn start(run: Run, ttl_ms: Option<u64>) -> Result<rmcp::model::Task, ErrorData> {
+    let scope = scope(run.caller.as_deref(), &run.context);
+    let run = Arc::new(run);
+    let tasks = run.state.tasks().clone();
+    let caller = run.caller.clone();
+    let work: store::Work = Box::new(move |context| {
+        Box::pin(async move {
+            let _stop = run.context.ct.clone().drop_guard();
+            run.status.attach(context.clone());
+            let running = run.start(None);
+            match watch(&run, &context, running).await? {
+                Round::Done(result, kind) => settle(result, kind),
+                Round::Refused(error) => Err(TaskExit::Error(error)),
+                // A call without a replay asks the client itself: never here.
+                Round::Asked(_) => Err(TaskExit::Error(ErrorData::internal_error(
+                    "the call asked for input without a way to get it",
+                    None,
+                ))),
+            }
+        })
+    });
+    tasks
+        .create(work, caller.as_deref(), Some(scope), ttl_ms)
+        .await
 }
 
 /// Answers a `tools/call` that may become a task ([`Route::Task`]): with the tool's result,
@@ -291,7 +358,7 @@ pub(crate) async fn call(
     let run = Arc::new(run);
     // Dropped before it hands the call to a task (the client went away), the call stops.
     let stop = run.context.ct.clone().drop_guard();
-    let mut first = run.start(&replay);
+    let mut first = run.start(Some(&replay));
     let round = tokio::select! {
         joined = &mut first => Some(joined.unwrap_or_else(|_| crashed())),
         () = tokio::time::sleep(GRACE) => None,
@@ -326,6 +393,8 @@ pub(crate) async fn call(
         .create(
             Box::new(move |context| Box::pin(drive(run, replay, first, context))),
             caller.as_deref(),
+            None,
+            None,
         )
         .await;
     match created {
@@ -366,7 +435,7 @@ async fn drive(
             Round::Asked(requests) => {
                 let answers = answers(&task, requests).await?;
                 replay = Arc::new(replay.resume(answers));
-                let running = run.start(&replay);
+                let running = run.start(Some(&replay));
                 round = watch(&run, &task, running).await?;
             }
         }

@@ -23,7 +23,7 @@ use rmcp::model::{DetailedTask, InputResponses, Task};
 use rmcp::task_manager::TaskOptions;
 use serde::{Deserialize, Serialize};
 
-use super::store::{MemoryStore, TaskStore, Work, unknown};
+use super::store::{MemoryStore, Owner, TaskStore, Work, unknown};
 use crate::replicas::SharedState;
 
 /// How often a running task's state is compared with what Redis holds, and its inbox read.
@@ -42,11 +42,16 @@ fn inbox(id: &str) -> String {
     format!("toolsmith:task:{id}:inbox")
 }
 
+/// The Redis key of the set of the task ids listed in `scope` (2025-11-25's `tasks/list`).
+fn listed(scope: &str) -> String {
+    format!("toolsmith:tasks-in:{scope}")
+}
+
 /// A task as Redis holds it: what `tasks/get` shows, and whose it is.
 #[derive(Serialize, Deserialize)]
 struct Record {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    owner: Option<String>,
+    #[serde(default)]
+    owner: Owner,
     task: DetailedTask,
 }
 
@@ -82,17 +87,8 @@ impl RedisStore {
             .query_async(&mut connection)
             .await
             .map_err(|error| unreachable(&self.shared, &error))?;
-        let record = stored.and_then(|stored| match serde_json::from_str::<Record>(&stored) {
-            Ok(record) => Some(record),
-            Err(error) => {
-                tracing::warn!(%error, task = id, "a task record in the shared state does not parse");
-                None
-            }
-        });
-        match record {
-            Some(record) if record.owner.is_none() || record.owner.as_deref() == subject => {
-                Ok(record)
-            }
+        match stored.and_then(|stored| parse(id, &stored)) {
+            Some(record) if record.owner.reached_by(subject) => Ok(record),
             _ => Err(unknown(id)),
         }
     }
@@ -131,10 +127,11 @@ impl TaskStore for RedisStore {
     async fn create(
         &self,
         options: TaskOptions,
-        owner: Option<String>,
+        owner: Owner,
         work: Work,
     ) -> Result<Task, ErrorData> {
         let ttl = Duration::from_millis(options.ttl_ms.unwrap_or(super::DEFAULT_TTL_MS));
+        let scope = owner.scope.clone();
         let task = self.local.spawn(options, owner.clone(), work);
         let mut mirror = Mirror {
             local: self.local.clone(),
@@ -146,8 +143,24 @@ impl TaskStore for RedisStore {
             written: None,
         };
         // Written before the client hears of the task: any replica can then read it.
-        if let Err(error) = mirror.sync().await {
-            let _ = self.local.cancel(&mirror.id, mirror.owner.as_deref()).await;
+        let mut written = mirror.sync().await.map(drop);
+        if let (Ok(()), Some(scope)) = (&written, scope) {
+            let mut connection = self.shared.connection();
+            written = redis::pipe()
+                .cmd("SADD")
+                .arg(listed(&scope))
+                .arg(&task.task_id)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(listed(&scope))
+                .arg(millis(ttl * 2 + RUNNING_SLACK))
+                .ignore()
+                .query_async::<()>(&mut connection)
+                .await;
+        }
+        if let Err(error) = written {
+            let subject = mirror.owner.subject.as_deref();
+            let _ = self.local.cancel(&mirror.id, subject).await;
             return Err(unreachable(&self.shared, &error));
         }
         tokio::spawn(mirror.run());
@@ -179,6 +192,50 @@ impl TaskStore for RedisStore {
         }
         self.post(id, subject, &Message::Cancel).await
     }
+
+    async fn list(&self, scope: &str) -> Result<Vec<DetailedTask>, ErrorData> {
+        let mut connection = self.shared.connection();
+        let failed = |error: redis::RedisError| unreachable(&self.shared, &error);
+        let ids: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(listed(scope))
+            .query_async(&mut connection)
+            .await
+            .map_err(failed)?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let stored: Vec<Option<String>> = redis::cmd("MGET")
+            .arg(ids.iter().map(|id| key(id)).collect::<Vec<_>>())
+            .query_async(&mut connection)
+            .await
+            .map_err(failed)?;
+        let mut tasks = Vec::new();
+        let mut gone = Vec::new();
+        for (id, stored) in ids.iter().zip(stored) {
+            match stored.and_then(|stored| parse(id, &stored)) {
+                Some(record) => tasks.push(record.task),
+                None => gone.push(id),
+            }
+        }
+        if !gone.is_empty() {
+            let _: Result<(), _> = redis::cmd("SREM")
+                .arg(listed(scope))
+                .arg(gone)
+                .query_async(&mut connection)
+                .await;
+        }
+        tasks.sort_by(|a, b| a.task.created_at.cmp(&b.task.created_at));
+        Ok(tasks)
+    }
+}
+
+/// A stored record; `None` (with a warning) when it does not parse (another version's).
+fn parse(id: &str, stored: &str) -> Option<Record> {
+    serde_json::from_str(stored)
+        .inspect_err(|error| {
+            tracing::warn!(%error, task = id, "a task record in the shared state does not parse");
+        })
+        .ok()
 }
 
 /// Keeps one running task's record in Redis up to date and hands it its inbox, from its
@@ -187,7 +244,7 @@ struct Mirror {
     local: MemoryStore,
     shared: SharedState,
     id: String,
-    owner: Option<String>,
+    owner: Owner,
     ttl: Duration,
     created: Instant,
     /// The record last written.
@@ -277,7 +334,7 @@ impl Mirror {
     }
 
     async fn deliver(&self, message: Message) {
-        let owner = self.owner.as_deref();
+        let owner = self.owner.subject.as_deref();
         let delivered = match message {
             Message::Cancel => self.local.cancel(&self.id, owner).await,
             Message::Update(responses) => self.local.update(&self.id, responses, owner).await,

@@ -5,7 +5,8 @@
 //!
 //! A task made for an OAuth caller (docs/auth.md) belongs to the token's subject: to any
 //! other caller its id is unknown (`-32602`), as an id that was never made. Every method
-//! takes the caller's subject for that check.
+//! takes the caller's subject for that check. A task made by a 2025-11-25 client is also
+//! listed (`tasks/list`) in a scope: its subject's, or without OAuth its session's.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,10 +14,29 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::ErrorData;
 use rmcp::model::{DetailedTask, InputResponses, Task};
 use rmcp::task_manager::{TaskContext, TaskFuture, TaskManager, TaskOptions};
+use serde::{Deserialize, Serialize};
 
 /// The work of a task: given its [`TaskContext`] (input requests, status message,
 /// cancellation), the future that ends with the call's result.
 pub(crate) type Work = Box<dyn FnOnce(TaskContext) -> TaskFuture + Send>;
+
+/// Whose a task is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Owner {
+    /// The OAuth token subject that alone reaches it; `None` without OAuth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) subject: Option<String>,
+    /// Where 2025-11-25's `tasks/list` shows it; `None`: nowhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) scope: Option<String>,
+}
+
+impl Owner {
+    /// Whether `subject` reaches the task.
+    pub(crate) fn reached_by(&self, subject: Option<&str>) -> bool {
+        self.subject.is_none() || self.subject.as_deref() == subject
+    }
+}
 
 /// The tasks of a server, by id: created, read, answered and cancelled.
 #[async_trait::async_trait]
@@ -28,7 +48,7 @@ pub(crate) trait TaskStore: Send + Sync {
     async fn create(
         &self,
         options: TaskOptions,
-        owner: Option<String>,
+        owner: Owner,
         work: Work,
     ) -> Result<Task, ErrorData>;
 
@@ -47,6 +67,9 @@ pub(crate) trait TaskStore: Send + Sync {
 
     /// Asks the task to stop (`tasks/cancel`); idempotent on a finished task.
     async fn cancel(&self, id: &str, subject: Option<&str>) -> Result<(), ErrorData>;
+
+    /// The tasks listed in `scope`, oldest first.
+    async fn list(&self, scope: &str) -> Result<Vec<DetailedTask>, ErrorData>;
 }
 
 /// Tasks kept in this process's memory, with the subject each belongs to. Cheap to clone;
@@ -54,8 +77,8 @@ pub(crate) trait TaskStore: Send + Sync {
 #[derive(Clone, Default)]
 pub(crate) struct MemoryStore {
     manager: TaskManager,
-    /// Every task's owner (`None` without OAuth), by id.
-    owners: Arc<Mutex<HashMap<String, Option<String>>>>,
+    /// Every task's owner, by id.
+    owners: Arc<Mutex<HashMap<String, Owner>>>,
 }
 
 impl MemoryStore {
@@ -70,7 +93,7 @@ impl MemoryStore {
     }
 
     /// Starts `work` as a task of `owner`.
-    pub(crate) fn spawn(&self, options: TaskOptions, owner: Option<String>, work: Work) -> Task {
+    pub(crate) fn spawn(&self, options: TaskOptions, owner: Owner, work: Work) -> Task {
         let task = self.manager.spawn(options, work);
         let mut owners = self.lock();
         // Tasks past their TTL are gone from the manager: forget their owners too.
@@ -82,12 +105,12 @@ impl MemoryStore {
     /// `Err` (as for an unknown id) when the task belongs to another subject.
     fn reachable(&self, id: &str, subject: Option<&str>) -> Result<(), ErrorData> {
         match self.lock().get(id) {
-            Some(Some(owner)) if subject != Some(owner.as_str()) => Err(unknown(id)),
+            Some(owner) if !owner.reached_by(subject) => Err(unknown(id)),
             _ => Ok(()),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<String>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Owner>> {
         self.owners.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -97,7 +120,7 @@ impl TaskStore for MemoryStore {
     async fn create(
         &self,
         options: TaskOptions,
-        owner: Option<String>,
+        owner: Owner,
         work: Work,
     ) -> Result<Task, ErrorData> {
         Ok(self.spawn(options, owner, work))
@@ -121,6 +144,21 @@ impl TaskStore for MemoryStore {
     async fn cancel(&self, id: &str, subject: Option<&str>) -> Result<(), ErrorData> {
         self.reachable(id, subject)?;
         self.manager.cancel_task(id)
+    }
+
+    async fn list(&self, scope: &str) -> Result<Vec<DetailedTask>, ErrorData> {
+        let ids: Vec<String> = self
+            .lock()
+            .iter()
+            .filter(|(_, owner)| owner.scope.as_deref() == Some(scope))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut tasks: Vec<DetailedTask> = ids
+            .iter()
+            .filter_map(|id| self.manager.get_task(id).ok())
+            .collect();
+        tasks.sort_by(|a, b| a.task.created_at.cmp(&b.task.created_at));
+        Ok(tasks)
     }
 }
 

@@ -404,3 +404,151 @@ fn a_shared_task_is_unknown_on_every_replica_once_its_ttl_passed() {
         ended.elapsed()
     );
 }
+
+/// The 2025-11-25 experimental tasks, through `request` (a method and its params to the
+/// answer) of a client that initialized with that revision: [`folder`]'s tools.
+fn experimental_tasks(mut request: impl FnMut(&str, serde_json::Value) -> serde_json::Value) {
+    // Each tool's `task` property is its `execution.taskSupport`.
+    let listed = request("tools/list", json!({}));
+    let support = |name: &str| {
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"))
+            .iter()
+            .find(|tool| tool["name"] == name)
+            .map(|tool| tool["execution"]["taskSupport"].clone())
+    };
+    assert_eq!(support("tally"), Some(json!("required")), "{listed}");
+    assert_eq!(support("plain"), Some(serde_json::Value::Null), "{listed}");
+    assert!(listed["result"].get("resultType").is_none(), "{listed}");
+
+    // A call with `task` is a task at once; its result comes from `tasks/result`.
+    let created = request(
+        "tools/call",
+        json!({"name": "tally", "arguments": {"count": 7}, "task": {"ttl": 60000}}),
+    );
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    assert_eq!(task["ttl"], 60000, "{created}");
+    assert!(task["pollInterval"].is_u64(), "{created}");
+    let tally = task["taskId"].as_str().unwrap().to_owned();
+    let got = request("tasks/get", json!({"taskId": tally}));
+    assert_eq!(got["result"]["taskId"], tally.as_str(), "{got}");
+    assert!(got["result"].get("result").is_none(), "{got}");
+    let result = request("tasks/result", json!({"taskId": tally}));
+    assert_eq!(
+        result["result"]["content"][0]["text"], "tallied 7",
+        "{result}"
+    );
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        tally.as_str(),
+        "{result}"
+    );
+    let got = request("tasks/get", json!({"taskId": tally}));
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+
+    // A running task is listed, and cancelled: the answer says `cancelled`.
+    let created = request("tools/call", json!({"name": "crunch", "task": {}}));
+    let crunch = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let list = request("tasks/list", json!({}));
+    let ids: Vec<&str> = list["result"]["tasks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list}"))
+        .iter()
+        .filter_map(|task| task["taskId"].as_str())
+        .collect();
+    assert_eq!(ids, [tally.as_str(), crunch.as_str()], "{list}");
+    let cancelled = request("tasks/cancel", json!({"taskId": crunch}));
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    // Cancelling an ended task is -32602.
+    let again = request("tasks/cancel", json!({"taskId": crunch}));
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+
+    // A required tool without `task`, and `task` on a tool that is never one: -32601.
+    let without = request("tools/call", json!({"name": "crunch"}));
+    assert_eq!(without["error"]["code"], -32601, "{without}");
+    let never = request("tools/call", json!({"name": "plain", "task": {}}));
+    assert_eq!(never["error"]["code"], -32601, "{never}");
+    let unknown = request("tasks/get", json!({"taskId": "no-such-task"}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
+/// The `initialize` of a 2025-11-25 client that declares tasks.
+fn initialize_2025_11_25() -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"tasks": {"list": {}, "cancel": {}}},
+        "clientInfo": {"name": "tasks-test", "version": "1"}}})
+}
+
+fn assert_declares_tasks(initialized: &serde_json::Value) {
+    assert_eq!(
+        initialized["result"]["capabilities"]["tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "{initialized}"
+    );
+}
+
+// Issue 21, item 3: the 2025-11-25 experimental tasks, where a client of that revision
+// negotiates them. Before, its `task` param was ignored and `tasks/get` was -32021.
+#[test]
+fn a_2025_11_25_client_gets_experimental_tasks_over_stdio() {
+    let dir = folder();
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    server.send(initialize_2025_11_25());
+    assert_declares_tasks(&server.until(|message| message["id"] == 0));
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    experimental_tasks(|method, params| server.request(method, &params));
+}
+
+#[test]
+fn a_2025_11_25_client_gets_experimental_tasks_over_http() {
+    let dir = folder();
+    let server = ServeProcess::http(&[dir.path().to_str().unwrap()], None);
+    let post = |session: Option<&str>, message: &serde_json::Value| {
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        if let Some(session) = session {
+            headers.extend([
+                ("Mcp-Session-Id", session),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ]);
+        }
+        let (status, head, body) = server.post(&headers, &message.to_string());
+        assert!(status == 200 || status == 202, "{status} {head}\n{body}");
+        (head, body)
+    };
+    // The one JSON-RPC message of an answer, an event stream or a JSON body.
+    let message = |body: &str| -> serde_json::Value {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .chain([body])
+            .find_map(|data| serde_json::from_str(data.trim()).ok())
+            .unwrap_or_else(|| panic!("no message in {body}"))
+    };
+    let (head, body) = post(None, &initialize_2025_11_25());
+    assert_declares_tasks(&message(&body));
+    let session = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {head}"));
+    post(
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let mut id = 0;
+    experimental_tasks(|method, params| {
+        id += 1;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        message(&post(Some(&session), &request).1)
+    });
+}
