@@ -211,8 +211,10 @@ pub(crate) struct SharedStateArg {
     ///
     /// URL is `redis://HOST:PORT/DB` (`rediss://` for TLS). Every replica given the same
     /// URL serves every session, so a load balancer needs no sticky sessions
-    /// (docs/deploy.md), and `[limits]` counts calls there for all replicas. While Redis is
-    /// down, new sessions get 503 and limits are not enforced. Also `[state] url`.
+    /// (docs/deploy.md), `[limits]` counts calls there for all replicas, and MCP tasks are
+    /// kept there, so any replica serves `tasks/*` (docs/tasks.md). While Redis is down, new
+    /// sessions get 503, limits are not enforced and calls cannot become tasks (`-32603`).
+    /// Also `[state] url`.
     #[arg(
         long = "state",
         value_name = "URL",
