@@ -504,51 +504,120 @@ fn a_2025_11_25_client_gets_experimental_tasks_over_stdio() {
     experimental_tasks(|method, params| server.request(method, &params));
 }
 
+/// A 2025-11-25 Streamable HTTP session, raw: one POST per message.
+struct Session2025 {
+    id: String,
+    next: u64,
+}
+
+impl Session2025 {
+    /// `initialize` on `server`, checking that the result declares tasks.
+    fn open(server: &ServeProcess) -> Self {
+        let (head, body) = post_2025(server, None, &initialize_2025_11_25());
+        assert_declares_tasks(&sse_message(&body));
+        let id = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("no session id in {head}"));
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post_2025(server, Some(&id), &initialized);
+        Self { id, next: 1 }
+    }
+
+    /// The answer to `method` with `params`, sent to `server` (any replica).
+    fn request(
+        &mut self,
+        server: &ServeProcess,
+        method: &str,
+        params: serde_json::Value,
+    ) -> serde_json::Value {
+        let request =
+            json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
+        self.next += 1;
+        sse_message(&post_2025(server, Some(&self.id), &request).1)
+    }
+}
+
+/// POSTs `message` to `server` in `session` (with its `MCP-Protocol-Version`), or
+/// without one; the answer's head and body.
+fn post_2025(
+    server: &ServeProcess,
+    session: Option<&str>,
+    message: &serde_json::Value,
+) -> (String, String) {
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    if let Some(session) = session {
+        headers.extend([
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ]);
+    }
+    let (status, head, body) = server.post(&headers, &message.to_string());
+    assert!(status == 200 || status == 202, "{status} {head}\n{body}");
+    (head, body)
+}
+
+/// The one JSON-RPC message of an answer, an event stream or a JSON body.
+fn sse_message(body: &str) -> serde_json::Value {
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .chain([body])
+        .find_map(|data| serde_json::from_str(data.trim()).ok())
+        .unwrap_or_else(|| panic!("no message in {body}"))
+}
+
 #[test]
 fn a_2025_11_25_client_gets_experimental_tasks_over_http() {
     let dir = folder();
     let server = ServeProcess::http(&[dir.path().to_str().unwrap()], None);
-    let post = |session: Option<&str>, message: &serde_json::Value| {
-        let mut headers = vec![
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-        ];
-        if let Some(session) = session {
-            headers.extend([
-                ("Mcp-Session-Id", session),
-                ("MCP-Protocol-Version", "2025-11-25"),
-            ]);
-        }
-        let (status, head, body) = server.post(&headers, &message.to_string());
-        assert!(status == 200 || status == 202, "{status} {head}\n{body}");
-        (head, body)
-    };
-    // The one JSON-RPC message of an answer, an event stream or a JSON body.
-    let message = |body: &str| -> serde_json::Value {
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .chain([body])
-            .find_map(|data| serde_json::from_str(data.trim()).ok())
-            .unwrap_or_else(|| panic!("no message in {body}"))
-    };
-    let (head, body) = post(None, &initialize_2025_11_25());
-    assert_declares_tasks(&message(&body));
-    let session = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session id in {head}"));
-    post(
-        Some(&session),
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    let mut session = Session2025::open(&server);
+    experimental_tasks(|method, params| session.request(&server, method, params));
+}
+
+// Issue 21, item 3: a 2025-11-25 task made through one replica is collected and listed
+// through another (the session, and the task, live in Redis).
+#[test]
+fn a_2025_11_25_task_made_on_one_replica_is_collected_on_another() {
+    if !redis_present() {
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let redis_port = free_port();
+    let _redis = redis(temp.path(), redis_port);
+    let state = format!("redis://127.0.0.1:{redis_port}/0");
+    let tools = replica_folder();
+    let a = replica(tools.path(), &state, "replica-a");
+    let b = replica(tools.path(), &state, "replica-b");
+    let mut session = Session2025::open(&a);
+    let created = session.request(
+        &a,
+        "tools/call",
+        json!({"name": "tally", "arguments": {"count": 5}, "task": {}}),
     );
-    let mut id = 0;
-    experimental_tasks(|method, params| {
-        id += 1;
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        message(&post(Some(&session), &request).1)
-    });
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let result = session.request(&b, "tasks/result", json!({"taskId": id}));
+    assert_eq!(
+        result["result"]["content"][0]["text"], "tallied 5",
+        "{result}"
+    );
+    let listed = session.request(&b, "tasks/list", json!({}));
+    assert_eq!(
+        listed["result"]["tasks"][0]["taskId"],
+        id.as_str(),
+        "{listed}"
+    );
+    assert_eq!(
+        listed["result"]["tasks"][0]["status"], "completed",
+        "{listed}"
+    );
 }
