@@ -533,7 +533,7 @@ impl Session2025 {
         &mut self,
         server: &ServeProcess,
         method: &str,
-        params: serde_json::Value,
+        params: &serde_json::Value,
     ) -> serde_json::Value {
         let request =
             json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
@@ -578,7 +578,7 @@ fn a_2025_11_25_client_gets_experimental_tasks_over_http() {
     let dir = folder();
     let server = ServeProcess::http(&[dir.path().to_str().unwrap()], None);
     let mut session = Session2025::open(&server);
-    experimental_tasks(|method, params| session.request(&server, method, params));
+    experimental_tasks(|method, params| session.request(&server, method, &params));
 }
 
 // Issue 21, item 3: a 2025-11-25 task made through one replica is collected and listed
@@ -599,18 +599,18 @@ fn a_2025_11_25_task_made_on_one_replica_is_collected_on_another() {
     let created = session.request(
         &a,
         "tools/call",
-        json!({"name": "tally", "arguments": {"count": 5}, "task": {}}),
+        &json!({"name": "tally", "arguments": {"count": 5}, "task": {}}),
     );
     let id = created["result"]["task"]["taskId"]
         .as_str()
         .unwrap_or_else(|| panic!("{created}"))
         .to_owned();
-    let result = session.request(&b, "tasks/result", json!({"taskId": id}));
+    let result = session.request(&b, "tasks/result", &json!({"taskId": id}));
     assert_eq!(
         result["result"]["content"][0]["text"], "tallied 5",
         "{result}"
     );
-    let listed = session.request(&b, "tasks/list", json!({}));
+    let listed = session.request(&b, "tasks/list", &json!({}));
     assert_eq!(
         listed["result"]["tasks"][0]["taskId"],
         id.as_str(),
