@@ -231,14 +231,25 @@ impl McpHandler {
         params: Option<serde_json::Value>,
         context: RequestContext<RoleServer>,
     ) -> Result<serde_json::Value, ErrorData> {
+        let started = Instant::now();
         let (request, ttl_ms) = tasks::experimental::call_params(params)?;
+        let _admission = self.admit_stdio().await?;
         let published = self.state.published();
         let Some(index) = published.index_of(&request.name) else {
             self.state.metrics().unknown_tool();
+            log_call(&request.name, OutcomeKind::UnknownTool, started, &context);
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{}`", request.name),
                 None,
             ));
+        };
+        // Counted and logged as the task is made, as a 2026-07-28 call that becomes one.
+        let mut counted = Counted {
+            metrics: &published.tool_metrics[index],
+            tool: &published.catalog.entries()[index].definition().name,
+            started,
+            context: &context,
+            kind: Some(OutcomeKind::InvalidRequest),
         };
         if published.catalog.entries()[index].definition().task == TaskSupport::Never {
             return Err(ErrorData::new(
@@ -265,8 +276,31 @@ impl McpHandler {
             progress_token: context.meta.get_progress_token(),
             context: owned,
         };
-        let task = tasks::start(run, ttl_ms).await?;
-        Ok(tasks::experimental::created(&task))
+        let task = tasks::start(run, ttl_ms).await;
+        counted.kind = Some(if task.is_ok() {
+            OutcomeKind::Ok
+        } else {
+            OutcomeKind::Crashed
+        });
+        Ok(tasks::experimental::created(&task?))
+    }
+
+    /// Over stdio there is one caller, and no HTTP status to refuse it with: its
+    /// `[limits]` excess is a JSON-RPC error (docs/limits.md). HTTP refuses before the
+    /// handler.
+    async fn admit_stdio(&self) -> Result<Option<crate::limits::Admission>, ErrorData> {
+        match self.transport {
+            Transport::Stdio if self.state.limits().per_caller() => {
+                match self.state.limits().admit("stdio").await {
+                    Ok(admission) => Ok(Some(admission)),
+                    Err(refusal) => {
+                        self.state.metrics().limited(refusal.kind);
+                        Err(refusal.error_data())
+                    }
+                }
+            }
+            _ => Ok(None),
+        }
     }
 
     fn page_size(&self) -> usize {
@@ -422,20 +456,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
-        // Over stdio there is one caller, and no HTTP status to refuse it with: its
-        // `[limits]` excess is a JSON-RPC error (docs/limits.md). HTTP refuses before this.
-        let _admission = match self.transport {
-            Transport::Stdio if self.state.limits().per_caller() => {
-                match self.state.limits().admit("stdio").await {
-                    Ok(admission) => Some(admission),
-                    Err(refusal) => {
-                        self.state.metrics().limited(refusal.kind);
-                        return Err(refusal.error_data());
-                    }
-                }
-            }
-            _ => None,
-        };
+        let _admission = self.admit_stdio().await?;
         let published = self.state.published();
         let Some(index) = published.index_of(&request.name) else {
             self.state.metrics().unknown_tool();
