@@ -30,7 +30,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
-use toolsmith_model::{Caller, LogLevel, OutcomeKind};
+use toolsmith_model::{Caller, LogLevel, OutcomeKind, TaskSupport};
 
 use crate::call::{self, Request};
 use crate::convert::{Published, log_level};
@@ -181,6 +181,8 @@ impl McpHandler {
                         .log_level()
                         .map_or_else(|| self.session_log_level(), log_level),
                     status: Arc::default(),
+                    working_dir: None,
+                    progress_token: None,
                 };
                 return Box::pin(tasks::call(run, replay, support, &context.ct)).await;
             }
@@ -218,6 +220,87 @@ impl McpHandler {
             }
         }
         (Ok(outcome.into()), kind)
+    }
+
+    /// A 2025-11-25 `tools/call` with a `task` param (renamed by
+    /// [`tasks::experimental::rename`]): the tool runs as a task at once, and the answer is
+    /// its `CreateTaskResult`. `-32601` for a tool that never runs as a task (its
+    /// `execution.taskSupport` is absent), as that revision says.
+    async fn call_as_task(
+        &self,
+        params: Option<serde_json::Value>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<serde_json::Value, ErrorData> {
+        let started = Instant::now();
+        let (request, ttl_ms) = tasks::experimental::call_params(params)?;
+        let _admission = self.admit_stdio().await?;
+        let published = self.state.published();
+        let Some(index) = published.index_of(&request.name) else {
+            self.state.metrics().unknown_tool();
+            log_call(&request.name, OutcomeKind::UnknownTool, started, &context);
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{}`", request.name),
+                None,
+            ));
+        };
+        // Counted and logged as the task is made, as a 2026-07-28 call that becomes one.
+        let mut counted = Counted {
+            metrics: &published.tool_metrics[index],
+            tool: &published.catalog.entries()[index].definition().name,
+            started,
+            context: &context,
+            kind: Some(OutcomeKind::InvalidRequest),
+        };
+        if published.catalog.entries()[index].definition().task == TaskSupport::Never {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "tool `{}` does not run as a task (no `execution.taskSupport`); call it \
+                     without `task`",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let mut owned = context.clone();
+        owned.ct = self.state.shutdown_token().child_token();
+        let run = tasks::Run {
+            state: self.state.clone(),
+            published: Arc::clone(&published),
+            index,
+            arguments: request.arguments.unwrap_or_default(),
+            caller: caller_of(&context),
+            min_level: self.session_log_level(),
+            status: Arc::default(),
+            working_dir: self.client_root(&context).await,
+            progress_token: context.meta.get_progress_token(),
+            context: owned,
+        };
+        let task = tasks::start(run, ttl_ms).await;
+        counted.kind = Some(if task.is_ok() {
+            OutcomeKind::Ok
+        } else {
+            OutcomeKind::Crashed
+        });
+        Ok(tasks::experimental::created(&task?))
+    }
+
+    /// Over stdio there is one caller, and no HTTP status to refuse it with: its
+    /// `[limits]` excess is a JSON-RPC error (docs/limits.md). HTTP refuses before the
+    /// handler.
+    async fn admit_stdio(&self) -> Result<Option<crate::limits::Admission>, ErrorData> {
+        match self.transport {
+            Transport::Stdio if self.state.limits().per_caller() => {
+                match self.state.limits().admit("stdio").await {
+                    Ok(admission) => Ok(Some(admission)),
+                    Err(refusal) => {
+                        self.state.metrics().limited(refusal.kind);
+                        Err(refusal.error_data())
+                    }
+                }
+            }
+            _ => Ok(None),
+        }
     }
 
     fn page_size(&self) -> usize {
@@ -373,20 +456,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
-        // Over stdio there is one caller, and no HTTP status to refuse it with: its
-        // `[limits]` excess is a JSON-RPC error (docs/limits.md). HTTP refuses before this.
-        let _admission = match self.transport {
-            Transport::Stdio if self.state.limits().per_caller() => {
-                match self.state.limits().admit("stdio").await {
-                    Ok(admission) => Some(admission),
-                    Err(refusal) => {
-                        self.state.metrics().limited(refusal.kind);
-                        return Err(refusal.error_data());
-                    }
-                }
-            }
-            _ => None,
-        };
+        let _admission = self.admit_stdio().await?;
         let published = self.state.published();
         let Some(index) = published.index_of(&request.name) else {
             self.state.metrics().unknown_tool();
@@ -568,7 +638,8 @@ impl ServerHandler for McpHandler {
         let task = self
             .state
             .tasks()
-            .get(&request.task_id, caller.as_deref())?;
+            .get(&request.task_id, caller.as_deref())
+            .await?;
         Ok(GetTaskResult::new(task))
     }
 
@@ -577,11 +648,14 @@ impl ServerHandler for McpHandler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.state.tasks().update(
-            &request.task_id,
-            request.input_responses,
-            caller_of(&context).as_deref(),
-        )
+        self.state
+            .tasks()
+            .update(
+                &request.task_id,
+                request.input_responses,
+                caller_of(&context).as_deref(),
+            )
+            .await
     }
 
     async fn cancel_task(
@@ -592,14 +666,45 @@ impl ServerHandler for McpHandler {
         self.state
             .tasks()
             .cancel(&request.task_id, caller_of(&context).as_deref())
+            .await
     }
 
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        Err(unreadable_request(request))
+        // A 2025-11-25 task request, renamed by the transport (docs/tasks.md).
+        let Some(method) = request
+            .method
+            .strip_prefix(tasks::experimental::PREFIX)
+            .map(str::to_owned)
+        else {
+            return Err(unreadable_request(request));
+        };
+        let params = request.params;
+        let answer = match method.as_str() {
+            "tools/call" => self.call_as_task(params, context).await?,
+            "tools/list" => {
+                let params = tasks::experimental::list_params(params)?;
+                let list = self.list_tools(params, context).await?;
+                tasks::experimental::with_execution(&list, &self.state.published())
+            }
+            method => {
+                let caller = caller_of(&context);
+                let scope = tasks::scope(caller.as_deref(), &context);
+                tasks::experimental::serve(
+                    self.state.tasks(),
+                    method,
+                    params,
+                    caller.as_deref(),
+                    &scope,
+                    &context.ct,
+                )
+                .await?
+            }
+        };
+        Ok(CustomResult(answer))
     }
 }
 

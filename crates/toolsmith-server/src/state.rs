@@ -51,6 +51,8 @@ pub struct ServerOptions {
     pub evaluator: EvaluatorSettings,
     /// Rate limits and quotas (`[limits]`; docs/limits.md), and where they are counted.
     pub limits: crate::limits::Limits,
+    /// How long MCP tasks are kept, and where (docs/tasks.md).
+    pub tasks: crate::tasks::TaskSettings,
 }
 
 impl ServerOptions {
@@ -69,6 +71,7 @@ impl ServerOptions {
             search: SearchSettings::default(),
             evaluator: EvaluatorSettings::default(),
             limits: crate::limits::Limits::default(),
+            tasks: crate::tasks::TaskSettings::default(),
         }
     }
 }
@@ -132,6 +135,7 @@ impl ServerState {
             search,
             evaluator,
             limits,
+            tasks,
         } = options;
         #[expect(
             deprecated,
@@ -184,7 +188,7 @@ impl ServerState {
             shutdown: CancellationToken::new(),
             draining: AtomicBool::new(false),
             changes: tokio::sync::broadcast::channel(16).0,
-            tasks: crate::tasks::Tasks::default(),
+            tasks: crate::tasks::Tasks::new(&tasks),
         }))
     }
 

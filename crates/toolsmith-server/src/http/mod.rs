@@ -28,6 +28,7 @@
 
 mod auth;
 mod connections;
+mod experimental_tasks;
 mod guard;
 mod health;
 mod limits;
@@ -481,6 +482,7 @@ impl Endpoint {
     /// A POST carrying a session id: a plain call takes the direct path, the rest goes to
     /// the session service.
     async fn post_in_session(&self, parts: Parts, bytes: Bytes) -> Response {
+        let bytes = experimental_tasks::renamed(&parts, bytes);
         let session = parts
             .headers
             .get(SESSION_HEADER)
@@ -528,7 +530,8 @@ impl Endpoint {
             if let Some(closed) = closed {
                 self.calls.forget(&closed);
             }
-            let response = post_to(&self.sessions, parts, bytes).await;
+            let response =
+                experimental_tasks::advertised(post_to(&self.sessions, parts, bytes).await);
             if let Some(session) = response
                 .headers()
                 .get(SESSION_HEADER)

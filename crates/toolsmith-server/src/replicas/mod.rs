@@ -9,6 +9,9 @@
 //! - the key that signs 2026-07-28 `requestState`, so an input-required retry may land on
 //!   any replica (`toolsmith:request-state-key`, set once by the first replica, unless
 //!   `--state-key` gives one);
+//! - MCP tasks, as `tasks/get` shows them, and the inboxes that carry `tasks/cancel` and
+//!   `tasks/update` to the replica running a task (`toolsmith:task:*`, `tasks/redis.rs`);
+//! - rate-limit counters (`toolsmith:limit:*`, `limits/redis.rs`);
 //! - nothing else: each replica's name (`--replica-name`, by default `HOST:PORT`) is sent
 //!   back in the `Toolsmith-Replica` header of every response, so a client (and a test)
 //!   can tell which one served it.

@@ -8,8 +8,9 @@ use std::io;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ErrorCode, JsonRpcMessage, JsonRpcNotification,
-    RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, CustomResult, ErrorCode,
+    JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId, ServerJsonRpcMessage,
+    ServerResult,
 };
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -37,6 +38,10 @@ pub(super) struct LineTransport<R> {
     /// A request has come in. Before that, notifications and responses are dropped: rmcp's
     /// handshake gives up on the connection when the first message is not a request.
     started: bool,
+    /// The client initialized with 2025-11-25: its task messages go to
+    /// [`crate::tasks::experimental::rename`] first, and its `initialize` result declares
+    /// `capabilities.tasks`.
+    experimental_tasks: bool,
     fast: FastCalls,
 }
 
@@ -50,6 +55,7 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             pending: None,
             open: HashSet::new(),
             started: false,
+            experimental_tasks: false,
             fast,
         }
     }
@@ -128,6 +134,13 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             JsonRpcMessage::Request(request) => crate::bridge::drop_progress_token(request),
             JsonRpcMessage::Response(response) => {
                 self.open.remove(&response.id);
+                if self.experimental_tasks
+                    && let ServerResult::InitializeResult(result) = &response.result
+                    && let Ok(mut result) = serde_json::to_value(result)
+                {
+                    crate::tasks::experimental::advertise(&mut result);
+                    response.result = ServerResult::CustomResult(CustomResult(result));
+                }
             }
             JsonRpcMessage::Error(error) => {
                 if let Some(id) = &error.id {
@@ -171,8 +184,21 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                     return None;
                 }
             }
+            if self.experimental_tasks
+                && let Some(renamed) = crate::tasks::experimental::rename(&self.line)
+            {
+                self.line = renamed;
+            }
             let parsed = parse(&self.line);
             self.line.clear();
+            if let Parsed::Message(JsonRpcMessage::Request(JsonRpcRequest {
+                request: ClientRequest::InitializeRequest(initialize),
+                ..
+            })) = &parsed
+            {
+                self.experimental_tasks = initialize.params.protocol_version.as_str()
+                    == crate::tasks::experimental::REVISION;
+            }
             match parsed {
                 Parsed::Message(message) => {
                     match &message {

@@ -12,16 +12,20 @@
 //! with its result; a required one always with a task. Inside the task, the tool's requests
 //! are answered by replay as on any 2026-07-28 call ([`crate::mrtr`]): the task waits in
 //! `input_required` for all of them, then runs the tool again with the answers.
+//!
+//! Tasks are kept in this process ([`store`]), or with shared state in Redis for every
+//! replica ([`redis`]).
 
+pub(crate) mod experimental;
+mod redis;
 mod store;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask,
-    ErrorCode, InputRequests, InputResponses, JsonObject, Task,
+    ErrorCode, InputRequests, InputResponses, JsonObject,
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
@@ -33,6 +37,7 @@ use toolsmith_model::{Caller, LogLevel, OutcomeKind, TaskSupport};
 use crate::call::{self, Request};
 use crate::convert::{Published, error_result};
 use crate::mrtr::Replay;
+use crate::replicas::SharedState;
 use crate::state::ServerState;
 
 use store::{MemoryStore, TaskStore};
@@ -40,75 +45,124 @@ use store::{MemoryStore, TaskStore};
 /// How long a call that may become a task runs in the request before it becomes one.
 pub(crate) const GRACE: Duration = Duration::from_millis(100);
 
-/// How long a task is kept after it was created, and again after it ended (`ttlMs`).
-pub(crate) const TTL_MS: u64 = 300_000;
+/// How long a task is kept after it was created, and again after it ended (`ttlMs`),
+/// unless [`TaskSettings::ttl`] says otherwise.
+pub(crate) const DEFAULT_TTL_MS: u64 = 300_000;
 
 /// How often a client is asked to poll `tasks/get` (`pollIntervalMs`).
 pub(crate) const POLL_INTERVAL_MS: u64 = 500;
 
-/// The tasks of one server: its [`TaskStore`], and who owns each task made for an OAuth
-/// caller (docs/auth.md): only a token of the same subject reaches it; to any other caller
-/// it is unknown (`-32602`), as an id that was never made.
-#[derive(Clone)]
-pub(crate) struct Tasks {
-    store: Arc<dyn TaskStore>,
-    owners: Arc<Mutex<HashMap<String, String>>>,
+/// How long MCP tasks are kept, and where (docs/tasks.md).
+#[derive(Debug, Clone)]
+pub struct TaskSettings {
+    /// How long a task is kept from its creation, and again once it ended (`ttlMs`;
+    /// `serve --task-ttl`). Five minutes by default.
+    pub ttl: Duration,
+    /// The state shared with other replicas (`serve --state`): tasks are kept there, so
+    /// that every replica serves `tasks/*` for any of them. `None`: in this process.
+    pub shared: Option<SharedState>,
 }
 
-impl Default for Tasks {
+impl Default for TaskSettings {
     fn default() -> Self {
         Self {
-            store: Arc::new(MemoryStore::default()),
-            owners: Arc::default(),
+            ttl: Duration::from_millis(DEFAULT_TTL_MS),
+            shared: None,
         }
     }
 }
 
+/// The tasks of one server: its [`TaskStore`] and their TTL. A task made for an OAuth
+/// caller (docs/auth.md) is reached only with a token of the same subject.
+#[derive(Clone)]
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    ttl_ms: u64,
+}
+
 impl Tasks {
+    /// The tasks `settings` describe: in Redis with shared state, else in memory.
+    pub(crate) fn new(settings: &TaskSettings) -> Self {
+        let store: Arc<dyn TaskStore> = match &settings.shared {
+            Some(shared) => Arc::new(redis::RedisStore::new(shared.clone())),
+            None => Arc::new(MemoryStore::default()),
+        };
+        Self {
+            store,
+            ttl_ms: u64::try_from(settings.ttl.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+        }
+    }
+
     /// `tasks/get`.
-    pub(crate) fn get(&self, id: &str, caller: Option<&Caller>) -> Result<DetailedTask, ErrorData> {
-        self.reachable(id, caller)?;
-        self.store.get(id)
+    pub(crate) async fn get(
+        &self,
+        id: &str,
+        caller: Option<&Caller>,
+    ) -> Result<DetailedTask, ErrorData> {
+        self.store.get(id, subject(caller)).await
     }
 
     /// `tasks/update`.
-    pub(crate) fn update(
+    pub(crate) async fn update(
         &self,
         id: &str,
         responses: InputResponses,
         caller: Option<&Caller>,
     ) -> Result<(), ErrorData> {
-        self.reachable(id, caller)?;
-        self.store.update(id, responses)
+        self.store.update(id, responses, subject(caller)).await
     }
 
     /// `tasks/cancel`.
-    pub(crate) fn cancel(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
-        self.reachable(id, caller)?;
-        self.store.cancel(id)
+    pub(crate) async fn cancel(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
+        self.store.cancel(id, subject(caller)).await
     }
 
-    fn create(&self, options: TaskOptions, work: store::Work, caller: Option<&Caller>) -> Task {
-        let task = self.store.create(options, work);
-        if let Some(subject) = caller.and_then(|caller| caller.subject.clone()) {
-            let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
-            // Tasks past their TTL are gone from the store: forget their owners too.
-            owners.retain(|id, _| self.store.get(id).is_ok());
-            owners.insert(task.task_id.clone(), subject);
-        }
-        task
+    /// The tasks 2025-11-25's `tasks/list` shows in `scope` ([`Run::scope`]), oldest first.
+    pub(crate) async fn list(&self, scope: &str) -> Result<Vec<DetailedTask>, ErrorData> {
+        self.store.list(scope).await
     }
 
-    /// `Err` (as for an unknown id) when the task belongs to another subject.
-    fn reachable(&self, id: &str, caller: Option<&Caller>) -> Result<(), ErrorData> {
-        let owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
-        match owners.get(id) {
-            Some(owner) if caller.and_then(|caller| caller.subject.as_ref()) != Some(owner) => Err(
-                ErrorData::invalid_params(format!("unknown task: {id}"), None),
-            ),
-            _ => Ok(()),
-        }
+    /// A new task doing `work` for `caller`, listed in `scope`, kept for the server's TTL or
+    /// the shorter `ttl_ms` a client asked for.
+    async fn create(
+        &self,
+        work: store::Work,
+        caller: Option<&Caller>,
+        scope: Option<String>,
+        ttl_ms: Option<u64>,
+    ) -> Result<rmcp::model::Task, ErrorData> {
+        let ttl_ms = ttl_ms.map_or(self.ttl_ms, |asked| asked.clamp(1, self.ttl_ms));
+        let options = TaskOptions::new()
+            .with_ttl_ms(ttl_ms)
+            .with_poll_interval_ms(POLL_INTERVAL_MS);
+        let owner = store::Owner {
+            subject: subject(caller).map(str::to_owned),
+            scope,
+        };
+        self.store.create(options, owner, work).await
     }
+}
+
+/// Where 2025-11-25's `tasks/list` shows the tasks `caller` makes in the request of
+/// `context`, and lists them from: with its token's subject, else in its Streamable HTTP
+/// session, else (stdio, one client) in the process.
+pub(crate) fn scope(caller: Option<&Caller>, context: &RequestContext<RoleServer>) -> String {
+    if let Some(subject) = subject(caller) {
+        return format!("subject:{subject}");
+    }
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|id| id.to_str().ok())
+        .map_or_else(|| "stdio".to_owned(), |id| format!("session:{id}"))
+}
+
+/// The token subject of `caller`, whom the tasks it makes belong to.
+fn subject(caller: Option<&Caller>) -> Option<&str> {
+    caller.and_then(|caller| caller.subject.as_deref())
 }
 
 /// How a `tools/call` of a tool is answered, given its `task` property and the client.
@@ -147,9 +201,9 @@ pub(crate) fn route(
         // `taskSupport: "required"`: -32601).
         (None, _, TaskSupport::Required) => Route::Refuse(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
-            "this tool runs only as an MCP task (`task = \"required\"`); call it with \
-             protocol version 2026-07-28 or later and the `io.modelcontextprotocol/tasks` \
-             extension declared",
+            "this tool runs only as an MCP task (`task = \"required\"`): on protocol \
+             version 2025-11-25 call it with a `task` param, on 2026-07-28 with the \
+             `io.modelcontextprotocol/tasks` extension declared",
             None,
         )),
     }
@@ -216,19 +270,25 @@ pub(crate) struct Run {
     pub(crate) caller: Option<Arc<Caller>>,
     pub(crate) min_level: LogLevel,
     pub(crate) status: Arc<StatusLine>,
+    /// The client's root the call runs in (2025-11-25; a 2026-07-28 call has no channel
+    /// back to ask for roots, and runs in the tools folder).
+    pub(crate) working_dir: Option<std::path::PathBuf>,
+    /// Where progress goes besides the status message (2025-11-25: the request's token
+    /// stays valid for the task's life).
+    pub(crate) progress_token: Option<rmcp::model::ProgressToken>,
 }
 
 impl Run {
-    /// Runs the tool once, with `replay` answering its requests.
-    async fn once(self: Arc<Self>, replay: Arc<Replay>) -> Round {
+    /// Runs the tool once, with `replay` answering its requests (2026-07-28), or asking the
+    /// client itself (`None`, earlier revisions).
+    async fn once(self: Arc<Self>, replay: Option<Arc<Replay>>) -> Round {
         let request = Request {
             context: &self.context,
             caller: self.caller.clone(),
-            // As every 2026-07-28 call: no channel back to ask for roots.
-            working_dir: None,
-            progress_token: None,
+            working_dir: self.working_dir.clone(),
+            progress_token: self.progress_token.clone(),
             min_level: self.min_level,
-            replay: Some(Arc::clone(&replay)),
+            replay: replay.clone(),
             status: Some(Arc::clone(&self.status)),
         };
         let (result, kind) = Box::pin(call::run(
@@ -239,6 +299,9 @@ impl Run {
             request,
         ))
         .await;
+        let Some(replay) = replay else {
+            return Round::Done(result, kind);
+        };
         if let Some(error) = replay.undeclared() {
             return Round::Refused(error);
         }
@@ -250,9 +313,38 @@ impl Run {
         }
     }
 
-    fn start(self: &Arc<Self>, replay: &Arc<Replay>) -> JoinHandle<Round> {
-        tokio::spawn(Arc::clone(self).once(Arc::clone(replay)))
+    fn start(self: &Arc<Self>, replay: Option<&Arc<Replay>>) -> JoinHandle<Round> {
+        tokio::spawn(Arc::clone(self).once(replay.cloned()))
     }
+}
+
+/// Starts `run` as a task at once: a 2025-11-25 `tools/call` with a `task` param, asking
+/// for one kept `ttl_ms` (at most the server's TTL). The tool asks the client for input
+/// itself, as on any 2025-11-25 call.
+pub(crate) async fn start(run: Run, ttl_ms: Option<u64>) -> Result<rmcp::model::Task, ErrorData> {
+    let scope = scope(run.caller.as_deref(), &run.context);
+    let run = Arc::new(run);
+    let tasks = run.state.tasks().clone();
+    let caller = run.caller.clone();
+    let work: store::Work = Box::new(move |context| {
+        Box::pin(async move {
+            let _stop = run.context.ct.clone().drop_guard();
+            run.status.attach(context.clone());
+            let running = run.start(None);
+            match watch(&run, &context, running).await? {
+                Round::Done(result, kind) => settle(result, kind),
+                Round::Refused(error) => Err(TaskExit::Error(error)),
+                // A call without a replay asks the client itself: never here.
+                Round::Asked(_) => Err(TaskExit::Error(ErrorData::internal_error(
+                    "the call asked for input without a way to get it",
+                    None,
+                ))),
+            }
+        })
+    });
+    tasks
+        .create(work, caller.as_deref(), Some(scope), ttl_ms)
+        .await
 }
 
 /// Answers a `tools/call` that may become a task ([`Route::Task`]): with the tool's result,
@@ -266,7 +358,7 @@ pub(crate) async fn call(
     let run = Arc::new(run);
     // Dropped before it hands the call to a task (the client went away), the call stops.
     let stop = run.context.ct.clone().drop_guard();
-    let mut first = run.start(&replay);
+    let mut first = run.start(Some(&replay));
     let round = tokio::select! {
         joined = &mut first => Some(joined.unwrap_or_else(|_| crashed())),
         () = tokio::time::sleep(GRACE) => None,
@@ -296,19 +388,23 @@ pub(crate) async fn call(
     };
     stop.disarm();
     let tasks = run.state.tasks().clone();
-    let options = TaskOptions::new()
-        .with_ttl_ms(TTL_MS)
-        .with_poll_interval_ms(POLL_INTERVAL_MS);
     let caller = run.caller.clone();
-    let task = tasks.create(
-        options,
-        Box::new(move |context| Box::pin(drive(run, replay, first, context))),
-        caller.as_deref(),
-    );
-    (
-        Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
-        OutcomeKind::Ok,
-    )
+    let created = tasks
+        .create(
+            Box::new(move |context| Box::pin(drive(run, replay, first, context))),
+            caller.as_deref(),
+            None,
+            None,
+        )
+        .await;
+    match created {
+        Ok(task) => (
+            Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
+            OutcomeKind::Ok,
+        ),
+        // The task could not be kept (the shared state is down): its work was stopped.
+        Err(error) => (Err(error), OutcomeKind::Crashed),
+    }
 }
 
 /// The first run of a task's call: still running, or already come to something.
@@ -339,7 +435,7 @@ async fn drive(
             Round::Asked(requests) => {
                 let answers = answers(&task, requests).await?;
                 replay = Arc::new(replay.resume(answers));
-                let running = run.start(&replay);
+                let running = run.start(Some(&replay));
                 round = watch(&run, &task, running).await?;
             }
         }

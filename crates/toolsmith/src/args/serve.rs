@@ -102,6 +102,14 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub(crate) shutdown_grace: Duration,
 
+    /// Keep an MCP task for DURATION from its creation, and again once it ended.
+    ///
+    /// A task still running then is ended `failed`; an ended one is then forgotten, and its
+    /// id is unknown (`-32602`). It is the `ttlMs` clients are told (docs/tasks.md). A
+    /// duration such as `30s` or `1h`.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub(crate) task_ttl: Duration,
+
     /// Reload the folder when its files change, and tell connected clients.
     ///
     /// The OS tells of file changes (inotify, `FSEvents`, …; where it cannot, the folder is
@@ -203,8 +211,10 @@ pub(crate) struct SharedStateArg {
     ///
     /// URL is `redis://HOST:PORT/DB` (`rediss://` for TLS). Every replica given the same
     /// URL serves every session, so a load balancer needs no sticky sessions
-    /// (docs/deploy.md), and `[limits]` counts calls there for all replicas. While Redis is
-    /// down, new sessions get 503 and limits are not enforced. Also `[state] url`.
+    /// (docs/deploy.md), `[limits]` counts calls there for all replicas, and MCP tasks are
+    /// kept there, so any replica serves `tasks/*` (docs/tasks.md). While Redis is down, new
+    /// sessions get 503, limits are not enforced and calls cannot become tasks (`-32603`).
+    /// Also `[state] url`.
     #[arg(
         long = "state",
         value_name = "URL",

@@ -84,6 +84,7 @@ pub(crate) fn run_then(
     options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = search.apply(options.search);
     options.evaluator = code_mode.apply(options.evaluator);
+    options.tasks.ttl = args.task_ttl;
     folder::explain_search(printer, loaded.catalog(), options.search);
     let state = ServerState::with_content(
         Arc::clone(loaded.catalog()),
@@ -358,6 +359,11 @@ fn server_options(
         search: config.search,
         evaluator: config.evaluator.clone(),
         limits,
+        // With `--state`, tasks are kept in Redis for every replica (docs/tasks.md).
+        tasks: toolsmith_server::TaskSettings {
+            shared: shared.cloned(),
+            ..defaults.tasks
+        },
         ..defaults
     }
 }

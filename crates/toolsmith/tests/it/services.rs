@@ -53,6 +53,18 @@ pub(crate) fn services_present() -> bool {
     true
 }
 
+/// `redis-server`, or the test is skipped (failed when required).
+pub(crate) fn redis_present() -> bool {
+    if !found("redis-server") {
+        crate::skip_unless_required(
+            "redis-server is not installed (apt-get install redis-server)",
+            "TOOLSMITH_REQUIRE_REDIS",
+        );
+        return false;
+    }
+    true
+}
+
 pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -117,9 +129,15 @@ pub(crate) fn nginx(dir: &Path, port: u16, replicas: &[&str]) -> Daemon {
 }
 
 pub(crate) fn replica(folder: &Path, state: &str, name: &str) -> ServeProcess {
+    replica_with(folder, state, name, &[])
+}
+
+/// [`replica`] with more `serve` flags.
+pub(crate) fn replica_with(folder: &Path, state: &str, name: &str, flags: &[&str]) -> ServeProcess {
     let dir = folder.display().to_string();
-    let mut command =
-        ServeProcess::http_command(&[&dir, "--state", state, "--replica-name", name], None);
+    let mut args = vec![dir.as_str(), "--state", state, "--replica-name", name];
+    args.extend(flags);
+    let mut command = ServeProcess::http_command(&args, None);
     command.env_remove("TOOLSMITH_STATE_KEY");
     ServeProcess::spawn_http(command)
 }
