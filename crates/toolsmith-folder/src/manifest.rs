@@ -160,11 +160,7 @@ pub(crate) fn parse(
         definition.input_schema = input_schema(&parameters);
     }
     if source_facts {
-        definition.facts = SourceFacts {
-            parameters: manifest_parameters(keys(), &parameters),
-            keys: keys().clone(),
-            ..SourceFacts::default()
-        };
+        definition.facts = manifest_facts(keys(), &parameters);
     }
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
     Ok(Manifest {
@@ -221,6 +217,16 @@ fn conflicts(
 }
 
 /// Where each `[[parameters]]` entry's name is written: its `name = "…"` value.
+/// What `toolsmith check` may know of a manifest's source: its keys and parameters as
+/// written.
+fn manifest_facts(keys: &[Key], parameters: &[Parameter]) -> SourceFacts {
+    SourceFacts {
+        parameters: manifest_parameters(keys, parameters),
+        keys: keys.to_vec(),
+        ..SourceFacts::default()
+    }
+}
+
 fn manifest_parameters(keys: &[Key], parameters: &[Parameter]) -> Vec<(String, Range<usize>)> {
     parameters
         .iter()

@@ -48,6 +48,20 @@ pub(crate) fn load_served(
     ToolFolder::load_served(&path, transport, profile).map_err(|error| hinted(dir, error))
 }
 
+/// The folder `toolsmith serve` serves: [`load_served`], except that `toolsmith dev` (its
+/// profile) lints the folder and so keeps the source facts ([`load_profile`]).
+pub(crate) fn load_to_serve(
+    dir: Option<&Path>,
+    transport: Option<Transport>,
+    profile: Option<&str>,
+) -> anyhow::Result<ToolFolder> {
+    if profile == Some(crate::dev::PROFILE) {
+        load_profile(dir, transport, profile)
+    } else {
+        load_served(dir, transport, profile)
+    }
+}
+
 /// A folder that cannot be loaded, with what to do about it.
 fn hinted(dir: Option<&Path>, error: FolderError) -> anyhow::Error {
     let hinted = match &error {

@@ -59,13 +59,7 @@ pub(crate) fn run_then(
             .hint("pass a non-empty token with --auth-token or TOOLSMITH_AUTH_TOKEN, or unset both to serve without auth")
             .into());
     }
-    // `toolsmith dev` lints the folder it serves: only it needs the source facts.
-    let load = if profile.profile.as_deref() == Some(crate::dev::PROFILE) {
-        folder::load_profile
-    } else {
-        folder::load_served
-    };
-    let loaded = load(
+    let loaded = folder::load_to_serve(
         folder_arg.dir.as_deref(),
         Some(transport),
         profile.profile.as_deref(),
