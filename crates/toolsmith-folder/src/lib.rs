@@ -202,14 +202,10 @@ impl ToolFolder {
         transport: Option<Transport>,
         profile: Option<&str>,
     ) -> Result<Self, FolderError> {
-        let folder = Self::load_for(root, transport)?;
-        match profile {
-            Some(profile) => folder.with_profile(profile),
-            None => Ok(folder),
-        }
+        Self::load_profile_keeping(root, transport, profile, true)
     }
 
-    /// [`ToolFolder::load_profile`] for a server (or a one-shot `list`, `call`, `search`):
+    /// [`ToolFolder::load_profile`] for a server (or a one-shot `list` or `search`):
     /// the definitions leave out their source facts (where each name and key is written),
     /// which only `toolsmith check` reads, so a folder of thousands of manifests costs far
     /// less memory and time (issue 21, docs/performance.md). Its reloads leave them out too.
@@ -218,7 +214,16 @@ impl ToolFolder {
         transport: Option<Transport>,
         profile: Option<&str>,
     ) -> Result<Self, FolderError> {
-        let folder = Self::load_reusing(root, transport, &[], &[], false)?;
+        Self::load_profile_keeping(root, transport, profile, false)
+    }
+
+    fn load_profile_keeping(
+        root: &Path,
+        transport: Option<Transport>,
+        profile: Option<&str>,
+        source_facts: bool,
+    ) -> Result<Self, FolderError> {
+        let folder = Self::load_reusing(root, transport, &[], &[], source_facts)?;
         match profile {
             Some(profile) => folder.with_profile(profile),
             None => Ok(folder),

@@ -33,19 +33,30 @@ pub(crate) fn load_profile(
     transport: Option<Transport>,
     profile: Option<&str>,
 ) -> anyhow::Result<ToolFolder> {
-    let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
-    ToolFolder::load_profile(&path, transport, profile).map_err(|error| hinted(dir, error))
+    load_with(dir, |path| {
+        ToolFolder::load_profile(path, transport, profile)
+    })
 }
 
 /// [`load_profile`] without the source facts only `toolsmith check` reads
-/// ([`ToolFolder::load_served`]): for `serve`, `list`, `call` and `search`.
+/// ([`ToolFolder::load_served`]): for `serve`, `list` and `search`.
 pub(crate) fn load_served(
     dir: Option<&Path>,
     transport: Option<Transport>,
     profile: Option<&str>,
 ) -> anyhow::Result<ToolFolder> {
+    load_with(dir, |path| {
+        ToolFolder::load_served(path, transport, profile)
+    })
+}
+
+/// `load` of `dir` (default `./tools`); a folder that cannot be loaded says what to do.
+fn load_with(
+    dir: Option<&Path>,
+    load: impl FnOnce(&Path) -> Result<ToolFolder, FolderError>,
+) -> anyhow::Result<ToolFolder> {
     let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
-    ToolFolder::load_served(&path, transport, profile).map_err(|error| hinted(dir, error))
+    load(&path).map_err(|error| hinted(dir, error))
 }
 
 /// The folder `toolsmith serve` serves: [`load_served`], except that `toolsmith dev` (its

@@ -188,7 +188,7 @@ pub(crate) fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

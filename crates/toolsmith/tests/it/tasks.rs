@@ -17,8 +17,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ErrorData, RoleClient, ServiceError};
 use serde_json::json;
 
+use crate::mcp_client::runtime;
 use crate::serve_process::{PATIENCE, ServeProcess};
-use crate::services::{free_port, redis, redis_present, replica, replica_with};
+use crate::services::{Daemon, free_port, redis, redis_present, replica_with};
 
 /// A folder of two command tools that run as tasks: one that reports progress and then
 /// works for a minute (to be cancelled), one that reports progress and finishes.
@@ -252,12 +253,31 @@ required = true
     ])
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
+/// A Redis on loopback and two replicas of [`replica_folder`] sharing it, started with
+/// `flags`; `temp` is a folder the test may write in.
+struct Replicas {
+    temp: tempfile::TempDir,
+    redis: Daemon,
+    _tools: tempfile::TempDir,
+    a: ServeProcess,
+    b: ServeProcess,
+}
+
+fn two_replicas(flags: &[&str]) -> Replicas {
+    let temp = tempfile::tempdir().unwrap();
+    let redis_port = free_port();
+    let redis = redis(temp.path(), redis_port);
+    let state = format!("redis://127.0.0.1:{redis_port}/0");
+    let tools = replica_folder();
+    let a = replica_with(tools.path(), &state, "replica-a", flags);
+    let b = replica_with(tools.path(), &state, "replica-b", flags);
+    Replicas {
+        temp,
+        redis,
+        _tools: tools,
+        a,
+        b,
+    }
 }
 
 /// Whether process `pid` exists.
@@ -272,13 +292,8 @@ fn a_task_made_on_one_replica_is_read_cancelled_and_collected_on_another() {
     if !redis_present() {
         return;
     }
-    let temp = tempfile::tempdir().unwrap();
-    let redis_port = free_port();
-    let redis = redis(temp.path(), redis_port);
-    let state = format!("redis://127.0.0.1:{redis_port}/0");
-    let tools = replica_folder();
-    let a = replica(tools.path(), &state, "replica-a");
-    let b = replica(tools.path(), &state, "replica-b");
+    let replicas = two_replicas(&[]);
+    let (temp, a, b) = (&replicas.temp, &replicas.a, &replicas.b);
     let runtime = runtime();
     let on_a = connect(&runtime, a.url(), true);
     let on_b = connect(&runtime, b.url(), true);
@@ -344,7 +359,7 @@ fn a_task_made_on_one_replica_is_read_cancelled_and_collected_on_another() {
 
     // Redis gone: a call cannot become a task the other replicas would not see; it fails,
     // naming the shared state, and the task A holds is still read there.
-    drop(redis);
+    drop(replicas.redis);
     let refused = call(&runtime, &on_a, "tally", json!({"count": 4}));
     let Err(ServiceError::McpError(ErrorData { code, message, .. })) = refused else {
         panic!("expected a JSON-RPC error, got {refused:?}")
@@ -362,14 +377,8 @@ fn a_shared_task_is_unknown_on_every_replica_once_its_ttl_passed() {
     if !redis_present() {
         return;
     }
-    let temp = tempfile::tempdir().unwrap();
-    let redis_port = free_port();
-    let _redis = redis(temp.path(), redis_port);
-    let state = format!("redis://127.0.0.1:{redis_port}/0");
-    let tools = replica_folder();
-    let ttl = ["--task-ttl", "2s"];
-    let a = replica_with(tools.path(), &state, "replica-a", &ttl);
-    let b = replica_with(tools.path(), &state, "replica-b", &ttl);
+    let replicas = two_replicas(&["--task-ttl", "2s"]);
+    let (a, b) = (&replicas.a, &replicas.b);
     let runtime = runtime();
     let on_a = connect(&runtime, a.url(), true);
     let on_b = connect(&runtime, b.url(), true);
@@ -588,16 +597,11 @@ fn a_2025_11_25_task_made_on_one_replica_is_collected_on_another() {
     if !redis_present() {
         return;
     }
-    let temp = tempfile::tempdir().unwrap();
-    let redis_port = free_port();
-    let _redis = redis(temp.path(), redis_port);
-    let state = format!("redis://127.0.0.1:{redis_port}/0");
-    let tools = replica_folder();
-    let a = replica(tools.path(), &state, "replica-a");
-    let b = replica(tools.path(), &state, "replica-b");
-    let mut session = Session2025::open(&a);
+    let replicas = two_replicas(&[]);
+    let (a, b) = (&replicas.a, &replicas.b);
+    let mut session = Session2025::open(a);
     let created = session.request(
-        &a,
+        a,
         "tools/call",
         &json!({"name": "tally", "arguments": {"count": 5}, "task": {}}),
     );
@@ -605,12 +609,12 @@ fn a_2025_11_25_task_made_on_one_replica_is_collected_on_another() {
         .as_str()
         .unwrap_or_else(|| panic!("{created}"))
         .to_owned();
-    let result = session.request(&b, "tasks/result", &json!({"taskId": id}));
+    let result = session.request(b, "tasks/result", &json!({"taskId": id}));
     assert_eq!(
         result["result"]["content"][0]["text"], "tallied 5",
         "{result}"
     );
-    let listed = session.request(&b, "tasks/list", &json!({}));
+    let listed = session.request(b, "tasks/list", &json!({}));
     assert_eq!(
         listed["result"]["tasks"][0]["taskId"],
         id.as_str(),
