@@ -58,6 +58,9 @@ pub(crate) enum ManifestKind {
     Script,
     /// A program, run per call with the arguments on stdin.
     Command(Vec<String>),
+    /// `upstream = "NAME"`: a tool of an upstream, wrapped; bound once the upstreams have
+    /// listed their tools (`wraps.rs`).
+    Upstream,
 }
 
 /// Parses a manifest; every problem found is returned, located in the file.
@@ -69,6 +72,13 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
         "fix the TOML syntax; see https://toml.io for the format",
     )
     .map_err(|diagnostic| vec![diagnostic])?;
+    if table.contains_key(crate::wraps::UPSTREAM_KEY) {
+        return Ok(Manifest {
+            definition: ToolDefinition::new("", "", JsonObject::new()),
+            kind: ManifestKind::Upstream,
+            worker: None,
+        });
+    }
     let keys = toml_keys(source);
     let locate = |key: &str| key_location(path, source, &keys, &[key]);
     let locate_nth =

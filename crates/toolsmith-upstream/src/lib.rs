@@ -31,11 +31,13 @@ mod connection;
 mod relay;
 mod spec;
 mod tool;
+mod transform;
 
 pub use changes::on_tools_changed;
 pub use connection::{Upstream, UpstreamError, kill_all};
 /// A tool as an upstream lists it (rmcp's `Tool`).
 pub use rmcp::model::Tool as RemoteTool;
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport};
-pub use tool::UpstreamTool;
+pub use tool::{OPTIONS_META_KEY, UpstreamTool};
 pub use toolsmith_model::sources::expand;
+pub use transform::{ArgumentMap, ParameterChange, TransformError, transform};

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    ServerResult, Tool as RemoteTool,
+    GetMeta as _, ServerResult, Tool as RemoteTool,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
@@ -18,6 +18,11 @@ use toolsmith_model::{
 };
 
 use crate::connection::{Connection, Upstream, wait};
+use crate::transform::ArgumentMap;
+
+/// The key of a forwarded call's `_meta` that carries the tool's options (docs/gateway.md,
+/// "Options").
+pub const OPTIONS_META_KEY: &str = "toolsmith/options";
 
 /// How often a call waiting for its upstream looks at its interrupt and deadline.
 const POLL: Duration = Duration::from_millis(10);
@@ -28,6 +33,8 @@ pub struct UpstreamTool {
     /// Its name at the upstream.
     remote: String,
     upstream: Arc<Upstream>,
+    /// How a call's arguments become the upstream's, for a tool a manifest wraps.
+    arguments: Option<ArgumentMap>,
 }
 
 impl UpstreamTool {
@@ -80,6 +87,19 @@ impl UpstreamTool {
             definition,
             remote: remote.name.to_string(),
             upstream: Arc::clone(upstream),
+            arguments: None,
+        }
+    }
+
+    /// This tool published as `definition` instead, its calls' arguments turned into the
+    /// upstream's by `arguments`: a manifest's wrapping of it (docs/gateway.md, "Wrapping
+    /// an upstream tool").
+    #[must_use]
+    pub fn wrapped(self, definition: ToolDefinition, arguments: ArgumentMap) -> Self {
+        Self {
+            definition,
+            arguments: (!arguments.is_identity()).then_some(arguments),
+            ..self
         }
     }
 
@@ -117,10 +137,14 @@ impl Tool for UpstreamTool {
                 .upstream
                 .connection()
                 .map_err(|error| ToolFailure::failed(error.to_string()))?;
+            let arguments = match &self.arguments {
+                Some(map) => map.apply(arguments),
+                None => arguments.clone(),
+            };
             let call = forward(
                 Arc::clone(&connection),
                 self.remote.clone(),
-                arguments.clone(),
+                arguments,
                 context.clone(),
                 timeout,
             );
@@ -160,9 +184,15 @@ async fn forward(
     timeout: Duration,
 ) -> Result<CallOutcome, Ended> {
     let peer = connection.service.peer().clone();
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+    let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new(name).with_arguments(arguments),
     ));
+    if !context.options.is_empty() {
+        request.get_meta_mut().insert(
+            OPTIONS_META_KEY.to_owned(),
+            Value::Object(context.options.clone()),
+        );
+    }
     let (handle, _registration) = connection
         .relay
         .send(
