@@ -79,6 +79,11 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
             worker: None,
         });
     }
+    parse_table(path, source, &table)
+}
+
+/// [`parse`] of a manifest of the folder's own tool, read into `table`.
+fn parse_table(path: &Path, source: &str, table: &JsonObject) -> Result<Manifest, Vec<Diagnostic>> {
     let keys = toml_keys(source);
     let locate = |key: &str| key_location(path, source, &keys, &[key]);
     let locate_nth =
@@ -96,7 +101,7 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     let mut worker = None;
     let mut overlays = JsonObject::new();
     let mut tests = Vec::new();
-    for (key, value) in &table {
+    for (key, value) in table {
         match key.as_str() {
             "parameters" => match parse_parameters(value, &locate_nth) {
                 Ok(parsed) => parameters = parsed,
@@ -153,7 +158,7 @@ pub(crate) fn parse(path: &Path, source: &str) -> Result<Manifest, Vec<Diagnosti
     // `[[tests]]` and `examples` are the same cases under two names; keep both.
     definition.examples.extend(tests);
     apply_overlays(&overlays, &mut parameters, &mut diagnostics, &locate);
-    diagnostics.extend(conflicts(&table, &definition, &locate));
+    diagnostics.extend(conflicts(table, &definition, &locate));
     let explicit_schema = table.contains_key("input_schema");
     if !diagnostics.is_empty() {
         return Err(diagnostics);

@@ -28,6 +28,7 @@
 
 mod changes;
 mod connection;
+mod direct;
 mod relay;
 mod spec;
 mod tool;

@@ -17,7 +17,12 @@ use toolsmith_model::{
     ToolDefinition, ToolFailure, ToolReturn,
 };
 
+use std::sync::mpsc::RecvTimeoutError;
+
+use rmcp::model::{NumberOrString, ProgressToken};
+
 use crate::connection::{Connection, Upstream, wait};
+use crate::direct::{Answer, Direct};
 use crate::transform::ArgumentMap;
 
 /// The key of a forwarded call's `_meta` that carries the tool's options (docs/gateway.md,
@@ -137,18 +142,26 @@ impl Tool for UpstreamTool {
                 .upstream
                 .connection()
                 .map_err(|error| ToolFailure::failed(error.to_string()))?;
-            let arguments = match &self.arguments {
-                Some(map) => map.apply(arguments),
-                None => arguments.clone(),
+            let mapped = self.arguments.as_ref().map(|map| map.apply(arguments));
+            let arguments = mapped.as_ref().unwrap_or(arguments);
+            let ended = match &connection.direct {
+                Some(direct) => call_direct(
+                    direct,
+                    &connection,
+                    &self.remote,
+                    arguments,
+                    context,
+                    timeout,
+                ),
+                None => wait(forward(
+                    Arc::clone(&connection),
+                    self.remote.clone(),
+                    arguments.clone(),
+                    context.clone(),
+                    timeout,
+                )),
             };
-            let call = forward(
-                Arc::clone(&connection),
-                self.remote.clone(),
-                arguments,
-                context.clone(),
-                timeout,
-            );
-            match wait(call) {
+            match ended {
                 Ok(outcome) => return Ok(ToolReturn::Outcome(outcome)),
                 Err(Ended::Stopped(failure)) => return Err(failure),
                 Err(Ended::Unsent(_)) if attempt == 0 => self.upstream.discard(&connection),
@@ -163,6 +176,65 @@ impl Tool for UpstreamTool {
             }
         }
         unreachable!("the second attempt returns")
+    }
+}
+
+/// Sends the call on the direct path of an upstream program (`direct.rs`) and waits on
+/// this thread for its answer, the caller's cancellation or the deadline.
+fn call_direct(
+    direct: &Arc<Direct>,
+    connection: &Connection,
+    name: &str,
+    arguments: &JsonObject,
+    context: &CallContext,
+    timeout: Duration,
+) -> Result<CallOutcome, Ended> {
+    let mut meta = JsonObject::new();
+    if !context.options.is_empty() {
+        meta.insert(
+            OPTIONS_META_KEY.to_owned(),
+            Value::Object(context.options.clone()),
+        );
+    }
+    let (number, id) = direct.next_call();
+    // Registered before it is sent: the upstream may ask the client something at once.
+    let _registration = connection.relay.register(
+        Arc::clone(&context.client),
+        ProgressToken(NumberOrString::String(id.as_str().into())),
+    );
+    let progress = context.client.wants_progress();
+    let pending = direct
+        .send((number, &id), name, arguments, meta, progress)
+        .ok_or_else(|| Ended::Unsent("cannot be reached: its stdin is closed".to_owned()))?;
+    loop {
+        match pending.answer.recv_timeout(POLL) {
+            Ok(Answer::Result(outcome)) => return Ok(outcome),
+            Ok(Answer::Failed(message)) => return Err(Ended::Failed(message)),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Ended::Failed("stopped during the call".to_owned()));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(reason) = context.stop_reason() {
+                    direct.cancel(&id, stop_text(reason));
+                    return Err(Ended::Stopped(stopped(reason, timeout)));
+                }
+            }
+        }
+    }
+}
+
+fn stop_text(reason: StopReason) -> &'static str {
+    match reason {
+        StopReason::Timeout => "timed out",
+        StopReason::Cancelled => "cancelled by the client",
+    }
+}
+
+/// The failure of a call stopped for `reason`, whose timeout is `timeout`.
+fn stopped(reason: StopReason, timeout: Duration) -> ToolFailure {
+    match reason {
+        StopReason::Timeout => ToolFailure::TimedOut { after: timeout },
+        StopReason::Cancelled => ToolFailure::Cancelled,
     }
 }
 
@@ -218,20 +290,13 @@ async fn forward(
             }
             () = tokio::time::sleep(POLL) => {
                 if let Some(reason) = context.stop_reason() {
-                    let reason_text = match reason {
-                        StopReason::Timeout => "timed out",
-                        StopReason::Cancelled => "cancelled by the client",
-                    };
                     let _ = peer
                         .notify_cancelled(CancelledNotificationParam::new(
                             Some(id),
-                            Some(reason_text.to_owned()),
+                            Some(stop_text(reason).to_owned()),
                         ))
                         .await;
-                    return Err(Ended::Stopped(match reason {
-                        StopReason::Timeout => ToolFailure::TimedOut { after: timeout },
-                        StopReason::Cancelled => ToolFailure::Cancelled,
-                    }));
+                    return Err(Ended::Stopped(stopped(reason, timeout)));
                 }
             }
         }
