@@ -262,7 +262,7 @@ struct Notification<P> {
 /// Handles `line` here when it is a direct call's response or a notification the reader
 /// routes; `false` hands it to rmcp.
 fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
-    let has = |needle: &[u8]| line.windows(needle.len()).any(|window| window == needle);
+    let has = |needle: &[u8]| memchr::memmem::find(line, needle).is_some();
     if has(PREFIX.as_bytes()) {
         if let Ok(response) = serde_json::from_slice::<Response>(line)
             && let Some(number) = direct_number(&response.id)

@@ -10,6 +10,8 @@
 //!   again with backoff when it has stopped; its messages carry its stderr's tail.
 //! - [`UpstreamTool`]: one of its tools, forwarded faithfully (arguments, progress, logs,
 //!   cancellation, the result as it came).
+//! - [`transform`]: a manifest's wrapping of one upstream tool (its own name, description
+//!   and parameters), and the [`ArgumentMap`] that turns its calls' arguments back.
 //!
 //! ```no_run
 //! use std::path::Path;
