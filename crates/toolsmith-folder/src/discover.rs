@@ -114,6 +114,13 @@ fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> 
         }
     };
     let result = match manifest.kind {
+        // Bound to its upstream's tool after the upstreams have listed theirs (`wraps.rs`).
+        ManifestKind::Upstream => {
+            return LoadedModule {
+                tools: Vec::new(),
+                diagnostics: Vec::new(),
+            };
+        }
         ManifestKind::Command(argv) => match manifest.worker {
             Some(worker) => worker_tool(path, manifest.definition, argv, worker, settings, inits),
             None => toolsmith_command::CommandTool::new(settings.restricted(manifest.definition), argv, settings.base_dir.clone())

@@ -16,7 +16,7 @@ pub fn parse_manifest(
     let manifest = manifest::parse(path, source, true)?;
     let command = match manifest.kind {
         ManifestKind::Command(argv) => Some(argv),
-        ManifestKind::Script => None,
+        ManifestKind::Script | ManifestKind::Upstream => None,
     };
     Ok((manifest.definition, command))
 }

@@ -49,6 +49,7 @@ mod run;
 mod serving;
 mod upstreams;
 mod walk;
+mod wraps;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -344,11 +345,21 @@ impl ToolFolder {
             tools.extend(loaded.module.tools.iter().cloned());
             diagnostics.extend(loaded.module.diagnostics.iter().cloned());
         }
+        // A package's manifests cannot wrap this folder's upstreams' tools.
+        let own_files = files.len();
         let packages =
             packages::load(root, &config, previous).join(&mut tools, &mut files, &mut diagnostics);
         let upstreams = upstreams::load(root, &config, previous_upstreams);
-        tools.extend(upstreams.tools);
+        let wrapped = upstreams.wrap(&files[..own_files]);
+        tools.extend(
+            upstreams
+                .tools
+                .into_iter()
+                .filter(|tool| !wrapped.replaced.contains(&tool.definition().name)),
+        );
+        tools.extend(wrapped.tools);
         diagnostics.extend(upstreams.diagnostics);
+        diagnostics.extend(wrapped.diagnostics);
         let (apis, mut problems) = openapi::load(root, &config);
         tools.extend(apis);
         diagnostics.append(&mut problems);

@@ -26,7 +26,7 @@ const LOADER_STACK: usize = 8 << 20;
 /// What one tool file defined, with what it was loaded from.
 #[derive(Debug, Clone)]
 pub(crate) struct LoadedFile {
-    file: ToolFile,
+    pub(crate) file: ToolFile,
     stamp: Stamp,
     load_timeout: Duration,
     /// The id of the restriction it was loaded under (`LoadSettings::restrict`).

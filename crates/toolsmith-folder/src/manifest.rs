@@ -58,6 +58,9 @@ pub(crate) enum ManifestKind {
     Script,
     /// A program, run per call with the arguments on stdin.
     Command(Vec<String>),
+    /// `upstream = "NAME"`: a tool of an upstream, wrapped; bound once the upstreams have
+    /// listed their tools (`wraps.rs`).
+    Upstream,
 }
 
 /// Parses a manifest; every problem found is returned, located in the file. With
@@ -75,6 +78,23 @@ pub(crate) fn parse(
         "fix the TOML syntax; see https://toml.io for the format",
     )
     .map_err(|diagnostic| vec![diagnostic])?;
+    if table.contains_key(crate::wraps::UPSTREAM_KEY) {
+        return Ok(Manifest {
+            definition: ToolDefinition::new("", "", JsonObject::new()),
+            kind: ManifestKind::Upstream,
+            worker: None,
+        });
+    }
+    parse_table(path, source, &table, source_facts)
+}
+
+/// [`parse`] of a manifest of the folder's own tool, read into `table`.
+fn parse_table(
+    path: &Path,
+    source: &str,
+    table: &JsonObject,
+    source_facts: bool,
+) -> Result<Manifest, Vec<Diagnostic>> {
     // A second parse of the file, with spans: paid only where needed (issue 21).
     let keys = std::cell::OnceCell::new();
     let keys = || keys.get_or_init(|| toml_keys(source));
@@ -94,7 +114,7 @@ pub(crate) fn parse(
     let mut worker = None;
     let mut overlays = JsonObject::new();
     let mut tests = Vec::new();
-    for (key, value) in &table {
+    for (key, value) in table {
         match key.as_str() {
             "parameters" => match parse_parameters(value, &locate_nth) {
                 Ok(parsed) => parameters = parsed,
@@ -151,7 +171,7 @@ pub(crate) fn parse(
     // `[[tests]]` and `examples` are the same cases under two names; keep both.
     definition.examples.extend(tests);
     apply_overlays(&overlays, &mut parameters, &mut diagnostics, &locate);
-    diagnostics.extend(conflicts(&table, &definition, &locate));
+    diagnostics.extend(conflicts(table, &definition, &locate));
     let explicit_schema = table.contains_key("input_schema");
     if !diagnostics.is_empty() {
         return Err(diagnostics);

@@ -22,6 +22,28 @@ pub(crate) struct Loaded {
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// Every upstream of the table, running or not, for the next reload to reuse.
     pub(crate) upstreams: Vec<Arc<Upstream>>,
+    /// The tools of each upstream that listed them, by its index in `upstreams`.
+    listed: Vec<(usize, Vec<RemoteTool>)>,
+}
+
+impl Loaded {
+    /// The tools the wrapping manifests among `files` make of the upstreams' (`wraps.rs`).
+    pub(crate) fn wrap(&self, files: &[crate::loading::LoadedFile]) -> crate::wraps::Bound {
+        let listed: Vec<_> = self
+            .listed
+            .iter()
+            .map(|(index, tools)| crate::wraps::Listed {
+                upstream: &self.upstreams[*index],
+                tools,
+            })
+            .collect();
+        let known: Vec<&str> = self
+            .upstreams
+            .iter()
+            .map(|upstream| upstream.spec().name.as_str())
+            .collect();
+        crate::wraps::bind(files, &listed, &known)
+    }
 }
 
 /// Starts (or reuses from `previous`) each upstream `config` names, and lists its tools.
@@ -72,11 +94,14 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
     });
     for ((upstream, location), tools) in started.into_iter().zip(listed) {
         match tools {
-            Ok(tools) => loaded.tools.extend(
-                UpstreamTool::all(&upstream, &tools, &location)
-                    .into_iter()
-                    .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
-            ),
+            Ok(tools) => {
+                loaded.tools.extend(
+                    UpstreamTool::all(&upstream, &tools, &location)
+                        .into_iter()
+                        .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
+                );
+                loaded.listed.push((loaded.upstreams.len(), tools));
+            }
             Err(error) => {
                 let mut diagnostic = Diagnostic::error(
                     "upstream-unavailable",

@@ -106,6 +106,8 @@ pub(crate) struct Connection {
     pub(crate) service: RunningService<RoleClient, Relay>,
     pub(crate) relay: Relay,
     pub(crate) tools: Mutex<Vec<RemoteTool>>,
+    /// The direct path of its calls, for a program (`direct.rs`).
+    pub(crate) direct: Option<Arc<crate::direct::Direct>>,
     /// The process group of the program (its pid), killed when the connection goes.
     group: Option<Pid>,
 }
@@ -314,6 +316,7 @@ async fn connect(
 ) -> Result<Connection, String> {
     let relay = Relay::default();
     let environment = |name: &str| std::env::var(name).ok();
+    let mut direct = None;
     let (service, group) = match &spec.transport {
         UpstreamTransport::Stdio { command, env, cwd } => {
             let mut child = tokio::process::Command::new(&command[0]);
@@ -359,9 +362,12 @@ async fn connect(
             tokio::spawn(async move {
                 let _ = child.wait().await;
             });
+            // rmcp's client reads and writes through the direct path's reader and writer.
+            let (calls, read, write) = crate::direct::start(stdout, stdin, relay.clone());
+            direct = Some(calls);
             let service = relay
                 .clone()
-                .serve((stdout, stdin))
+                .serve((read, write))
                 .await
                 .map_err(|error| format!("did not answer `initialize`: {error}"));
             (service, group)
@@ -398,6 +404,7 @@ async fn connect(
         service,
         relay: relay.clone(),
         tools: Mutex::default(),
+        direct,
         group,
     };
     let mut connection = match service {

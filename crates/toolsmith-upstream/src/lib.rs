@@ -10,6 +10,8 @@
 //!   again with backoff when it has stopped; its messages carry its stderr's tail.
 //! - [`UpstreamTool`]: one of its tools, forwarded faithfully (arguments, progress, logs,
 //!   cancellation, the result as it came).
+//! - [`transform`]: a manifest's wrapping of one upstream tool (its own name, description
+//!   and parameters), and the [`ArgumentMap`] that turns its calls' arguments back.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -28,14 +30,17 @@
 
 mod changes;
 mod connection;
+mod direct;
 mod relay;
 mod spec;
 mod tool;
+mod transform;
 
 pub use changes::on_tools_changed;
 pub use connection::{Upstream, UpstreamError, kill_all};
 /// A tool as an upstream lists it (rmcp's `Tool`).
 pub use rmcp::model::Tool as RemoteTool;
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport};
-pub use tool::UpstreamTool;
+pub use tool::{OPTIONS_META_KEY, UpstreamTool};
 pub use toolsmith_model::sources::expand;
+pub use transform::{ArgumentMap, ParameterChange, TransformError, transform};

@@ -8,7 +8,7 @@
     reason = "rmcp 3.11 marks sampling, roots and logging deprecated (SEP-2577); they still work"
 )]
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
@@ -34,7 +34,9 @@ struct InFlight {
 pub(crate) struct Relay {
     calls: Arc<Mutex<Vec<InFlight>>>,
     /// Held while a call is sent: at most one call is without its token at a time.
-    sending: Arc<tokio::sync::Mutex<u64>>,
+    sending: Arc<tokio::sync::Mutex<()>>,
+    /// The key of the next call registered.
+    keys: Arc<AtomicU64>,
     /// Set by `notifications/tools/list_changed`.
     pub(crate) tools_changed: Arc<AtomicBool>,
 }
@@ -68,9 +70,8 @@ impl Relay {
         send: impl Future<Output = Result<T, E>>,
         token_of: impl FnOnce(&T) -> ProgressToken,
     ) -> Result<(T, Registration), E> {
-        let mut sending = self.sending.lock().await;
-        *sending += 1;
-        let key = *sending;
+        let _sending = self.sending.lock().await;
+        let key = self.keys.fetch_add(1, Ordering::Relaxed);
         self.calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -97,6 +98,50 @@ impl Relay {
         Ok((handle, registration))
     }
 
+    /// Routes what the upstream says about the call whose progress token is `token` to
+    /// `client`, until the registration is dropped: a call of the direct path, whose token
+    /// Toolsmith picks before sending it.
+    pub(crate) fn register(
+        &self,
+        client: Arc<dyn ClientBridge>,
+        token: ProgressToken,
+    ) -> Registration {
+        let key = self.keys.fetch_add(1, Ordering::Relaxed);
+        self.calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(InFlight {
+                token: Some(token),
+                client,
+                key,
+            });
+        Registration {
+            relay: self.clone(),
+            key,
+        }
+    }
+
+    /// Passes an upstream's progress to the client of its call. Inline, not on a blocking
+    /// thread: a bridge's `progress` only queues the message, and so it is queued before
+    /// the call's result, which the upstream sent after it.
+    pub(crate) fn progress(&self, params: &ProgressNotificationParam) {
+        if let Some(client) = self.client_of(&params.progress_token) {
+            client.progress(params.progress, params.total, params.message.as_deref());
+        }
+    }
+
+    /// Passes an upstream's log message to the client of the newest call (the message
+    /// does not say which call it belongs to). A bridge's `log` only queues it.
+    pub(crate) fn log(&self, params: LoggingMessageNotificationParam) {
+        let Some(client) = self.latest() else {
+            return;
+        };
+        let (level, logger, message) = log_message(params);
+        if client.wants_log(level) {
+            client.log(level, &logger, &message);
+        }
+    }
+
     fn client_of(&self, token: &ProgressToken) -> Option<Arc<dyn ClientBridge>> {
         let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
         calls
@@ -113,6 +158,19 @@ impl Relay {
         let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
         calls.last().map(|call| Arc::clone(&call.client))
     }
+}
+
+/// A log message's level, logger and text, as a [`ClientBridge`] takes them.
+fn log_message(params: LoggingMessageNotificationParam) -> (LogLevel, String, String) {
+    let level = serde_json::to_value(params.level)
+        .ok()
+        .and_then(|level| LogLevel::parse(level.as_str()?))
+        .unwrap_or(LogLevel::Info);
+    let message = match params.data {
+        Value::String(text) => text,
+        other => other.to_string(),
+    };
+    (level, params.logger.unwrap_or_default(), message)
 }
 
 /// Runs a blocking [`ClientBridge`] request off the runtime's threads.
@@ -158,11 +216,7 @@ impl ClientHandler for Relay {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        // Inline, not on a blocking thread: a bridge's `progress` only queues the message,
-        // and so it is queued before the call's result, which the upstream sent after it.
-        if let Some(client) = self.client_of(&params.progress_token) {
-            client.progress(params.progress, params.total, params.message.as_deref());
-        }
+        self.progress(&params);
     }
 
     async fn on_logging_message(
@@ -173,15 +227,7 @@ impl ClientHandler for Relay {
         let Some(client) = self.latest() else {
             return;
         };
-        let level = serde_json::to_value(params.level)
-            .ok()
-            .and_then(|level| LogLevel::parse(level.as_str()?))
-            .unwrap_or(LogLevel::Info);
-        let message = match params.data {
-            Value::String(text) => text,
-            other => other.to_string(),
-        };
-        let logger = params.logger.unwrap_or_default();
+        let (level, logger, message) = log_message(params);
         let _ = tokio::task::spawn_blocking(move || {
             if client.wants_log(level) {
                 client.log(level, &logger, &message);

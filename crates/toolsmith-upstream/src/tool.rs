@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    ServerResult, Tool as RemoteTool,
+    GetMeta as _, ServerResult, Tool as RemoteTool,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
@@ -17,7 +17,17 @@ use toolsmith_model::{
     ToolDefinition, ToolFailure, ToolReturn,
 };
 
+use std::sync::mpsc::RecvTimeoutError;
+
+use rmcp::model::{NumberOrString, ProgressToken};
+
 use crate::connection::{Connection, Upstream, wait};
+use crate::direct::{Answer, Direct};
+use crate::transform::ArgumentMap;
+
+/// The key of a forwarded call's `_meta` that carries the tool's options (docs/gateway.md,
+/// "Options").
+pub const OPTIONS_META_KEY: &str = "toolsmith/options";
 
 /// How often a call waiting for its upstream looks at its interrupt and deadline.
 const POLL: Duration = Duration::from_millis(10);
@@ -28,6 +38,8 @@ pub struct UpstreamTool {
     /// Its name at the upstream.
     remote: String,
     upstream: Arc<Upstream>,
+    /// How a call's arguments become the upstream's, for a tool a manifest wraps.
+    arguments: Option<ArgumentMap>,
 }
 
 impl UpstreamTool {
@@ -80,6 +92,19 @@ impl UpstreamTool {
             definition,
             remote: remote.name.to_string(),
             upstream: Arc::clone(upstream),
+            arguments: None,
+        }
+    }
+
+    /// This tool published as `definition` instead, its calls' arguments turned into the
+    /// upstream's by `arguments`: a manifest's wrapping of it (docs/gateway.md, "Wrapping
+    /// an upstream tool").
+    #[must_use]
+    pub fn wrapped(self, definition: ToolDefinition, arguments: ArgumentMap) -> Self {
+        Self {
+            definition,
+            arguments: (!arguments.is_identity()).then_some(arguments),
+            ..self
         }
     }
 
@@ -117,14 +142,26 @@ impl Tool for UpstreamTool {
                 .upstream
                 .connection()
                 .map_err(|error| ToolFailure::failed(error.to_string()))?;
-            let call = forward(
-                Arc::clone(&connection),
-                self.remote.clone(),
-                arguments.clone(),
-                context.clone(),
-                timeout,
-            );
-            match wait(call) {
+            let mapped = self.arguments.as_ref().map(|map| map.apply(arguments));
+            let arguments = mapped.as_ref().unwrap_or(arguments);
+            let ended = match &connection.direct {
+                Some(direct) => call_direct(
+                    direct,
+                    &connection,
+                    &self.remote,
+                    arguments,
+                    context,
+                    timeout,
+                ),
+                None => wait(forward(
+                    Arc::clone(&connection),
+                    self.remote.clone(),
+                    arguments.clone(),
+                    context.clone(),
+                    timeout,
+                )),
+            };
+            match ended {
                 Ok(outcome) => return Ok(ToolReturn::Outcome(outcome)),
                 Err(Ended::Stopped(failure)) => return Err(failure),
                 Err(Ended::Unsent(_)) if attempt == 0 => self.upstream.discard(&connection),
@@ -139,6 +176,65 @@ impl Tool for UpstreamTool {
             }
         }
         unreachable!("the second attempt returns")
+    }
+}
+
+/// Sends the call on the direct path of an upstream program (`direct.rs`) and waits on
+/// this thread for its answer, the caller's cancellation or the deadline.
+fn call_direct(
+    direct: &Arc<Direct>,
+    connection: &Connection,
+    name: &str,
+    arguments: &JsonObject,
+    context: &CallContext,
+    timeout: Duration,
+) -> Result<CallOutcome, Ended> {
+    let mut meta = JsonObject::new();
+    if !context.options.is_empty() {
+        meta.insert(
+            OPTIONS_META_KEY.to_owned(),
+            Value::Object(context.options.clone()),
+        );
+    }
+    let (number, id) = direct.next_call();
+    // Registered before it is sent: the upstream may ask the client something at once.
+    let _registration = connection.relay.register(
+        Arc::clone(&context.client),
+        ProgressToken(NumberOrString::String(id.as_str().into())),
+    );
+    let progress = context.client.wants_progress();
+    let pending = direct
+        .send((number, &id), name, arguments, meta, progress)
+        .ok_or_else(|| Ended::Unsent("cannot be reached: its stdin is closed".to_owned()))?;
+    loop {
+        match pending.answer.recv_timeout(POLL) {
+            Ok(Answer::Result(outcome)) => return Ok(outcome),
+            Ok(Answer::Failed(message)) => return Err(Ended::Failed(message)),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Ended::Failed("stopped during the call".to_owned()));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(reason) = context.stop_reason() {
+                    direct.cancel(&id, stop_text(reason));
+                    return Err(Ended::Stopped(stopped(reason, timeout)));
+                }
+            }
+        }
+    }
+}
+
+fn stop_text(reason: StopReason) -> &'static str {
+    match reason {
+        StopReason::Timeout => "timed out",
+        StopReason::Cancelled => "cancelled by the client",
+    }
+}
+
+/// The failure of a call stopped for `reason`, whose timeout is `timeout`.
+fn stopped(reason: StopReason, timeout: Duration) -> ToolFailure {
+    match reason {
+        StopReason::Timeout => ToolFailure::TimedOut { after: timeout },
+        StopReason::Cancelled => ToolFailure::Cancelled,
     }
 }
 
@@ -160,9 +256,15 @@ async fn forward(
     timeout: Duration,
 ) -> Result<CallOutcome, Ended> {
     let peer = connection.service.peer().clone();
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+    let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new(name).with_arguments(arguments),
     ));
+    if !context.options.is_empty() {
+        request.get_meta_mut().insert(
+            OPTIONS_META_KEY.to_owned(),
+            Value::Object(context.options.clone()),
+        );
+    }
     let (handle, _registration) = connection
         .relay
         .send(
@@ -188,20 +290,13 @@ async fn forward(
             }
             () = tokio::time::sleep(POLL) => {
                 if let Some(reason) = context.stop_reason() {
-                    let reason_text = match reason {
-                        StopReason::Timeout => "timed out",
-                        StopReason::Cancelled => "cancelled by the client",
-                    };
                     let _ = peer
                         .notify_cancelled(CancelledNotificationParam::new(
                             Some(id),
-                            Some(reason_text.to_owned()),
+                            Some(stop_text(reason).to_owned()),
                         ))
                         .await;
-                    return Err(Ended::Stopped(match reason {
-                        StopReason::Timeout => ToolFailure::TimedOut { after: timeout },
-                        StopReason::Cancelled => ToolFailure::Cancelled,
-                    }));
+                    return Err(Ended::Stopped(stopped(reason, timeout)));
                 }
             }
         }

@@ -38,6 +38,7 @@ mod skills;
 mod tasks;
 mod test_command;
 mod upstream_everything;
+mod upstream_wraps;
 mod upstreams;
 mod watch;
 mod workers;

@@ -1,0 +1,351 @@
+//! The direct path of a call to an upstream program (docs/performance.md, "The gateway"):
+//! a `tools/call` is written to the program's stdin by the calling thread itself and its
+//! response is read off the program's stdout straight into the model's `CallOutcome`, so a
+//! proxied call skips rmcp's client (its service loop, its request task, its typed result
+//! and the JSON value Toolsmith made of that). Everything else the program and Toolsmith
+//! say to each other (`initialize`, `tools/list`, sampling and other requests of the
+//! program, their answers) goes through rmcp's client as before: the one reader of stdout
+//! hands rmcp every line that is not a direct call's, and rmcp's writes share the one writer.
+//!
+//! The program's progress and log notifications are routed on the reader, in the order they
+//! came, before the response that follows them, so they reach the client of the call ahead of
+//! its result.
+
+#![expect(
+    deprecated,
+    reason = "rmcp 3.11 marks logging deprecated (SEP-2577); upstreams still send it"
+)]
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::task::{Context, Poll};
+
+use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use toolsmith_model::{CallOutcome, Content, JsonObject};
+
+use crate::relay::Relay;
+
+/// What the ids and progress tokens of direct calls start with; rmcp's are numbers.
+const PREFIX: &str = "toolsmith-call-";
+
+/// The largest line read from an upstream (as rmcp's own transport reads at most).
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// How a direct call ended at the upstream.
+pub(crate) enum Answer {
+    /// Its `CallToolResult`.
+    Result(CallOutcome),
+    /// A JSON-RPC error, or a result Toolsmith cannot read: the message says which.
+    Failed(String),
+}
+
+/// The calls of one upstream program on the direct path, and its one writer.
+pub(crate) struct Direct {
+    writer: UnboundedSender<Vec<u8>>,
+    waiting: Mutex<HashMap<u64, mpsc::SyncSender<Answer>>>,
+    next: AtomicU64,
+}
+
+/// A direct call sent and not answered yet; dropped, its answer is no longer waited for.
+pub(crate) struct Pending {
+    direct: Arc<Direct>,
+    number: u64,
+    pub(crate) answer: mpsc::Receiver<Answer>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.direct
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.number);
+    }
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    jsonrpc: &'static str,
+    id: &'a str,
+    method: &'static str,
+    params: Params<'a>,
+}
+
+#[derive(Serialize)]
+struct Params<'a> {
+    name: &'a str,
+    arguments: &'a JsonObject,
+    #[serde(rename = "_meta", skip_serializing_if = "JsonObject::is_empty")]
+    meta: JsonObject,
+}
+
+impl Direct {
+    /// The number and id of a new call; the id is its progress token too.
+    pub(crate) fn next_call(&self) -> (u64, String) {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        (number, format!("{PREFIX}{number}"))
+    }
+
+    /// Sends the call `number` (`id`): `tools/call` of `name` with `arguments`; `meta` is
+    /// the request's `_meta`, to which `progressToken` is added when `progress` is asked
+    /// for. `None` when the program's stdin is gone.
+    pub(crate) fn send(
+        self: &Arc<Self>,
+        (number, id): (u64, &str),
+        name: &str,
+        arguments: &JsonObject,
+        mut meta: JsonObject,
+        progress: bool,
+    ) -> Option<Pending> {
+        if progress {
+            meta.insert("progressToken".to_owned(), Value::String(id.to_owned()));
+        }
+        let request = Request {
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: Params {
+                name,
+                arguments,
+                meta,
+            },
+        };
+        let mut line = serde_json::to_vec(&request).ok()?;
+        line.push(b'\n');
+        let (sender, answer) = mpsc::sync_channel(1);
+        self.waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(number, sender);
+        let pending = Pending {
+            direct: Arc::clone(self),
+            number,
+            answer,
+        };
+        self.writer.send(line).ok()?;
+        Some(pending)
+    }
+
+    /// Tells the program that the call `id` is cancelled.
+    pub(crate) fn cancel(&self, id: &str, reason: &str) {
+        let notification = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": reason},
+        });
+        let mut line = notification.to_string().into_bytes();
+        line.push(b'\n');
+        let _ = self.writer.send(line);
+    }
+
+    fn answer(&self, number: u64, answer: Answer) {
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&number);
+        if let Some(waiting) = waiting {
+            let _ = waiting.try_send(answer);
+        }
+    }
+}
+
+/// Starts the reader of the program's `stdout` and the writer of its `stdin` (on the
+/// current runtime); returns the direct path and the two ends rmcp's client reads and
+/// writes for everything else.
+pub(crate) fn start(
+    stdout: tokio::process::ChildStdout,
+    stdin: tokio::process::ChildStdin,
+    relay: Relay,
+) -> (Arc<Direct>, tokio::io::DuplexStream, SharedWriter) {
+    let (writer, lines) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(write_all(lines, stdin));
+    let direct = Arc::new(Direct {
+        writer: writer.clone(),
+        waiting: Mutex::default(),
+        next: AtomicU64::new(1),
+    });
+    let (for_rmcp, from_reader) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(read_all(stdout, for_rmcp, Arc::clone(&direct), relay));
+    (direct, from_reader, SharedWriter(writer))
+}
+
+/// Writes what is queued, all that is ready at once; ends when every sender is gone or
+/// the program's stdin is closed.
+async fn write_all(mut lines: UnboundedReceiver<Vec<u8>>, mut stdin: tokio::process::ChildStdin) {
+    while let Some(mut bytes) = lines.recv().await {
+        while let Ok(more) = lines.try_recv() {
+            bytes.extend_from_slice(&more);
+        }
+        if stdin.write_all(&bytes).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// Reads the program's stdout line by line: a direct call's response goes to its waiter,
+/// progress and logs to the client of their call, the rest to rmcp. At the end every call
+/// still waiting learns that the program stopped (its sender is dropped).
+async fn read_all(
+    stdout: tokio::process::ChildStdout,
+    mut for_rmcp: tokio::io::DuplexStream,
+    direct: Arc<Direct>,
+    relay: Relay,
+) {
+    let mut reader = tokio::io::BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut reader)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut line)
+            .await
+        {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if !route(&line, &direct, &relay) && for_rmcp.write_all(&line).await.is_err() {
+            break;
+        }
+    }
+    direct
+        .waiting
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clear();
+}
+
+#[derive(Deserialize)]
+struct Response {
+    id: String,
+    #[serde(default)]
+    result: Option<WireResult>,
+    #[serde(default)]
+    error: Option<WireError>,
+}
+
+/// A `CallToolResult` as it comes.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireResult {
+    #[serde(default)]
+    content: Vec<Content>,
+    #[serde(default)]
+    structured_content: Option<Value>,
+    #[serde(default)]
+    is_error: bool,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    code: i64,
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct Id {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct Notification<P> {
+    method: String,
+    params: P,
+}
+
+/// Handles `line` here when it is a direct call's response or a notification the reader
+/// routes; `false` hands it to rmcp.
+fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
+    let has = |needle: &[u8]| memchr::memmem::find(line, needle).is_some();
+    if has(PREFIX.as_bytes()) {
+        if let Ok(response) = serde_json::from_slice::<Response>(line)
+            && let Some(number) = direct_number(&response.id)
+        {
+            let answer = match (response.result, response.error) {
+                (_, Some(error)) => Answer::Failed(format!(
+                    "answered with the error {}: {}",
+                    error.code, error.message
+                )),
+                (Some(result), None) => Answer::Result(CallOutcome {
+                    content: result.content,
+                    structured_content: result.structured_content,
+                    is_error: result.is_error,
+                }),
+                (None, None) => Answer::Failed(
+                    "answered `tools/call` with something other than a result".to_owned(),
+                ),
+            };
+            direct.answer(number, answer);
+            return true;
+        }
+        if let Ok(notification) =
+            serde_json::from_slice::<Notification<ProgressNotificationParam>>(line)
+            && notification.method == "notifications/progress"
+        {
+            relay.progress(&notification.params);
+            return true;
+        }
+        // A response of ours Toolsmith cannot read must still end its call.
+        if let Ok(Id { id }) = serde_json::from_slice::<Id>(line)
+            && let Some(number) = direct_number(&id)
+        {
+            let error = serde_json::from_slice::<Response>(line)
+                .err()
+                .map(|error| error.to_string())
+                .unwrap_or_default();
+            direct.answer(
+                number,
+                Answer::Failed(format!("answered a result Toolsmith cannot read: {error}")),
+            );
+            return true;
+        }
+    }
+    if has(b"notifications/message")
+        && let Ok(notification) =
+            serde_json::from_slice::<Notification<LoggingMessageNotificationParam>>(line)
+        && notification.method == "notifications/message"
+    {
+        relay.log(notification.params);
+        return true;
+    }
+    false
+}
+
+/// The number of a direct call's id or progress token.
+fn direct_number(id: &str) -> Option<u64> {
+    id.strip_prefix(PREFIX)?.parse().ok()
+}
+
+/// The program's stdin as rmcp's client writes it: each write queued whole on the one
+/// writer, so its messages and the direct calls' never interleave.
+pub(crate) struct SharedWriter(UnboundedSender<Vec<u8>>);
+
+impl AsyncWrite for SharedWriter {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _context: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Poll::Ready(match self.0.send(bytes.to_vec()) {
+            Ok(()) => Ok(bytes.len()),
+            Err(_) => Err(std::io::ErrorKind::BrokenPipe.into()),
+        })
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _context: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: Pin<&mut Self>,
+        _context: &mut Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
