@@ -315,16 +315,18 @@ impl ToolFolder {
         }
         let packages =
             packages::load(root, &config, previous).join(&mut tools, &mut files, &mut diagnostics);
-        let upstreams = upstreams::load(root, &config, previous_upstreams);
-        tools.extend(upstreams.tools);
-        diagnostics.extend(upstreams.diagnostics);
+        let mut upstreams = upstreams::load(root, &config, previous_upstreams);
+        tools.append(&mut upstreams.tools);
+        diagnostics.append(&mut upstreams.diagnostics);
         let (apis, mut problems) = openapi::load(root, &config);
         tools.extend(apis);
         diagnostics.append(&mut problems);
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
+        let resources = upstreams.join_resources(resources);
         let (prompts, mut problems) = prompts::load(root, &resources);
         diagnostics.append(&mut problems);
+        let prompts = upstreams.join_prompts(prompts, &mut diagnostics);
         let options = run::options_by_tool(&config, &mut diagnostics);
         // The evaluator is built by the server; its options are resolved here with the
         // tools' own. A profile may rename it, so they are kept under both names' lookup.

@@ -22,6 +22,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::io::AsyncBufReadExt as _;
 
+use crate::content::Listing;
 use crate::relay::Relay;
 use toolsmith_model::sources::expand;
 
@@ -106,6 +107,8 @@ pub(crate) struct Connection {
     pub(crate) service: RunningService<RoleClient, Relay>,
     pub(crate) relay: Relay,
     pub(crate) tools: Mutex<Vec<RemoteTool>>,
+    /// Its prompts, resources and templates.
+    pub(crate) listing: Mutex<Listing>,
     /// The process group of the program (its pid), killed when the connection goes.
     group: Option<Pid>,
 }
@@ -204,6 +207,36 @@ impl Upstream {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         Ok(tools)
+    }
+
+    /// Its prompts, resources and resource templates, starting it first if it is not
+    /// running; listed again after its `notifications/prompts/list_changed` or
+    /// `resources/list_changed`.
+    ///
+    /// # Errors
+    ///
+    /// Why it could not be started, with its stderr's tail.
+    pub fn listing(&self) -> Result<Listing, UpstreamError> {
+        let connection = self.connection()?;
+        if connection
+            .relay
+            .content_changed
+            .swap(false, Ordering::AcqRel)
+        {
+            let peer = connection.service.peer().clone();
+            let name = self.spec.name.clone();
+            let listed = wait(async move { crate::content::list(&name, &peer).await });
+            *connection
+                .listing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = listed;
+        }
+        let listing = connection
+            .listing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        Ok(listing)
     }
 
     /// The running connection, started (again) when there is none and the backoff after
@@ -398,6 +431,7 @@ async fn connect(
         service,
         relay: relay.clone(),
         tools: Mutex::default(),
+        listing: Mutex::default(),
         group,
     };
     let mut connection = match service {
@@ -418,6 +452,8 @@ async fn connect(
             .await
             .map_err(|error| format!("answered `tools/list` with an error: {error}"))?,
     );
+    connection.listing =
+        Mutex::new(crate::content::list(&spec.name, connection.service.peer()).await);
     Ok(connection)
 }
 

@@ -10,6 +10,8 @@
 //!   again with backoff when it has stopped; its messages carry its stderr's tail.
 //! - [`UpstreamTool`]: one of its tools, forwarded faithfully (arguments, progress, logs,
 //!   cancellation, the result as it came).
+//! - [`UpstreamContent`]: its prompts (under the prefix), resources and resource templates
+//!   (under their own URIs), whose `prompts/get` and `resources/read` are forwarded.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -28,12 +30,14 @@
 
 mod changes;
 mod connection;
+mod content;
 mod relay;
 mod spec;
 mod tool;
 
 pub use changes::on_tools_changed;
 pub use connection::{Upstream, UpstreamError, kill_all};
+pub use content::{Listing, UpstreamContent};
 /// A tool as an upstream lists it (rmcp's `Tool`).
 pub use rmcp::model::Tool as RemoteTool;
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport};
