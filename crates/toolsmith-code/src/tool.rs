@@ -199,6 +199,7 @@ impl RunCode {
                     content: blocks,
                     structured_content: None,
                     is_error: true,
+                    meta: None,
                 });
             }
         };
@@ -226,6 +227,7 @@ impl RunCode {
                 content: Vec::new(),
                 structured_content: None,
                 is_error: false,
+                meta: None,
             },
             |value| value.into_outcome(self.definition.text_format),
         );

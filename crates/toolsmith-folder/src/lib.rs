@@ -349,24 +349,25 @@ impl ToolFolder {
         let own_files = files.len();
         let packages =
             packages::load(root, &config, previous).join(&mut tools, &mut files, &mut diagnostics);
-        let upstreams = upstreams::load(root, &config, previous_upstreams);
+        let mut upstreams = upstreams::load(root, &config, previous_upstreams);
         let wrapped = upstreams.wrap(&files[..own_files]);
         tools.extend(
-            upstreams
-                .tools
+            std::mem::take(&mut upstreams.tools)
                 .into_iter()
                 .filter(|tool| !wrapped.replaced.contains(&tool.definition().name)),
         );
         tools.extend(wrapped.tools);
-        diagnostics.extend(upstreams.diagnostics);
+        diagnostics.append(&mut upstreams.diagnostics);
         diagnostics.extend(wrapped.diagnostics);
         let (apis, mut problems) = openapi::load(root, &config);
         tools.extend(apis);
         diagnostics.append(&mut problems);
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
+        let resources = upstreams.join_resources(resources);
         let (prompts, mut problems) = prompts::load(root, &resources);
         diagnostics.append(&mut problems);
+        let prompts = upstreams.join_prompts(prompts, &mut diagnostics);
         let options = run::options_by_tool(&config, &mut diagnostics);
         // The evaluator is built by the server; its options are resolved here with the
         // tools' own. A profile may rename it, so they are kept under both names' lookup.

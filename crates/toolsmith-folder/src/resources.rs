@@ -454,6 +454,7 @@ impl Entry<'_> {
             mime_type: Some(mime_type),
             meta,
             source: self.location.clone(),
+            remote: None,
         };
         Common {
             uri,

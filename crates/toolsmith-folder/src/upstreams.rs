@@ -2,15 +2,17 @@
 //! whose tools the folder serves under the upstream's prefix. Each upstream is started when
 //! the folder loads, all of them at once; one that does not start is a warning with its
 //! stderr's tail, and the folder's other tools still load. A reload keeps the upstreams whose
-//! tables did not change running, and lists their tools again.
+//! tables did not change running, and lists their tools again. Their prompts (under the
+//! prefix), resources and resource templates (under their own URIs) join the folder's own.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolsmith_model::{Diagnostic, Severity, SourceLocation, Tool};
+use toolsmith_model::{Diagnostic, Prompt, Prompts, Resources, Severity, SourceLocation, Tool};
 use toolsmith_upstream::{
-    RemoteTool, Upstream, UpstreamError, UpstreamSpec, UpstreamTool, UpstreamTransport,
+    Listing, RemoteTool, Upstream, UpstreamContent, UpstreamError, UpstreamSpec, UpstreamTool,
+    UpstreamTransport,
 };
 
 use crate::config::{CONFIG_FILE, FolderConfig};
@@ -24,6 +26,8 @@ pub(crate) struct Loaded {
     pub(crate) upstreams: Vec<Arc<Upstream>>,
     /// The tools of each upstream that listed them, by its index in `upstreams`.
     listed: Vec<(usize, Vec<RemoteTool>)>,
+    /// Their prompts, resources and templates, in the order of the table.
+    pub(crate) content: Vec<UpstreamContent>,
 }
 
 impl Loaded {
@@ -43,6 +47,57 @@ impl Loaded {
             .map(|upstream| upstream.spec().name.as_str())
             .collect();
         crate::wraps::bind(files, &listed, &known)
+    }
+
+    /// The folder's own resources and the upstreams' together. A URI (or URI template) that
+    /// two of them list is listed once: the folder's own wins, then the upstream that comes
+    /// first in `toolsmith.toml` (docs/gateway.md).
+    pub(crate) fn join_resources(&self, own: Resources) -> Resources {
+        if self.content.is_empty() {
+            return own;
+        }
+        let mut resources = own.list().to_vec();
+        let mut templates = own.templates().to_vec();
+        for content in &self.content {
+            resources.extend(content.resources.iter().cloned());
+            templates.extend(content.templates.iter().cloned());
+        }
+        Resources::new(resources, templates)
+    }
+
+    /// The folder's own prompts and the upstreams' together; a name that two of them have
+    /// is a load error naming both, and the later one is skipped.
+    pub(crate) fn join_prompts(
+        &mut self,
+        own: Prompts,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Prompts {
+        if self.content.is_empty() {
+            return own;
+        }
+        let mut prompts: Vec<Prompt> = own.list().to_vec();
+        for content in &mut self.content {
+            for prompt in std::mem::take(&mut content.prompts) {
+                if let Some(first) = prompts.iter().find(|p| p.name == prompt.name) {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "duplicate-prompt",
+                            prompt.source.clone(),
+                            format!(
+                                "prompt `{}` of upstream `{}` is already defined in {}; this one is skipped",
+                                prompt.name,
+                                prompt.remote.as_ref().map_or("", |remote| remote.owner.as_str()),
+                                first.source
+                            ),
+                        )
+                        .with_help("give the upstream a `prefix` of its own, or rename the folder's prompt"),
+                    );
+                    continue;
+                }
+                prompts.push(prompt);
+            }
+        }
+        Prompts::new(prompts)
     }
 }
 
@@ -89,18 +144,27 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
             .collect();
         handles
             .into_iter()
-            .map(|handle| handle.join().unwrap_or_else(|_| Ok(Vec::new())))
+            .map(|handle| handle.join().unwrap_or_else(|_| Ok(Default::default())))
             .collect()
     });
-    for ((upstream, location), tools) in started.into_iter().zip(listed) {
-        match tools {
-            Ok(tools) => {
+    for ((upstream, location), listed) in started.into_iter().zip(listed) {
+        match listed {
+            Ok((tools, listing)) => {
                 loaded.tools.extend(
                     UpstreamTool::all(&upstream, &tools, &location)
                         .into_iter()
                         .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
                 );
                 loaded.listed.push((loaded.upstreams.len(), tools));
+                let mut content = UpstreamContent::new(&upstream, &listing, &location);
+                for problem in std::mem::take(&mut content.problems) {
+                    loaded.diagnostics.push(warning(
+                        location.clone(),
+                        format!("upstream `{}` lists {problem}", upstream.spec().name),
+                        "Toolsmith serves resource templates of RFC 6570 level 1 (`{name}` variables)",
+                    ));
+                }
+                loaded.content.push(content);
             }
             Err(error) => {
                 let mut diagnostic = Diagnostic::error(
@@ -122,25 +186,33 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
     loaded
 }
 
-/// The tools `upstream` lists. A `lazy` one that does not run yet is not started: its tools
-/// come from the last time it ran, kept in `.toolsmith/upstreams/NAME.json` in the folder
-/// (docs/gateway.md); without that file it is started now, once, to make it.
-fn list(root: &Path, upstream: &Upstream) -> Result<Vec<RemoteTool>, UpstreamError> {
+/// The tools, prompts and resources `upstream` lists. A `lazy` one that does not run yet
+/// is not started: they come from the last time it ran, kept in
+/// `.toolsmith/upstreams/NAME.json` in the folder (docs/gateway.md); without that file it is
+/// started now, once, to make it.
+fn list(root: &Path, upstream: &Upstream) -> Result<(Vec<RemoteTool>, Listing), UpstreamError> {
     let spec = upstream.spec();
     if !spec.lazy {
-        return upstream.tools();
+        let tools = upstream.tools()?;
+        return Ok((tools, upstream.listing()?));
     }
     let cache = root
         .join(".toolsmith")
         .join("upstreams")
         .join(format!("{}.json", spec.name));
     if !upstream.is_running()
-        && let Some(tools) = read_cache(&cache, spec)
+        && let Some(listed) = read_cache(&cache, spec)
     {
-        return Ok(tools);
+        return Ok(listed);
     }
     let tools = upstream.tools()?;
-    let record = serde_json::json!({ "target": spec.target(), "tools": tools }).to_string();
+    let listing = upstream.listing()?;
+    let mut record = serde_json::json!({ "target": spec.target(), "tools": tools });
+    // Only what there is, so the file of an upstream with tools alone stays as it was.
+    if listing != Listing::default() {
+        record["listing"] = serde_json::to_value(&listing).unwrap_or_default();
+    }
+    let record = record.to_string();
     // Written only when it changed (a write in the folder is a change `--watch` sees), and
     // at best effort: without the file the next load starts the upstream instead.
     if std::fs::read_to_string(&cache).ok().as_deref() != Some(record.as_str())
@@ -148,16 +220,18 @@ fn list(root: &Path, upstream: &Upstream) -> Result<Vec<RemoteTool>, UpstreamErr
     {
         let _ = std::fs::create_dir_all(parent).and_then(|()| std::fs::write(&cache, record));
     }
-    Ok(tools)
+    Ok((tools, listing))
 }
 
-/// The tools `cache` recorded for `spec`, if it was written for the same command or URL.
-fn read_cache(cache: &Path, spec: &UpstreamSpec) -> Option<Vec<RemoteTool>> {
+/// What `cache` recorded for `spec`, if it was written for the same command or URL.
+fn read_cache(cache: &Path, spec: &UpstreamSpec) -> Option<(Vec<RemoteTool>, Listing)> {
     let mut record: Value = serde_json::from_str(&std::fs::read_to_string(cache).ok()?).ok()?;
     if record["target"].as_str() != Some(spec.target().as_str()) {
         return None;
     }
-    serde_json::from_value(record["tools"].take()).ok()
+    let tools = serde_json::from_value(record["tools"].take()).ok()?;
+    let listing = serde_json::from_value(record["listing"].take()).unwrap_or_default();
+    Some((tools, listing))
 }
 
 fn warning(location: SourceLocation, message: String, help: &str) -> Diagnostic {

@@ -130,32 +130,30 @@ impl CatalogEntry {
         if outcome.is_error {
             return (outcome, OutcomeKind::IsError);
         }
-        match self.check_output(outcome) {
-            Ok(outcome) => (outcome, OutcomeKind::Ok),
-            Err(mismatch) => (mismatch, OutcomeKind::InvalidOutput),
-        }
+        self.check_output(outcome)
     }
 
     /// `outcome` (not `isError`) when it matches the output schema, else the `isError`
     /// outcome saying how it does not.
-    fn check_output(&self, outcome: CallOutcome) -> Result<CallOutcome, CallOutcome> {
+    fn check_output(&self, outcome: CallOutcome) -> (CallOutcome, OutcomeKind) {
+        let mismatch = |message: String| (CallOutcome::error(message), OutcomeKind::InvalidOutput);
         let Some(output) = &self.output else {
-            return Ok(outcome);
+            return (outcome, OutcomeKind::Ok);
         };
         let name = &self.definition.name;
         let output = match output.compiled() {
             Ok(output) => output,
             Err(error) => {
-                return Err(CallOutcome::error(format!(
+                return mismatch(format!(
                     "tool `{name}` has an invalid output schema: {}",
                     error.message
-                )));
+                ));
             }
         };
         let Some(structured) = &outcome.structured_content else {
-            return Err(CallOutcome::error(format!(
+            return mismatch(format!(
                 "tool `{name}` declares an outputSchema but returned no structured content"
-            )));
+            ));
         };
         let problems: Vec<String> = output
             .iter_errors(structured)
@@ -169,12 +167,12 @@ impl CatalogEntry {
             })
             .collect();
         if problems.is_empty() {
-            Ok(outcome)
+            (outcome, OutcomeKind::Ok)
         } else {
-            Err(CallOutcome::error(format!(
+            mismatch(format!(
                 "tool `{name}` returned output that does not match its outputSchema:\n- {}",
                 problems.join("\n- ")
-            )))
+            ))
         }
     }
 }

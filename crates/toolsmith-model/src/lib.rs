@@ -53,6 +53,7 @@ pub mod duration;
 mod ending;
 mod evaluator;
 mod facts;
+mod forward;
 mod hint;
 mod init;
 pub mod names;
@@ -84,6 +85,7 @@ pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSe
 pub use ending::OutcomeKind;
 pub use evaluator::{EvaluatorMode, EvaluatorSettings, RUN_CODE, UnknownEvaluatorMode};
 pub use facts::{Call, Code, Key, SourceFacts};
+pub use forward::{CompletionRef, Forward, ForwardError, Remote};
 pub use hint::Hint;
 pub use init::{
     DEFAULT_INIT_TIMEOUT, InitStatus, InitSummary, InitializedTool, Initializer, LazyInit,

@@ -22,6 +22,10 @@ pub struct CallOutcome {
     /// Whether the call failed; the model reads the content to repair.
     #[serde(default)]
     pub is_error: bool,
+    /// The result's `_meta`, kept as an upstream gave it (issue 17: results pass through
+    /// unchanged).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 impl CallOutcome {
@@ -31,6 +35,7 @@ impl CallOutcome {
             content: vec![Content::text(text)],
             structured_content: None,
             is_error: false,
+            meta: None,
         }
     }
 
@@ -40,6 +45,7 @@ impl CallOutcome {
             content: vec![Content::text(message)],
             structured_content: None,
             is_error: true,
+            meta: None,
         }
     }
 
@@ -186,12 +192,14 @@ impl ToolReturn {
                     content: vec![Content::text(message)],
                     structured_content: Some(Value::Object(details)),
                     is_error: true,
+                    meta: None,
                 }
             }
             Self::Value(Value::Null) => CallOutcome {
                 content: Vec::new(),
                 structured_content: None,
                 is_error: false,
+                meta: None,
             },
             Self::Value(Value::Object(object)) => {
                 if let Some(message) = error_field(&object) {
@@ -199,6 +207,7 @@ impl ToolReturn {
                         content: vec![Content::text(message)],
                         structured_content: Some(Value::Object(object)),
                         is_error: true,
+                        meta: None,
                     };
                 }
                 let value = Value::Object(object);
@@ -206,12 +215,14 @@ impl ToolReturn {
                     content: vec![Content::text(render(&value, format))],
                     structured_content: Some(value),
                     is_error: false,
+                    meta: None,
                 }
             }
             Self::Value(value) => CallOutcome {
                 content: vec![Content::text(render(&value, format))],
                 structured_content: Some(json!({ "result": value })),
                 is_error: false,
+                meta: None,
             },
         }
     }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, SourceLocation};
+use crate::forward::{CompletionRef, Remote};
 use crate::names::did_you_mean;
 use crate::names::suggestion_suffix;
 use crate::outcome::Content;
@@ -171,6 +172,17 @@ pub enum PromptError {
         /// itself (the server's).
         from_argument: bool,
     },
+    /// The server that owns the prompt (an upstream) answered with an error or could not
+    /// be reached.
+    #[error("{message}")]
+    Remote {
+        /// The prompt.
+        prompt: String,
+        /// The JSON-RPC code to answer with (the upstream's own, when it answered one).
+        code: i64,
+        /// What happened, naming the upstream.
+        message: String,
+    },
 }
 
 impl PromptError {
@@ -183,6 +195,7 @@ impl PromptError {
                 from_argument: false,
                 ..
             } => -32603,
+            Self::Remote { code, .. } => *code,
             _ => -32602,
         }
     }
@@ -205,6 +218,8 @@ pub struct Prompt {
     pub meta: JsonObject,
     /// Where it was defined.
     pub source: SourceLocation,
+    /// The server that renders it, for an upstream's prompt (`messages` is then empty).
+    pub remote: Option<Remote>,
 }
 
 impl Prompt {
@@ -218,6 +233,7 @@ impl Prompt {
             messages: Vec::new(),
             meta: JsonObject::new(),
             source: SourceLocation::default(),
+            remote: None,
         }
     }
 
@@ -258,6 +274,16 @@ impl Prompt {
         arguments: &JsonObject,
         resources: &dyn ResourceReader,
     ) -> Result<Vec<PromptMessage>, PromptError> {
+        if self.remote.is_some() {
+            let result = self.get_result(arguments, resources)?;
+            return serde_json::from_value(result["messages"].clone()).map_err(|error| {
+                PromptError::Remote {
+                    prompt: self.name.clone(),
+                    code: -32603,
+                    message: format!("its server answered messages Toolsmith cannot read: {error}"),
+                }
+            });
+        }
         let value = |name: &str| match arguments.get(name) {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(text)) => text.clone(),
@@ -328,6 +354,17 @@ impl Prompt {
         arguments: &JsonObject,
         resources: &dyn ResourceReader,
     ) -> Result<Value, PromptError> {
+        if let Some(remote) = &self.remote {
+            // The upstream's result as it gave it: its messages, description and `_meta`.
+            return remote
+                .forward()
+                .get_prompt(&remote.name, &Remote::string_arguments(arguments))
+                .map_err(|error| PromptError::Remote {
+                    prompt: self.name.clone(),
+                    code: error.code,
+                    message: error.message,
+                });
+        }
         let messages = self.render(arguments, resources)?;
         let mut result = JsonObject::new();
         if let Some(description) = &self.description {
@@ -343,7 +380,14 @@ impl Prompt {
 
     /// Completion values for `argument` that start with `prefix` (ignoring case), from the
     /// argument's `values`; empty for an unknown argument or one without values.
+    /// An upstream's prompt asks its server; what it cannot answer completes nothing.
     pub fn complete(&self, argument: &str, prefix: &str) -> Vec<String> {
+        if let Some(remote) = &self.remote {
+            return remote
+                .forward()
+                .complete(CompletionRef::Prompt(&remote.name), argument, prefix)
+                .unwrap_or_default();
+        }
         self.argument(argument)
             .map(|argument| complete_from(&argument.values, prefix))
             .unwrap_or_default()

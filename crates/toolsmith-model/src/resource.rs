@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, SourceLocation};
+use crate::forward::{CompletionRef, Remote};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::outcome::EmbeddedResource;
 use crate::template::TextTemplate;
@@ -64,6 +65,28 @@ impl ResourceContents {
         Value::Object(contents)
     }
 
+    /// One entry of a `resources/read` result as MCP JSON; `None` when it is not one.
+    pub fn from_mcp(contents: &Value) -> Option<Self> {
+        let body = match (contents.get("text"), contents.get("blob")) {
+            (Some(Value::String(text)), _) => ResourceBody::Text(text.clone()),
+            (_, Some(Value::String(blob))) => ResourceBody::Blob(blob.clone()),
+            _ => return None,
+        };
+        Some(Self {
+            uri: contents.get("uri")?.as_str()?.to_owned(),
+            mime_type: contents
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            body,
+            meta: contents
+                .get("_meta")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        })
+    }
+
     /// The `resources/read` result for these contents: `{"contents": [...]}`.
     pub fn to_read_result(&self) -> Value {
         json!({ "contents": [self.to_mcp()] })
@@ -99,6 +122,9 @@ pub struct ResourceInfo {
     pub meta: JsonObject,
     /// Where it was defined.
     pub source: SourceLocation,
+    /// The server that reads it, for an upstream's resource or template (the contents held
+    /// here are then empty).
+    pub remote: Option<Remote>,
 }
 
 impl ResourceInfo {
@@ -288,6 +314,17 @@ pub enum ResourceError {
         /// The template asked for.
         uri_template: String,
     },
+    /// The server that owns the resource (an upstream) answered with an error or could
+    /// not be reached.
+    #[error("{message}")]
+    Remote {
+        /// The URI asked for.
+        uri: String,
+        /// The JSON-RPC code to answer with (the upstream's own, when it answered one).
+        code: i64,
+        /// What happened, naming the upstream.
+        message: String,
+    },
 }
 
 impl ResourceError {
@@ -296,6 +333,7 @@ impl ResourceError {
         match self {
             Self::UnknownResource { .. } => RESOURCE_NOT_FOUND,
             Self::UnknownTemplate { .. } => -32602,
+            Self::Remote { code, .. } => *code,
         }
     }
 }
@@ -384,24 +422,72 @@ impl Resources {
                 .any(|template| template.uri_template.match_uri(uri).is_some())
     }
 
-    /// Reads `uri` (`resources/read`).
+    /// Reads `uri` (`resources/read`): for an upstream's resource, the first contents its
+    /// server answered.
     pub fn read(&self, uri: &str) -> Result<ResourceContents, ResourceError> {
+        if let Some(remote) = self.remote_of(uri) {
+            let result = forward_read(remote, uri)?;
+            return result["contents"]
+                .get(0)
+                .and_then(ResourceContents::from_mcp)
+                .ok_or_else(|| ResourceError::Remote {
+                    uri: uri.to_owned(),
+                    code: -32603,
+                    message: format!(
+                        "upstream `{}` answered `resources/read` of `{uri}` without contents",
+                        remote.owner
+                    ),
+                });
+        }
         if let Some(resource) = self.get(uri) {
             return Ok(resource.contents());
         }
         self.templates
             .iter()
             .find_map(|template| template.read(uri))
-            .ok_or_else(|| ResourceError::UnknownResource {
-                uri: uri.to_owned(),
-                suggestions: did_you_mean(
-                    uri,
-                    self.resources.iter().map(|resource| resource.uri.as_str()),
-                )
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
-            })
+            .ok_or_else(|| self.unknown(uri))
+    }
+
+    /// The `resources/read` result for `uri`: an upstream's as its server gave it (every
+    /// contents entry, `_meta` and all), the folder's own as [`ResourceContents::to_read_result`].
+    pub fn read_result(&self, uri: &str) -> Result<Value, ResourceError> {
+        match self.remote_of(uri) {
+            Some(remote) => forward_read(remote, uri),
+            None => self.read(uri).map(|contents| contents.to_read_result()),
+        }
+    }
+
+    /// Whether `uri` is read from an upstream rather than held here.
+    pub fn is_forwarded(&self, uri: &str) -> bool {
+        self.remote_of(uri).is_some()
+    }
+
+    /// The upstream that reads `uri`: the one of its static resource, else of the first
+    /// template that matches it, when that is an upstream's. A static resource of the
+    /// folder's own wins over an upstream's template, as it does over the folder's own.
+    fn remote_of(&self, uri: &str) -> Option<&Remote> {
+        if let Some(resource) = self.get(uri) {
+            return resource.info.remote.as_ref();
+        }
+        self.templates
+            .iter()
+            .find(|template| template.uri_template.match_uri(uri).is_some())?
+            .info
+            .remote
+            .as_ref()
+    }
+
+    fn unknown(&self, uri: &str) -> ResourceError {
+        ResourceError::UnknownResource {
+            uri: uri.to_owned(),
+            suggestions: did_you_mean(
+                uri,
+                self.resources.iter().map(|resource| resource.uri.as_str()),
+            )
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        }
     }
 
     /// Completion values for a template variable (`completion/complete` with a
@@ -413,6 +499,17 @@ impl Resources {
         prefix: &str,
     ) -> Result<Vec<String>, ResourceError> {
         match self.template(uri_template) {
+            Some(ResourceTemplate {
+                info:
+                    ResourceInfo {
+                        remote: Some(remote),
+                        ..
+                    },
+                ..
+            }) => Ok(remote
+                .forward()
+                .complete(CompletionRef::Resource(&remote.name), variable, prefix)
+                .unwrap_or_default()),
             Some(template) => Ok(template.complete(variable, prefix)),
             // A static resource has no variables: nothing to complete, not an error.
             None if self.get(uri_template).is_some() => Ok(Vec::new()),
@@ -421,6 +518,18 @@ impl Resources {
             }),
         }
     }
+}
+
+/// `resources/read` of `uri` at `remote`'s server.
+fn forward_read(remote: &Remote, uri: &str) -> Result<Value, ResourceError> {
+    remote
+        .forward()
+        .read_resource(uri)
+        .map_err(|error| ResourceError::Remote {
+            uri: uri.to_owned(),
+            code: error.code,
+            message: error.message,
+        })
 }
 
 impl ResourceReader for Resources {

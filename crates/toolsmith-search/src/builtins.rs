@@ -193,6 +193,7 @@ impl Tool for ToolSearch {
             content: vec![Content::text(text)],
             structured_content: Some(results(&self.catalog, &hits)),
             is_error: false,
+            meta: None,
         }))
     }
 }

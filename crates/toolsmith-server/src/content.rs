@@ -118,13 +118,33 @@ impl Content {
 
     /// `resources/read`: an unknown URI is `-32002` (resource not found).
     pub(crate) fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        let contents = self
+        let result = self
             .resources
-            .read(uri)
+            .read_result(uri)
             .map_err(|error| resource_error(&error))?;
-        let mut result: ReadResourceResult = from_json(contents.to_read_result())?;
+        let mut result: ReadResourceResult = from_json(result)?;
         result.result_type = Some(ResultType::COMPLETE);
         Ok(result)
+    }
+
+    /// Whether answering about `name` (a prompt) or `uri` (a resource) asks an upstream,
+    /// which blocks the thread until it answers.
+    pub(crate) fn forwards(&self, request: Forwarded<'_>) -> bool {
+        match request {
+            Forwarded::Prompt(name) => self
+                .prompts
+                .get(name)
+                .is_ok_and(|prompt| prompt.remote.is_some()),
+            Forwarded::Resource(uri) => self.resources.is_forwarded(uri),
+            Forwarded::Completion(reference) => match reference {
+                Reference::Prompt(prompt) => self.forwards(Forwarded::Prompt(&prompt.name)),
+                Reference::Resource(template) => self
+                    .resources
+                    .template(&template.uri)
+                    .is_some_and(|template| template.info.remote.is_some()),
+                _ => false,
+            },
+        }
     }
 
     /// Whether `uri` names a resource (for `resources/subscribe`); else the -32002 error.
@@ -167,6 +187,17 @@ impl Content {
     }
 }
 
+/// A request [`Content::forwards`] may send to an upstream.
+#[derive(Clone, Copy)]
+pub(crate) enum Forwarded<'a> {
+    /// `prompts/get` of this prompt.
+    Prompt(&'a str),
+    /// `resources/read` of this URI.
+    Resource(&'a str),
+    /// `completion/complete` for this reference.
+    Completion(&'a Reference),
+}
+
 /// Caps `values` at [`MAX_COMPLETIONS`], saying how many there were.
 fn completion(mut values: Vec<String>) -> CompletionInfo {
     let total = u32::try_from(values.len()).ok();
@@ -183,7 +214,7 @@ fn prompt_error(error: &PromptError) -> ErrorData {
 fn resource_error(error: &ResourceError) -> ErrorData {
     let data = match error {
         ResourceError::UnknownResource { uri, .. } => Some(serde_json::json!({ "uri": uri })),
-        ResourceError::UnknownTemplate { .. } => None,
+        ResourceError::UnknownTemplate { .. } | ResourceError::Remote { .. } => None,
     };
     ErrorData::new(code(error.json_rpc_code()), error.to_string(), data)
 }

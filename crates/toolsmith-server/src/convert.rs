@@ -205,6 +205,7 @@ pub(crate) fn call_result(outcome: CallOutcome) -> CallToolResult {
         content,
         structured_content,
         is_error,
+        meta,
     } = outcome;
     let content = content.into_iter().map(content_block).collect();
     let mut result = if is_error {
@@ -213,6 +214,7 @@ pub(crate) fn call_result(outcome: CallOutcome) -> CallToolResult {
         CallToolResult::success(content)
     };
     result.structured_content = structured_content;
+    result.meta = meta.map(rmcp::model::MetaObject);
     result
 }
 
@@ -449,6 +451,7 @@ mod tests {
                 ],
                 structured_content: Some(json!({"a": 1})),
                 is_error: false,
+                meta: None,
             },
         ];
         for outcome in outcomes {

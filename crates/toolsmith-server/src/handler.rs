@@ -33,6 +33,7 @@ use tokio::sync::broadcast::error::RecvError;
 use toolsmith_model::{Caller, LogLevel, OutcomeKind, TaskSupport};
 
 use crate::call::{self, Request};
+use crate::content::Forwarded;
 use crate::convert::{Published, log_level};
 use crate::metrics::ToolMetrics;
 use crate::mrtr::{self, Replay};
@@ -520,7 +521,13 @@ impl ServerHandler for McpHandler {
         {
             return Ok(input_required.into());
         }
-        let result = served.get_prompt(&request.name, &arguments)?;
+        let result = if served.forwards(Forwarded::Prompt(&request.name)) {
+            // An upstream's prompt: its answer is waited for off the runtime's threads.
+            let name = request.name;
+            blocking(move || served.get_prompt(&name, &arguments)).await?
+        } else {
+            served.get_prompt(&request.name, &arguments)?
+        };
         Ok(result.into())
     }
 
@@ -549,7 +556,12 @@ impl ServerHandler for McpHandler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        Ok(self.state.content().read_resource(&request.uri)?.into())
+        let content = self.state.content();
+        if content.forwards(Forwarded::Resource(&request.uri)) {
+            let uri = request.uri;
+            return Ok(blocking(move || content.read_resource(&uri)).await?.into());
+        }
+        Ok(content.read_resource(&request.uri)?.into())
     }
 
     async fn subscribe(
@@ -626,7 +638,11 @@ impl ServerHandler for McpHandler {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.state.content().complete(&request)
+        let content = self.state.content();
+        if content.forwards(Forwarded::Completion(&request.r#ref)) {
+            return blocking(move || content.complete(&request)).await;
+        }
+        content.complete(&request)
     }
 
     async fn get_task(
@@ -706,6 +722,15 @@ impl ServerHandler for McpHandler {
         };
         Ok(CustomResult(answer))
     }
+}
+
+/// Runs `answer`, which waits for an upstream (docs/gateway.md), on a blocking thread.
+async fn blocking<T: Send + 'static>(
+    answer: impl FnOnce() -> Result<T, ErrorData> + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(answer)
+        .await
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
 }
 
 /// The answer to a request rmcp read as no MCP request it knows: `-32602` when the method

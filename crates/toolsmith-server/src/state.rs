@@ -317,7 +317,9 @@ impl ServerState {
                 .collect()
         };
         for (peer, uris) in subscribers {
-            for uri in uris {
+            // An upstream's resources are its own to report (`resources/updated`); reading
+            // them here would ask it twice per reload.
+            for uri in uris.into_iter().filter(|uri| !new.is_forwarded(uri)) {
                 if old.read(&uri).ok() != new.read(&uri).ok() {
                     let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
                     if let Err(error) = peer.notify_resource_updated(param).await {

@@ -22,6 +22,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::io::AsyncBufReadExt as _;
 
+use crate::content::Listing;
 use crate::relay::Relay;
 use toolsmith_model::sources::expand;
 
@@ -108,6 +109,8 @@ pub(crate) struct Connection {
     pub(crate) tools: Mutex<Vec<RemoteTool>>,
     /// The direct path of its calls, for a program (`direct.rs`).
     pub(crate) direct: Option<Arc<crate::direct::Direct>>,
+    /// Its prompts, resources and templates.
+    pub(crate) listing: Mutex<Listing>,
     /// The process group of the program (its pid), killed when the connection goes.
     group: Option<Pid>,
 }
@@ -206,6 +209,36 @@ impl Upstream {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         Ok(tools)
+    }
+
+    /// Its prompts, resources and resource templates, starting it first if it is not
+    /// running; listed again after its `notifications/prompts/list_changed` or
+    /// `resources/list_changed`.
+    ///
+    /// # Errors
+    ///
+    /// Why it could not be started, with its stderr's tail.
+    pub fn listing(&self) -> Result<Listing, UpstreamError> {
+        let connection = self.connection()?;
+        if connection
+            .relay
+            .content_changed
+            .swap(false, Ordering::AcqRel)
+        {
+            let peer = connection.service.peer().clone();
+            let name = self.spec.name.clone();
+            let listed = wait(async move { crate::content::list(&name, &peer).await });
+            *connection
+                .listing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = listed;
+        }
+        let listing = connection
+            .listing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        Ok(listing)
     }
 
     /// The running connection, started (again) when there is none and the backoff after
@@ -405,6 +438,7 @@ async fn connect(
         relay: relay.clone(),
         tools: Mutex::default(),
         direct,
+        listing: Mutex::default(),
         group,
     };
     let mut connection = match service {
@@ -425,6 +459,8 @@ async fn connect(
             .await
             .map_err(|error| format!("answered `tools/list` with an error: {error}"))?,
     );
+    connection.listing =
+        Mutex::new(crate::content::list(&spec.name, connection.service.peer()).await);
     Ok(connection)
 }
 

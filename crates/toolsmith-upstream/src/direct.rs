@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
-use toolsmith_model::{CallOutcome, Content, JsonObject};
+use toolsmith_model::{CallOutcome, JsonObject};
 
 use crate::relay::Relay;
 
@@ -225,21 +225,9 @@ async fn read_all(
 struct Response {
     id: String,
     #[serde(default)]
-    result: Option<WireResult>,
+    result: Option<CallOutcome>,
     #[serde(default)]
     error: Option<WireError>,
-}
-
-/// A `CallToolResult` as it comes.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireResult {
-    #[serde(default)]
-    content: Vec<Content>,
-    #[serde(default)]
-    structured_content: Option<Value>,
-    #[serde(default)]
-    is_error: bool,
 }
 
 #[derive(Deserialize)]
@@ -272,11 +260,7 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
                     "answered with the error {}: {}",
                     error.code, error.message
                 )),
-                (Some(result), None) => Answer::Result(CallOutcome {
-                    content: result.content,
-                    structured_content: result.structured_content,
-                    is_error: result.is_error,
-                }),
+                (Some(result), None) => Answer::Result(result),
                 (None, None) => Answer::Failed(
                     "answered `tools/call` with something other than a result".to_owned(),
                 ),

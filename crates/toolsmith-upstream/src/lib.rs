@@ -12,6 +12,8 @@
 //!   cancellation, the result as it came).
 //! - [`transform`]: a manifest's wrapping of one upstream tool (its own name, description
 //!   and parameters), and the [`ArgumentMap`] that turns its calls' arguments back.
+//! - [`UpstreamContent`]: its prompts (under the prefix), resources and resource templates
+//!   (under their own URIs), whose `prompts/get` and `resources/read` are forwarded.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -30,6 +32,7 @@
 
 mod changes;
 mod connection;
+mod content;
 mod direct;
 mod relay;
 mod spec;
@@ -38,6 +41,7 @@ mod transform;
 
 pub use changes::on_tools_changed;
 pub use connection::{Upstream, UpstreamError, kill_all};
+pub use content::{Listing, UpstreamContent};
 /// A tool as an upstream lists it (rmcp's `Tool`).
 pub use rmcp::model::Tool as RemoteTool;
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport};

@@ -39,6 +39,8 @@ pub(crate) struct Relay {
     keys: Arc<AtomicU64>,
     /// Set by `notifications/tools/list_changed`.
     pub(crate) tools_changed: Arc<AtomicBool>,
+    /// Set by `notifications/prompts/list_changed` and `resources/list_changed`.
+    pub(crate) content_changed: Arc<AtomicBool>,
 }
 
 /// Removes a call from its relay when the call ends, however it ends.
@@ -238,6 +240,16 @@ impl ClientHandler for Relay {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::Release);
+        crate::changes::notify();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.content_changed.store(true, Ordering::Release);
+        crate::changes::notify();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.content_changed.store(true, Ordering::Release);
         crate::changes::notify();
     }
 

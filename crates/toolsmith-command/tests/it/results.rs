@@ -22,6 +22,7 @@ fn mcp_result_with_is_error_is_passed_through() {
         content: vec![Content::text("city not found")],
         structured_content: Some(json!({"city": "Olso"})),
         is_error: true,
+        meta: None,
     };
     assert_eq!(printing(printed), Ok(ToolReturn::Outcome(expected)));
 }

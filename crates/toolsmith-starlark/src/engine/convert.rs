@@ -70,6 +70,7 @@ pub(crate) fn to_return(value: Value, limit: usize) -> Result<ToolReturn, Conver
                 content,
                 structured_content: None,
                 is_error: false,
+                meta: None,
             }));
         }
     }

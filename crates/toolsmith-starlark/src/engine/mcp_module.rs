@@ -238,6 +238,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
             content,
             structured_content,
             is_error,
+            meta: None,
         })))
     }
 

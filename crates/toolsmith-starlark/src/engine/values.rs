@@ -45,6 +45,7 @@ impl McpValue {
                 content: vec![content.clone()],
                 structured_content: None,
                 is_error: false,
+                meta: None,
             }),
         }
     }

@@ -1,4 +1,5 @@
-//! `toolsmith list`: the tools of a folder, as `tools/list` will publish them.
+//! `toolsmith list`: the tools of a folder, as `tools/list` will publish them, then its
+//! prompts and resources (its upstreams' among them).
 
 use std::fmt::Write as _;
 
@@ -33,6 +34,7 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             .iter()
             .map(InitSummary::to_json)
             .collect();
+        content_json(&loaded, &mut document);
         printer.data(&serde_json::to_string_pretty(&document)?)?;
     } else {
         let rows: Vec<[String; 5]> = catalog
@@ -47,6 +49,7 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             &[3],
         )?;
         print_inits(printer, &InitSummary::of(catalog.entries()))?;
+        print_content(printer, &loaded)?;
         folder::report(printer, catalog.diagnostics());
         let count = rows.len();
         printer.message(&format!(
@@ -238,6 +241,114 @@ fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String;
 
 /// Prints `rows` under `headers`, columns padded to their widest cell, the columns at
 /// `right` (numbers) aligned right and the last one not padded.
+/// Where a prompt or resource comes from: `upstream NAME`, or the file that defines it.
+fn origin(
+    remote: Option<&toolsmith_model::Remote>,
+    source: &toolsmith_model::SourceLocation,
+    root: &std::path::Path,
+) -> String {
+    match remote {
+        Some(remote) => format!("upstream {}", remote.owner),
+        None => source
+            .path
+            .strip_prefix(root)
+            .unwrap_or(&source.path)
+            .display()
+            .to_string(),
+    }
+}
+
+/// The prompts, resources and resource templates the folder serves, its upstreams' among
+/// them (issue 17), each with where it comes from; nothing when there are none.
+fn print_content(printer: Printer, loaded: &ToolFolder) -> std::io::Result<()> {
+    let root = loaded.root();
+    let prompts: Vec<[String; 3]> = loaded
+        .prompts()
+        .list()
+        .iter()
+        .map(|prompt| {
+            [
+                prompt.name.clone(),
+                prompt
+                    .description
+                    .clone()
+                    .unwrap_or_default()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+                origin(prompt.remote.as_ref(), &prompt.source, root),
+            ]
+        })
+        .collect();
+    if !prompts.is_empty() {
+        printer.data("")?;
+        print_table(printer, ["PROMPT", "DESCRIPTION", "SOURCE"], &prompts, &[])?;
+    }
+    let resources = loaded.resources();
+    let rows: Vec<[String; 3]> = resources
+        .list()
+        .iter()
+        .map(|resource| (resource.uri.clone(), &resource.info))
+        .chain(
+            resources
+                .templates()
+                .iter()
+                .map(|template| (template.uri_template.as_str().to_owned(), &template.info)),
+        )
+        .map(|(uri, info)| {
+            [
+                uri,
+                info.name.clone(),
+                origin(info.remote.as_ref(), &info.source, root),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        printer.data("")?;
+        print_table(printer, ["RESOURCE", "NAME", "SOURCE"], &rows, &[])?;
+    }
+    Ok(())
+}
+
+/// `prompts`, `resources` and `resource_templates` of `list --json`, as `prompts/list`,
+/// `resources/list` and `resources/templates/list` publish them, each with `upstream` when
+/// an upstream serves it; left out when empty.
+fn content_json(loaded: &ToolFolder, document: &mut Value) {
+    let with_upstream = |mut entry: Value, remote: Option<&toolsmith_model::Remote>| {
+        if let Some(remote) = remote {
+            entry["upstream"] = json!(remote.owner);
+        }
+        entry
+    };
+    let prompts: Vec<Value> = loaded
+        .prompts()
+        .list()
+        .iter()
+        .map(|prompt| with_upstream(prompt.to_mcp(), prompt.remote.as_ref()))
+        .collect();
+    let resources = loaded.resources();
+    let listed: Vec<Value> = resources
+        .list()
+        .iter()
+        .map(|resource| with_upstream(resource.to_mcp(), resource.info.remote.as_ref()))
+        .collect();
+    let templates: Vec<Value> = resources
+        .templates()
+        .iter()
+        .map(|template| with_upstream(template.to_mcp(), template.info.remote.as_ref()))
+        .collect();
+    for (key, entries) in [
+        ("prompts", prompts),
+        ("resources", listed),
+        ("resource_templates", templates),
+    ] {
+        if !entries.is_empty() {
+            document[key] = Value::Array(entries);
+        }
+    }
+}
+
 fn print_table<const N: usize>(
     printer: Printer,
     headers: [&str; N],

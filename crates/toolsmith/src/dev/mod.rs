@@ -187,6 +187,7 @@ fn answer(text: String, structured: Value) -> ToolReturn {
         content: vec![Content::text(text)],
         structured_content: Some(structured),
         is_error: false,
+        meta: None,
     })
 }
 

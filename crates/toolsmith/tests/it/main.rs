@@ -12,6 +12,7 @@ mod client_clis;
 mod code_mode;
 mod dev_command;
 mod dev_profile;
+mod gateway_clients;
 mod help;
 mod http_guards;
 mod http_server;
