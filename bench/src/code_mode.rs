@@ -438,7 +438,7 @@ impl FirstText for toolsmith_model::CallOutcome {
         self.content
             .iter()
             .find_map(|block| match block {
-                toolsmith_model::Content::Text { text } => Some(text.clone()),
+                toolsmith_model::Content::Text { text, .. } => Some(text.clone()),
                 _ => None,
             })
             .unwrap_or_default()

@@ -55,7 +55,7 @@ impl CallOutcome {
             .content
             .iter()
             .filter_map(|block| match block {
-                Content::Text { text } => Some(text.as_str()),
+                Content::Text { text, .. } => Some(text.as_str()),
                 _ => None,
             })
             .collect();
@@ -70,6 +70,9 @@ impl CallOutcome {
 }
 
 /// One MCP content block.
+///
+/// `annotations` and `_meta` are carried as they came, so an upstream's result passes
+/// through unchanged (docs/gateway.md); Toolsmith's own tools leave them out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Content {
@@ -77,6 +80,12 @@ pub enum Content {
     Text {
         /// The text.
         text: String,
+        /// The block's `annotations` (audience, priority, lastModified), kept as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Box<JsonObject>>,
+        /// The block's `_meta`, kept as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Box<JsonObject>>,
     },
     /// A base64-encoded image.
     Image {
@@ -85,6 +94,12 @@ pub enum Content {
         /// `image/png`, …
         #[serde(rename = "mimeType")]
         mime_type: String,
+        /// The block's `annotations` (audience, priority, lastModified), kept as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Box<JsonObject>>,
+        /// The block's `_meta`, kept as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Box<JsonObject>>,
     },
     /// Base64-encoded audio.
     Audio {
@@ -93,11 +108,23 @@ pub enum Content {
         /// `audio/wav`, …
         #[serde(rename = "mimeType")]
         mime_type: String,
+        /// The block's `annotations` (audience, priority, lastModified), kept as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Box<JsonObject>>,
+        /// The block's `_meta`, kept as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Box<JsonObject>>,
     },
     /// A resource embedded in the result.
     Resource {
         /// The resource contents.
         resource: EmbeddedResource,
+        /// The block's `annotations` (audience, priority, lastModified), kept as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Box<JsonObject>>,
+        /// The block's `_meta`, kept as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Box<JsonObject>>,
     },
     /// A link to a resource the client may read.
     ResourceLink {
@@ -111,13 +138,102 @@ pub enum Content {
         /// MIME type, when known.
         #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
+        /// A title for people, when given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// Size in bytes, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        size: Option<u64>,
+        /// Icons, kept as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        icons: Option<Vec<Value>>,
+        /// The block's `annotations` (audience, priority, lastModified), kept as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Box<JsonObject>>,
+        /// The block's `_meta`, kept as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Box<JsonObject>>,
     },
 }
 
 impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Self::Text { text: text.into() }
+        Self::Text {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// An image block.
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::Image {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// An audio block.
+    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::Audio {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// An embedded resource block.
+    pub fn resource(resource: EmbeddedResource) -> Self {
+        Self::Resource {
+            resource,
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// A resource link block.
+    pub fn resource_link(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        description: Option<String>,
+        mime_type: Option<String>,
+    ) -> Self {
+        Self::ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            description,
+            mime_type,
+            title: None,
+            size: None,
+            icons: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// The block's `annotations` and `_meta`, as they came.
+    pub fn extras(&self) -> (Option<&JsonObject>, Option<&JsonObject>) {
+        match self {
+            Self::Text {
+                annotations, meta, ..
+            }
+            | Self::Image {
+                annotations, meta, ..
+            }
+            | Self::Audio {
+                annotations, meta, ..
+            }
+            | Self::Resource {
+                annotations, meta, ..
+            }
+            | Self::ResourceLink {
+                annotations, meta, ..
+            } => (annotations.as_deref(), meta.as_deref()),
+        }
     }
 }
 
@@ -136,6 +252,9 @@ pub struct EmbeddedResource {
     /// Base64 contents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
+    /// The contents' `_meta`, kept as given.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Box<JsonObject>>,
 }
 
 /// What a tool hands back, before the result contract turns it into a [`CallOutcome`].

@@ -307,16 +307,10 @@ impl Prompt {
                     if text.trim().is_empty() {
                         continue;
                     }
-                    Content::Text { text }
+                    Content::text(text)
                 }
-                ContentTemplate::Image { data, mime_type } => Content::Image {
-                    data: data.clone(),
-                    mime_type: mime_type.clone(),
-                },
-                ContentTemplate::Audio { data, mime_type } => Content::Audio {
-                    data: data.clone(),
-                    mime_type: mime_type.clone(),
-                },
+                ContentTemplate::Image { data, mime_type } => Content::image(data, mime_type),
+                ContentTemplate::Audio { data, mime_type } => Content::audio(data, mime_type),
                 ContentTemplate::Resource(source) => {
                     let (uri, from_argument) = match source {
                         UriSource::Fixed(uri) => (uri.clone(), false),
@@ -335,9 +329,7 @@ impl Prompt {
                                 source,
                                 from_argument,
                             })?;
-                    Content::Resource {
-                        resource: contents.to_embedded(),
-                    }
+                    Content::resource(contents.to_embedded())
                 }
             };
             messages.push(PromptMessage {

@@ -103,6 +103,7 @@ impl ResourceContents {
             mime_type: self.mime_type.clone(),
             text,
             blob,
+            meta: (!self.meta.is_empty()).then(|| Box::new(self.meta.clone())),
         }
     }
 }

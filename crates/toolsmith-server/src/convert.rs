@@ -13,10 +13,13 @@ use crate::metrics::{Metrics, ToolMetrics};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock, LoggingLevel, Resource, ResourceContents, Tool};
+use rmcp::model::{
+    Annotations, AudioContent, CallToolResult, ContentBlock, EmbeddedResource as EmbeddedBlock,
+    ImageContent, LoggingLevel, MetaObject, Resource, ResourceContents, TextContent, Tool,
+};
 use tokio::sync::Semaphore;
 use toolsmith_model::{
-    CallOutcome, Caller, Catalog, Content, EvaluatorSettings, LogLevel, SearchSettings,
+    CallOutcome, Caller, Catalog, Content, EvaluatorSettings, JsonObject, LogLevel, SearchSettings,
     ToolDefinition, may_use,
 };
 
@@ -225,38 +228,95 @@ pub(crate) fn error_result(message: impl Into<String>) -> CallToolResult {
 
 fn content_block(content: Content) -> ContentBlock {
     match content {
-        Content::Text { text } => ContentBlock::text(text),
-        Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
-        Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
-        Content::Resource { resource } => {
+        Content::Text {
+            text,
+            annotations,
+            meta,
+        } => {
+            let mut block = TextContent::new(text);
+            block.annotations = block_annotations(annotations);
+            block.meta = meta.map(|meta| MetaObject(*meta));
+            ContentBlock::Text(block)
+        }
+        Content::Image {
+            data,
+            mime_type,
+            annotations,
+            meta,
+        } => {
+            let mut block = ImageContent::new(data, mime_type);
+            block.annotations = block_annotations(annotations);
+            block.meta = meta.map(|meta| MetaObject(*meta));
+            ContentBlock::Image(block)
+        }
+        Content::Audio {
+            data,
+            mime_type,
+            annotations,
+            meta,
+        } => {
+            let mut block = AudioContent::new(data, mime_type);
+            block.annotations = block_annotations(annotations);
+            block.meta = meta.map(|meta| MetaObject(*meta));
+            ContentBlock::Audio(block)
+        }
+        Content::Resource {
+            resource,
+            annotations,
+            meta,
+        } => {
+            let contents_meta = resource.meta.map(|meta| MetaObject(*meta));
             let contents = match (resource.text, resource.blob) {
                 (Some(text), _) => ResourceContents::TextResourceContents {
                     uri: resource.uri,
                     mime_type: resource.mime_type,
                     text,
-                    meta: None,
+                    meta: contents_meta,
                 },
                 (None, blob) => ResourceContents::BlobResourceContents {
                     uri: resource.uri,
                     mime_type: resource.mime_type,
                     blob: blob.unwrap_or_default(),
-                    meta: None,
+                    meta: contents_meta,
                 },
             };
-            ContentBlock::resource(contents)
+            let mut block = EmbeddedBlock::new(contents);
+            block.annotations = block_annotations(annotations);
+            block.meta = meta.map(|meta| MetaObject(*meta));
+            ContentBlock::Resource(block)
         }
         Content::ResourceLink {
             uri,
             name,
             description,
             mime_type,
+            title,
+            size,
+            icons,
+            annotations,
+            meta,
         } => {
             let mut link = Resource::new(uri, name);
             link.description = description;
             link.mime_type = mime_type;
-            ContentBlock::resource_link(link)
+            link.title = title;
+            link.size = size;
+            link.icons = icons.map(|icons| {
+                icons
+                    .into_iter()
+                    .filter_map(|icon| serde_json::from_value(icon).ok())
+                    .collect()
+            });
+            link.annotations = block_annotations(annotations);
+            link.meta = meta.map(|meta| MetaObject(*meta));
+            ContentBlock::ResourceLink(link)
         }
     }
+}
+
+/// A block's annotations as rmcp types them; what does not read as annotations is left out.
+fn block_annotations(annotations: Option<Box<JsonObject>>) -> Option<Annotations> {
+    serde_json::from_value(serde_json::Value::Object(*annotations?)).ok()
 }
 
 /// The model's log level for an MCP one.
@@ -418,41 +478,46 @@ mod tests {
             CallOutcome {
                 content: vec![
                     Content::text("{\"a\":1}"),
-                    Content::Image {
-                        data: "AAAA".into(),
-                        mime_type: "image/png".into(),
-                    },
-                    Content::Audio {
-                        data: "BBBB".into(),
-                        mime_type: "audio/wav".into(),
-                    },
-                    Content::Resource {
-                        resource: EmbeddedResource {
-                            uri: "file:///a.txt".into(),
-                            mime_type: None,
-                            text: Some("a".into()),
-                            blob: None,
-                        },
-                    },
-                    Content::Resource {
-                        resource: EmbeddedResource {
-                            uri: "file:///b.bin".into(),
-                            mime_type: Some("application/octet-stream".into()),
-                            text: None,
-                            blob: Some("AA==".into()),
-                        },
-                    },
-                    Content::ResourceLink {
-                        uri: "file:///c".into(),
-                        name: "c".into(),
-                        description: Some("see".into()),
+                    Content::image("AAAA", "image/png"),
+                    Content::audio("BBBB", "audio/wav"),
+                    Content::resource(EmbeddedResource {
+                        uri: "file:///a.txt".into(),
                         mime_type: None,
-                    },
+                        text: Some("a".into()),
+                        blob: None,
+                        meta: None,
+                    }),
+                    Content::resource(EmbeddedResource {
+                        uri: "file:///b.bin".into(),
+                        mime_type: Some("application/octet-stream".into()),
+                        text: None,
+                        blob: Some("AA==".into()),
+                        meta: None,
+                    }),
+                    Content::resource_link("file:///c", "c", Some("see".into()), None),
                 ],
                 structured_content: Some(json!({"a": 1})),
                 is_error: false,
                 meta: None,
             },
+            // Issue 17: an upstream's blocks pass through with their annotations and _meta.
+            serde_json::from_value(json!({
+                "content": [
+                    {"type": "text", "text": "t", "annotations": {"audience": ["user"], "priority": 0.5},
+                     "_meta": {"k": 1}},
+                    {"type": "image", "data": "AAAA", "mimeType": "image/png",
+                     "annotations": {"lastModified": "2026-01-01T00:00:00Z"}},
+                    {"type": "audio", "data": "BBBB", "mimeType": "audio/wav", "_meta": {"a": true}},
+                    {"type": "resource", "resource": {"uri": "file:///a", "text": "a", "_meta": {"r": 2}},
+                     "annotations": {"priority": 1.0}, "_meta": {"e": 3}},
+                    {"type": "resource_link", "uri": "file:///c", "name": "c", "title": "C",
+                     "size": 12, "icons": [{"src": "https://example.com/c.png"}],
+                     "annotations": {"audience": ["assistant"]}, "_meta": {"l": 4}}
+                ],
+                "isError": false,
+                "_meta": {"outer": "x"}
+            }))
+            .unwrap(),
         ];
         for outcome in outcomes {
             let expected = outcome.to_json();

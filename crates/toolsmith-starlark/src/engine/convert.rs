@@ -151,11 +151,14 @@ fn charge(budget: &mut Budget, bytes: usize) -> Result<(), ConvertError> {
 /// The bytes a content block takes in the result.
 fn content_size(content: &Content) -> usize {
     match content {
-        Content::Text { text } => text.len(),
-        Content::Image { data, mime_type } | Content::Audio { data, mime_type } => {
-            data.len() + mime_type.len()
+        Content::Text { text, .. } => text.len(),
+        Content::Image {
+            data, mime_type, ..
         }
-        Content::Resource { resource } => {
+        | Content::Audio {
+            data, mime_type, ..
+        } => data.len() + mime_type.len(),
+        Content::Resource { resource, .. } => {
             resource.uri.len()
                 + resource.text.as_ref().map_or(0, String::len)
                 + resource.blob.as_ref().map_or(0, String::len)

@@ -260,10 +260,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] data: &str,
         #[starlark(default = "image/png")] mime_type: &str,
     ) -> anyhow::Result<McpValue> {
-        Ok(content(Content::Image {
-            data: data.to_owned(),
-            mime_type: mime_type.to_owned(),
-        }))
+        Ok(content(Content::image(data, mime_type)))
     }
 
     /// An audio content block from base64 data.
@@ -275,10 +272,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] data: &str,
         #[starlark(default = "audio/wav")] mime_type: &str,
     ) -> anyhow::Result<McpValue> {
-        Ok(content(Content::Audio {
-            data: data.to_owned(),
-            mime_type: mime_type.to_owned(),
-        }))
+        Ok(content(Content::audio(data, mime_type)))
     }
 
     /// An embedded resource: text or a base64 blob.
@@ -292,14 +286,13 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         if text.is_none() == blob.is_none() {
             anyhow::bail!("`mcp.resource` needs exactly one of `text=` or `blob=`");
         }
-        Ok(content(Content::Resource {
-            resource: EmbeddedResource {
-                uri: uri.to_owned(),
-                mime_type: mime_type.into_option().map(str::to_owned),
-                text: text.map(str::to_owned),
-                blob: blob.map(str::to_owned),
-            },
-        }))
+        Ok(content(Content::resource(EmbeddedResource {
+            uri: uri.to_owned(),
+            mime_type: mime_type.into_option().map(str::to_owned),
+            text: text.map(str::to_owned),
+            blob: blob.map(str::to_owned),
+            meta: None,
+        })))
     }
 
     /// A link to a resource the client may read.
@@ -313,12 +306,12 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         #[starlark(default = NoneOr::None)] description: NoneOr<&str>,
         #[starlark(default = NoneOr::None)] mime_type: NoneOr<&str>,
     ) -> anyhow::Result<McpValue> {
-        Ok(content(Content::ResourceLink {
-            uri: uri.to_owned(),
-            name: name.to_owned(),
-            description: description.into_option().map(str::to_owned),
-            mime_type: mime_type.into_option().map(str::to_owned),
-        }))
+        Ok(content(Content::resource_link(
+            uri,
+            name,
+            description.into_option().map(str::to_owned),
+            mime_type.into_option().map(str::to_owned),
+        )))
     }
 
     /// A tool option (`toolsmith.toml`, `MCP_TOOL_OPTIONS`, then the tool's own default).

@@ -59,10 +59,10 @@ impl fmt::Display for McpValue {
                 write!(f, "mcp.result({} blocks)", outcome.content.len())
             }
             McpPayload::Content(content) => match content {
-                Content::Text { text } => write!(f, "mcp.text({text:?})"),
+                Content::Text { text, .. } => write!(f, "mcp.text({text:?})"),
                 Content::Image { mime_type, .. } => write!(f, "mcp.image({mime_type:?})"),
                 Content::Audio { mime_type, .. } => write!(f, "mcp.audio({mime_type:?})"),
-                Content::Resource { resource } => write!(f, "mcp.resource({:?})", resource.uri),
+                Content::Resource { resource, .. } => write!(f, "mcp.resource({:?})", resource.uri),
                 Content::ResourceLink { uri, .. } => write!(f, "mcp.resource_link({uri:?})"),
             },
         }

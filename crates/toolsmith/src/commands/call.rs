@@ -37,14 +37,19 @@ pub(crate) fn run(args: &CallArgs, printer: Printer) -> anyhow::Result<ExitStatu
     } else {
         for block in &outcome.content {
             match block {
-                Content::Text { text } => printer.data(text)?,
-                Content::Image { data, mime_type } | Content::Audio { data, mime_type } => {
+                Content::Text { text, .. } => printer.data(text)?,
+                Content::Image {
+                    data, mime_type, ..
+                }
+                | Content::Audio {
+                    data, mime_type, ..
+                } => {
                     printer.message(&format!(
                         "[{mime_type}, {} bytes base64; use --json to see it]",
                         data.len()
                     ));
                 }
-                Content::Resource { resource } => {
+                Content::Resource { resource, .. } => {
                     if let Some(text) = &resource.text {
                         printer.data(text)?;
                     } else {

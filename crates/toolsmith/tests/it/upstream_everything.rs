@@ -102,6 +102,35 @@ fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
     // Arguments are checked against the upstream's own schema before anything is sent.
     let invalid = server.call("everything_get-sum", &json!({"a": "two", "b": 40}));
     assert_eq!(invalid["isError"], true, "{invalid}");
+
+    // Issue 17: a block's annotations pass through too (the client decides by them who
+    // sees it), and a resource link keeps its fields.
+    let annotated = server.call(
+        "everything_get-annotated-message",
+        &json!({"messageType": "error", "includeImage": true}),
+    );
+    let blocks = annotated["content"].as_array().unwrap();
+    assert_eq!(
+        blocks[0]["annotations"],
+        json!({"priority": 1.0, "audience": ["user", "assistant"]}),
+        "{annotated}"
+    );
+    assert_eq!(
+        blocks[1]["annotations"],
+        json!({"priority": 0.5, "audience": ["user"]}),
+        "{annotated}"
+    );
+    let links = server.call("everything_get-resource-links", &json!({"count": 2}));
+    let link = links["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["type"] == "resource_link")
+        .unwrap_or_else(|| panic!("a resource_link block: {links}"));
+    assert!(
+        link["uri"].is_string() && link["name"].is_string(),
+        "{link}"
+    );
 }
 
 #[test]
