@@ -43,7 +43,7 @@ impl Initializer for CommandInit {
     ) -> Result<Value, ToolFailure> {
         // The calling tool's parameters are not the init's: no defaults, no placeholders.
         let mut runner = definition.clone();
-        runner.input_schema = JsonObject::new();
+        runner.input_schema = JsonObject::new().into();
         let tool = CommandTool::new(runner, self.command.clone(), &self.base_dir)
             .map_err(|error| ToolFailure::failed(error.to_string()))?;
         // An init prepares the tools folder, whatever the client's root is.

@@ -177,7 +177,7 @@ fn parse_table(
         return Err(diagnostics);
     }
     if !explicit_schema {
-        definition.input_schema = input_schema(&parameters);
+        definition.input_schema = input_schema(&parameters).into();
     }
     if source_facts {
         definition.facts = manifest_facts(keys(), &parameters);

@@ -360,7 +360,7 @@ impl Wrap<'_> {
         let (schema, arguments) =
             toolsmith_upstream::transform(&original, &definition.input_schema, &self.params)
                 .map_err(|error| self.transform_error(&error))?;
-        definition.input_schema = schema;
+        definition.input_schema = schema.into();
         definition.source = location;
         definition.facts = SourceFacts {
             keys: self.keys.clone(),

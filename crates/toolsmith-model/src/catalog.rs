@@ -25,8 +25,9 @@ use crate::watchdog::Watchdog;
 #[derive(Clone)]
 pub struct CatalogEntry {
     /// The published definition: the tool's own, adjusted by the catalog's builder
-    /// (default timeout, resolved icons, …).
-    definition: ToolDefinition,
+    /// (default timeout, resolved icons, …). Shared by the catalogs derived from this one
+    /// (discovery, a profile, a reload that kept it) unless they change it.
+    definition: Arc<ToolDefinition>,
     tool: Arc<dyn Tool>,
     arguments: Arc<ArgumentValidator>,
     output: Option<Arc<SchemaValidator>>,
@@ -325,7 +326,7 @@ impl Catalog {
             None => None,
         };
         Ok(CatalogEntry {
-            definition,
+            definition: Arc::new(definition),
             tool,
             arguments: Arc::new(arguments),
             output,
@@ -350,7 +351,11 @@ impl Catalog {
             .iter()
             .map(|entry| {
                 let mut entry = entry.clone();
-                adjust(&mut entry.definition);
+                let mut adjusted = (*entry.definition).clone();
+                adjust(&mut adjusted);
+                if adjusted != *entry.definition {
+                    entry.definition = Arc::new(adjusted);
+                }
                 entry
             })
             .collect();
@@ -571,7 +576,7 @@ mod tests {
     fn a_call_says_how_it_ended() {
         let mut strict =
             ToolDefinition::new("strict", "Echo, declaring an output.", JsonObject::new());
-        strict.output_schema = json!({"type": "object"}).as_object().cloned();
+        strict.output_schema = json!({"type": "object"}).as_object().cloned().map(Arc::new);
         let catalog = Catalog::new(vec![echo("echo", json!(1)), Arc::new(Echo(strict))], vec![]);
         let kind = |name: &str, arguments: Value| {
             let arguments = arguments.as_object().cloned().unwrap();

@@ -3,6 +3,7 @@
 //! (keywords, discovery, timeout, permissions, …) that later stages act on.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -28,10 +29,13 @@ pub struct ToolDefinition {
     pub title: Option<String>,
     /// What the model reads to pick the tool.
     pub description: String,
-    /// JSON Schema (2020-12) of the arguments object.
-    pub input_schema: JsonObject,
-    /// JSON Schema of `structuredContent` on success, when the tool publishes one.
-    pub output_schema: Option<JsonObject>,
+    /// JSON Schema (2020-12) of the arguments object. Shared, not copied, by every copy
+    /// of the definition, its validator and its published rmcp `Tool` (a folder of
+    /// thousands of tools held each schema four times; docs/performance.md).
+    pub input_schema: Arc<JsonObject>,
+    /// JSON Schema of `structuredContent` on success, when the tool publishes one (shared
+    /// like `input_schema`).
+    pub output_schema: Option<Arc<JsonObject>>,
     /// Behaviour hints published as MCP tool annotations.
     pub annotations: Annotations,
     /// Icons published on the tool.
@@ -128,13 +132,13 @@ impl ToolDefinition {
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
-        input_schema: JsonObject,
+        input_schema: impl Into<Arc<JsonObject>>,
     ) -> Self {
         Self {
             name: name.into(),
             title: None,
             description: description.into(),
-            input_schema,
+            input_schema: input_schema.into(),
             output_schema: None,
             annotations: Annotations::default(),
             icons: Vec::new(),
@@ -181,19 +185,27 @@ impl ToolDefinition {
 
     /// The MCP `Tool` object, exactly as `tools/list` publishes it.
     pub fn to_mcp(&self) -> Value {
+        let mut tool = self.to_mcp_skeleton();
+        tool.insert(
+            "inputSchema".into(),
+            Value::Object((*self.input_schema).clone()),
+        );
+        if let Some(output) = &self.output_schema {
+            tool.insert("outputSchema".into(), Value::Object((**output).clone()));
+        }
+        Value::Object(tool)
+    }
+
+    /// [`ToolDefinition::to_mcp`] with an empty `inputSchema` and no `outputSchema`: for a
+    /// converter that shares the schemas (`Arc`) instead of copying them.
+    pub fn to_mcp_skeleton(&self) -> JsonObject {
         let mut tool = JsonObject::new();
         tool.insert("name".into(), json!(self.name));
         if let Some(title) = &self.title {
             tool.insert("title".into(), json!(title));
         }
         tool.insert("description".into(), json!(self.description));
-        tool.insert(
-            "inputSchema".into(),
-            Value::Object(self.input_schema.clone()),
-        );
-        if let Some(output) = &self.output_schema {
-            tool.insert("outputSchema".into(), Value::Object(output.clone()));
-        }
+        tool.insert("inputSchema".into(), Value::Object(JsonObject::new()));
         let annotations = self.annotations.to_mcp();
         if !annotations.is_empty() {
             tool.insert("annotations".into(), Value::Object(annotations));
@@ -206,7 +218,22 @@ impl ToolDefinition {
         if !meta.is_empty() {
             tool.insert("_meta".into(), Value::Object(meta));
         }
-        Value::Object(tool)
+        tool
+    }
+
+    /// Whether `other` publishes the same MCP `Tool` object ([`ToolDefinition::to_mcp`]),
+    /// without building either: what a reload compares to decide whether clients hear
+    /// `tools/list_changed`. Schemas shared by both are not walked.
+    pub fn publishes_as(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.title == other.title
+            && self.description == other.description
+            && self.input_schema == other.input_schema
+            && self.output_schema == other.output_schema
+            && self.annotations == other.annotations
+            && self.icons == other.icons
+            && self.meta == other.meta
+            && self.ui == other.ui
     }
 
     /// `_meta` as published: the tool's own `meta` plus the MCP Apps `ui` link.

@@ -81,7 +81,8 @@ fn compile_value(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
 /// reload compiles only the schemas that changed, and a folder of many tools with the same
 /// schema compiles it once (issue 21, item 1).
 pub struct SchemaValidator {
-    schema: Value,
+    /// The schema, shared with the definition it belongs to (not a copy).
+    schema: Arc<JsonObject>,
     compiled: OnceLock<Result<Arc<jsonschema::Validator>, SchemaError>>,
 }
 
@@ -128,13 +129,15 @@ impl fmt::Debug for SchemaValidator {
 
 impl SchemaValidator {
     /// A validator for `schema`; compiles it now unless it cannot fail to (`is_plain`).
-    pub fn new(schema: &JsonObject) -> Result<Self, SchemaError> {
-        let schema = Value::Object(schema.clone());
+    pub fn new(schema: &Arc<JsonObject>) -> Result<Self, SchemaError> {
         let compiled = OnceLock::new();
-        if !is_plain(&schema) {
-            let _ = compiled.set(Ok(shared(&schema)?));
+        if !is_plain_object(schema) {
+            let _ = compiled.set(Ok(shared(&Value::Object((**schema).clone()))?));
         }
-        Ok(Self { schema, compiled })
+        Ok(Self {
+            schema: Arc::clone(schema),
+            compiled,
+        })
     }
 
     /// The compiled validator, compiling the schema on first use.
@@ -144,7 +147,7 @@ impl SchemaValidator {
     /// Only if a plain schema did not compile after all, which `is_plain` rules out.
     pub fn compiled(&self) -> Result<&jsonschema::Validator, &SchemaError> {
         self.compiled
-            .get_or_init(|| shared(&self.schema))
+            .get_or_init(|| shared(&Value::Object((*self.schema).clone())))
             .as_ref()
             .map(|validator| &**validator)
     }
@@ -163,11 +166,15 @@ impl SchemaValidator {
 fn is_plain(schema: &Value) -> bool {
     match schema {
         Value::Bool(_) => true,
-        Value::Object(keywords) => keywords
-            .iter()
-            .all(|(keyword, value)| is_plain_keyword(keyword, value)),
+        Value::Object(keywords) => is_plain_object(keywords),
         _ => false,
     }
+}
+
+fn is_plain_object(keywords: &JsonObject) -> bool {
+    keywords
+        .iter()
+        .all(|(keyword, value)| is_plain_keyword(keyword, value))
 }
 
 fn is_plain_keyword(keyword: &str, value: &Value) -> bool {
@@ -209,7 +216,7 @@ impl ArgumentValidator {
     /// # Errors
     ///
     /// The schema does not compile.
-    pub fn new(schema: &JsonObject) -> Result<Self, SchemaError> {
+    pub fn new(schema: &Arc<JsonObject>) -> Result<Self, SchemaError> {
         let validator = SchemaValidator::new(schema)?;
         let properties = schema
             .get("properties")
@@ -416,9 +423,9 @@ mod tests {
                 .cloned()
                 .unwrap()
         };
-        let first = SchemaValidator::new(&schema("^[A-Z]{3}$")).unwrap();
-        let second = SchemaValidator::new(&schema("^[A-Z]{3}$")).unwrap();
-        let other = SchemaValidator::new(&schema("^[a-z]+$")).unwrap();
+        let first = SchemaValidator::new(&Arc::new(schema("^[A-Z]{3}$"))).unwrap();
+        let second = SchemaValidator::new(&Arc::new(schema("^[A-Z]{3}$"))).unwrap();
+        let other = SchemaValidator::new(&Arc::new(schema("^[a-z]+$"))).unwrap();
         let (first, second, other) = (
             first.compiled().unwrap(),
             second.compiled().unwrap(),
@@ -442,7 +449,7 @@ mod tests {
         );
         flags.required = false;
         let schema = input_schema(&[Parameter::new("city", ParamType::String), days, flags]);
-        ArgumentValidator::new(&schema).unwrap()
+        ArgumentValidator::new(&Arc::new(schema)).unwrap()
     }
 
     fn args(value: &Value) -> JsonObject {
@@ -496,7 +503,7 @@ mod tests {
         options
             .extra
             .insert("additionalProperties".into(), json!(false));
-        let validator = ArgumentValidator::new(&input_schema(&[options])).unwrap();
+        let validator = ArgumentValidator::new(&Arc::new(input_schema(&[options]))).unwrap();
         let errors = validator
             .validate(args(&json!({"options": {"depth": 1, "bogus": 2}})))
             .unwrap_err();
@@ -558,7 +565,7 @@ mod tests {
         ];
         for schema in schemas {
             assert!(!is_plain(&schema), "{schema}");
-            let error = SchemaValidator::new(&object(&schema)).unwrap_err();
+            let error = SchemaValidator::new(&Arc::new(object(&schema))).unwrap_err();
             assert!(!error.message.is_empty(), "{schema}");
         }
     }
@@ -566,7 +573,7 @@ mod tests {
     #[test]
     fn a_schema_with_other_keywords_is_compiled_at_once() {
         let schema = json!({"type": "string", "pattern": "^[a-z]+$"});
-        let validator = SchemaValidator::new(&object(&schema)).unwrap();
+        let validator = SchemaValidator::new(&Arc::new(object(&schema))).unwrap();
         assert!(validator.is_compiled());
     }
 }

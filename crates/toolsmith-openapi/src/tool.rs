@@ -52,9 +52,7 @@ impl OpenApiTool {
             },
             operation.input_schema.clone(),
         );
-        definition
-            .output_schema
-            .clone_from(&operation.output_schema);
+        definition.output_schema = operation.output_schema.clone().map(Into::into);
         definition.annotations = operation.annotations();
         // `tag:NAME` in a profile selects the API's tools, and `tag:pets` an OpenAPI tag's.
         definition.tags = std::iter::once(api.name.clone())

@@ -77,7 +77,7 @@ pub fn results(catalog: &Catalog, hits: &[Hit]) -> Value {
             result.insert("score".into(), json!(hit.score));
             result.insert(
                 "inputSchema".into(),
-                Value::Object(definition.input_schema.clone()),
+                Value::Object((*definition.input_schema).clone()),
             );
             Some(Value::Object(result))
         })
@@ -180,7 +180,7 @@ impl Tool for ToolSearch {
                     definition.name,
                     hit.score,
                     definition.description,
-                    Value::Object(definition.input_schema.clone()),
+                    Value::Object((*definition.input_schema).clone()),
                 ));
             }
         }

@@ -580,7 +580,8 @@ mod tests {
         })
         .as_object()
         .cloned()
-        .unwrap();
+        .unwrap()
+        .into();
         let mut issues = tool("listOpenIssues", "List the open issues of a repository.");
         issues.keywords = vec!["github".into()];
         let mut pulls = tool(

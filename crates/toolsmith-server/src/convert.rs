@@ -1,13 +1,14 @@
-//! Model ⇄ rmcp types. The tool list is converted once per catalog (through serde, from
-//! exactly what [`ToolDefinition::to_mcp`] publishes) and cached; call results are built
-//! directly from a [`CallOutcome`] on the hot path, without a JSON round trip.
+//! Model ⇄ rmcp types. Each tool is converted once per catalog, when first listed or
+//! looked up (through serde, from exactly what [`ToolDefinition::to_mcp`] publishes, its
+//! schemas shared rather than copied), and cached; call results are built directly from a
+//! [`CallOutcome`] on the hot path, without a JSON round trip.
 
 #![expect(
     deprecated,
     reason = "rmcp 3.11 marks the logging types deprecated (SEP-2577); they still work"
 )]
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::metrics::{Metrics, ToolMetrics};
 use base64::Engine as _;
@@ -33,8 +34,10 @@ pub(crate) struct Published {
     pub(crate) loaded: Arc<Catalog>,
     /// The catalog served: `loaded` with discovery applied.
     pub(crate) catalog: Arc<Catalog>,
-    /// Every tool, in catalog order (by name): `tools` and `catalog.entries()` line up.
-    tools: Vec<Tool>,
+    /// Every tool, in catalog order (by name), converted when first needed: `tools` and
+    /// `catalog.entries()` line up. A folder of thousands of tools behind `tool_search`
+    /// converts only the few it lists (docs/performance.md).
+    tools: Vec<OnceLock<Tool>>,
     /// Indexes into `tools` of the tools `tools/list` shows (not `discoverable`).
     listed: Vec<usize>,
     /// Each tool's own call slots, in catalog order ([`tool_slots`]).
@@ -73,7 +76,7 @@ impl Published {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);
         let catalog = toolsmith_code::with_evaluator(catalog, evaluator);
-        let tools: Vec<Tool> = catalog.definitions().map(to_rmcp_tool).collect();
+        let tools = catalog.definitions().map(|_| OnceLock::new()).collect();
         let listed = catalog
             .definitions()
             .enumerate()
@@ -95,9 +98,21 @@ impl Published {
         }
     }
 
-    /// Whether `other` lists and converts exactly the same tools.
+    /// Whether `other` lists and publishes exactly the same tools.
     pub(crate) fn same_tools(&self, other: &Self) -> bool {
-        self.listed == other.listed && self.tools == other.tools
+        self.listed == other.listed
+            && self.catalog.entries().len() == other.catalog.entries().len()
+            && self
+                .catalog
+                .definitions()
+                .zip(other.catalog.definitions())
+                .all(|(mine, theirs)| mine.publishes_as(theirs))
+    }
+
+    /// The converted tool at `index` of the catalog.
+    fn tool_at(&self, index: usize) -> &Tool {
+        self.tools[index]
+            .get_or_init(|| to_rmcp_tool(self.catalog.entries()[index].definition()))
     }
 
     /// The catalog index of the tool called `name` (listed or discoverable).
@@ -112,12 +127,12 @@ impl Published {
     /// Every tool served, listed or not, in catalog order, with its definition (whether it
     /// is discoverable, the scopes it needs).
     pub(crate) fn served(&self) -> impl Iterator<Item = (&Tool, &ToolDefinition)> {
-        self.tools.iter().zip(self.catalog.definitions())
+        (0..self.tools.len()).map(|index| self.tool_at(index)).zip(self.catalog.definitions())
     }
 
     /// The converted tool called `name`.
     pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
-        self.index_of(name).map(|index| &self.tools[index])
+        self.index_of(name).map(|index| self.tool_at(index))
     }
 
     /// One page of `tools/list`, starting at `cursor`, and the cursor of the next page.
@@ -155,7 +170,7 @@ impl Published {
         let end = start.saturating_add(size.max(1)).min(listed.len());
         let page = listed[start..end]
             .iter()
-            .map(|&index| self.tools[index].clone())
+            .map(|&index| self.tool_at(index).clone())
             .collect();
         let next = (end < listed.len()).then(|| encode_cursor(end));
         Ok((page, next))
@@ -168,12 +183,15 @@ impl Published {
 /// rmcp's `Tool` drops fields it does not model; that loss is logged here, once per
 /// catalog, instead of going unnoticed.
 fn to_rmcp_tool(definition: &ToolDefinition) -> Tool {
-    let published = definition.to_mcp();
+    // Converted without the schemas, which are then shared with the definition.
+    let published = serde_json::Value::Object(definition.to_mcp_skeleton());
     match serde_json::from_value::<Tool>(published.clone()) {
-        Ok(tool) => {
+        Ok(mut tool) => {
             if serde_json::to_value(&tool).ok().as_ref() != Some(&published) {
                 tracing::warn!(tool = %definition.name, "rmcp's Tool type does not carry every field of this tool; some are not published");
             }
+            tool.input_schema = Arc::clone(&definition.input_schema);
+            tool.output_schema.clone_from(&definition.output_schema);
             tool
         }
         Err(error) => {
@@ -183,7 +201,7 @@ fn to_rmcp_tool(definition: &ToolDefinition) -> Tool {
             Tool::new(
                 definition.name.clone(),
                 definition.description.clone(),
-                Arc::new(definition.input_schema.clone()),
+                Arc::clone(&definition.input_schema),
             )
         }
     }
@@ -385,7 +403,7 @@ mod tests {
     fn rich() -> ToolDefinition {
         let mut definition = ToolDefinition::new("forecast", "Get the weather.", schema());
         definition.title = Some("Forecast".into());
-        definition.output_schema = Some(json!({"type": "object"}).as_object().cloned().unwrap());
+        definition.output_schema = Some(json!({"type": "object"}).as_object().cloned().unwrap().into());
         definition.annotations.read_only = Some(true);
         definition.annotations.open_world = Some(false);
         definition.icons = vec![Icon {

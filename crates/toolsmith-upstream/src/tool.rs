@@ -50,13 +50,13 @@ impl UpstreamTool {
         let mut definition = ToolDefinition::new(
             format!("{}{}", spec.prefix, remote.name),
             remote.description.as_deref().unwrap_or_default(),
-            (*remote.input_schema).clone(),
+            Arc::clone(&remote.input_schema),
         );
         definition.title = remote
             .title
             .clone()
             .or_else(|| remote.annotations.as_ref()?.title.clone());
-        definition.output_schema = remote.output_schema.as_deref().cloned();
+        definition.output_schema = remote.output_schema.clone();
         if let Some(hints) = &remote.annotations {
             definition.annotations = Annotations {
                 read_only: hints.read_only_hint,

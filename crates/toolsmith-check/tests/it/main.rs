@@ -90,7 +90,8 @@ pub(crate) fn json_tools(root: &Path) -> Vec<ToolDefinition> {
             definition.output_schema = tool
                 .get("outputSchema")
                 .and_then(|s| s.as_object())
-                .cloned();
+                .cloned()
+                .map(Into::into);
             let needle = format!("\"name\": \"{name}\"");
             let line = text
                 .lines()

@@ -165,7 +165,7 @@ fn describe(
 ) -> ToolDefinition {
     let mut definition = ToolDefinition::new(name, description, object(input));
     definition.title = Some(title.to_owned());
-    definition.output_schema = Some(object(output));
+    definition.output_schema = Some(object(output).into());
     definition.source = SourceLocation::file(SOURCE);
     definition.keywords = vec!["toolsmith".to_owned(), "develop".to_owned()];
     definition
