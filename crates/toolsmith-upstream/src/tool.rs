@@ -56,7 +56,7 @@ impl UpstreamTool {
             .title
             .clone()
             .or_else(|| remote.annotations.as_ref()?.title.clone());
-        definition.output_schema = remote.output_schema.clone();
+        definition.output_schema.clone_from(&remote.output_schema);
         if let Some(hints) = &remote.annotations {
             definition.annotations = Annotations {
                 read_only: hints.read_only_hint,
