@@ -16,6 +16,7 @@ use toolsmith_model::{
 
 use crate::manifest::parse_toml;
 use crate::profiles::{self, Profile};
+use crate::{DEV_PROFILE, FolderError};
 
 /// The file name of a folder's configuration.
 pub const CONFIG_FILE: &str = "toolsmith.toml";
@@ -71,6 +72,37 @@ pub struct FolderConfig {
 }
 
 impl FolderConfig {
+    /// This configuration as profile `name` serves it: its `[server]`, `[search]` and
+    /// `[evaluator]` settings where the profile sets them (docs/profiles.md).
+    ///
+    /// # Errors
+    ///
+    /// [`FolderError::UnknownProfile`] when there is no `[profiles.NAME]`.
+    pub(crate) fn with_profile(&self, name: &str) -> Result<Self, FolderError> {
+        let Some(profile) = self.profiles.get(name) else {
+            let mut known: Vec<String> = self.profiles.keys().cloned().collect();
+            known.push(DEV_PROFILE.to_owned());
+            known.sort();
+            return Err(FolderError::UnknownProfile {
+                name: name.to_owned(),
+                known,
+            });
+        };
+        let mut config = self.clone();
+        config.name = profile.server_name.clone().or(config.name);
+        config.version = profile.version.clone().or(config.version);
+        config.instructions = profile.instructions.clone().or(config.instructions);
+        config.search = profile.search.unwrap_or(config.search);
+        if let Some(evaluator) = &profile.evaluator {
+            config.evaluator = EvaluatorSettings {
+                // The options were resolved for the folder's tool name.
+                options: config.evaluator.options.clone(),
+                ..evaluator.clone()
+            };
+        }
+        Ok(config)
+    }
+
     /// Reads `toolsmith.toml` in `root`, if there is one. Problems become diagnostics and
     /// the rest of the file still applies.
     pub fn load(root: &Path) -> (Self, Vec<Diagnostic>) {

@@ -56,7 +56,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolsmith_model::{
-    Catalog, Diagnostic, EvaluatorSettings, JsonObject, Prompts, Resources, Severity,
+    Catalog, Diagnostic, JsonObject, Prompts, Resources, Severity,
     SourceLocation, ToolDefinition, Transport,
 };
 
@@ -251,29 +251,10 @@ impl ToolFolder {
                 ..whole
             });
         }
-        let Some(profile) = whole.config.profiles.get(name) else {
-            let mut known: Vec<String> = whole.config.profiles.keys().cloned().collect();
-            known.push(DEV_PROFILE.to_owned());
-            known.sort();
-            return Err(FolderError::UnknownProfile {
-                name: name.to_owned(),
-                known,
-            });
-        };
+        let config = whole.config.with_profile(name)?;
+        let profile = &whole.config.profiles[name];
         let (catalog, prompts, resources) =
             profile.apply(&whole.catalog, &whole.prompts, &whole.resources);
-        let mut config = whole.config.clone();
-        config.name = profile.server_name.clone().or(config.name);
-        config.version = profile.version.clone().or(config.version);
-        config.instructions = profile.instructions.clone().or(config.instructions);
-        config.search = profile.search.unwrap_or(config.search);
-        if let Some(evaluator) = &profile.evaluator {
-            config.evaluator = EvaluatorSettings {
-                // The options were resolved for the folder's tool name.
-                options: config.evaluator.options.clone(),
-                ..evaluator.clone()
-            };
-        }
         Ok(Self {
             config,
             catalog: Arc::new(catalog),
@@ -305,13 +286,26 @@ impl ToolFolder {
         }
     }
 
-    fn load_reusing(
-        root: &Path,
-        transport: Option<Transport>,
-        previous: &[loading::LoadedFile],
-        previous_upstreams: &[Arc<toolsmith_upstream::Upstream>],
-        source_facts: bool,
-    ) -> Result<Self, FolderError> {
+    /// What a server of `root` as `profile` serves it says in its `initialize` result and
+    /// is configured with (`toolsmith.toml` with the profile's `[server]`, `[search]` and
+    /// `[evaluator]`), read without loading a tool: `toolsmith serve` answers `initialize`
+    /// from it while the tools load (issue 21, docs/performance.md). Its diagnostics are
+    /// left to the full load, which reads the file again.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolFolder::load_profile`] for a folder that is not one or an unknown profile.
+    pub fn server_config(root: &Path, profile: Option<&str>) -> Result<FolderConfig, FolderError> {
+        Self::check_root(root)?;
+        let (config, _) = FolderConfig::load(root);
+        match profile {
+            Some(DEV_PROFILE) | None => Ok(config),
+            Some(name) => config.with_profile(name),
+        }
+    }
+
+    /// `root` is a folder Toolsmith can read.
+    fn check_root(root: &Path) -> Result<(), FolderError> {
         let metadata = std::fs::metadata(root).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => FolderError::NotFound {
                 path: root.to_owned(),
@@ -321,11 +315,23 @@ impl ToolFolder {
                 source,
             },
         })?;
-        if !metadata.is_dir() {
-            return Err(FolderError::NotAFolder {
+        if metadata.is_dir() {
+            Ok(())
+        } else {
+            Err(FolderError::NotAFolder {
                 path: root.to_owned(),
-            });
+            })
         }
+    }
+
+    fn load_reusing(
+        root: &Path,
+        transport: Option<Transport>,
+        previous: &[loading::LoadedFile],
+        previous_upstreams: &[Arc<toolsmith_upstream::Upstream>],
+        source_facts: bool,
+    ) -> Result<Self, FolderError> {
+        Self::check_root(root)?;
         let (mut config, mut diagnostics) = FolderConfig::load(root);
         let found = discover::tool_files(root).map_err(|source| FolderError::Unreadable {
             path: root.to_owned(),

@@ -111,6 +111,9 @@ struct Shared {
     metrics: Metrics,
     /// The MCP tasks of calls that became tasks (docs/tasks.md).
     tasks: crate::tasks::Tasks,
+    /// Whether the folder is served: false from [`ServerState::loading`] until
+    /// [`ServerState::loaded`]. Over stdio, nothing after `initialize` is read before then.
+    ready: tokio::sync::watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -189,6 +192,7 @@ impl ServerState {
             draining: AtomicBool::new(false),
             changes: tokio::sync::broadcast::channel(16).0,
             tasks: crate::tasks::Tasks::new(&tasks),
+            ready: tokio::sync::watch::Sender::new(true),
         }))
     }
 
@@ -358,6 +362,51 @@ impl ServerState {
             .evaluator
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = settings;
+    }
+
+    /// A server of `options` whose folder is still loading: it answers `initialize` (which
+    /// needs only `options`) at once, and reads nothing else over stdio until
+    /// [`ServerState::loaded`] serves the folder (issue 21: a folder of thousands of tools
+    /// no longer delays the handshake; docs/performance.md).
+    pub fn loading(options: ServerOptions) -> Self {
+        let state = Self::new(Arc::new(Catalog::new(Vec::new(), Vec::new())), options);
+        state.0.ready.send_replace(false);
+        state
+    }
+
+    /// Serves the folder a [`ServerState::loading`] server was waiting for, with the
+    /// `[search]` and `[evaluator]` settings it loaded with. Nothing is announced: no
+    /// client has seen a list yet.
+    pub fn loaded(
+        &self,
+        catalog: Arc<Catalog>,
+        (prompts, resources): (Arc<Prompts>, Arc<Resources>),
+        (search, evaluator): (SearchSettings, EvaluatorSettings),
+    ) {
+        self.set_search(search);
+        self.set_evaluator(evaluator);
+        self.0.content.store(Arc::new(Content::new(prompts, resources)));
+        self.0.published.store(Arc::new(Published::new(
+            catalog,
+            self.search(),
+            &self.evaluator(),
+            self.0.max_calls,
+            &self.0.metrics,
+        )));
+        self.0.ready.send_replace(true);
+    }
+
+    /// Waits until the folder is served ([`ServerState::loading`]); at once for a server
+    /// built with its folder. Cancel-safe.
+    pub(crate) async fn ready(&self) {
+        let mut ready = self.0.ready.subscribe();
+        // Only an error when the sender is gone, which `self` holds.
+        let _ = ready.wait_for(|ready| *ready).await;
+    }
+
+    /// Whether the folder is served ([`ServerState::loading`]).
+    pub(crate) fn is_ready(&self) -> bool {
+        *self.0.ready.borrow()
     }
 
     /// The catalog being served, as it was given: before the `[search]` settings put

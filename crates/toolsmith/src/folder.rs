@@ -55,8 +55,12 @@ fn load_with(
     dir: Option<&Path>,
     load: impl FnOnce(&Path) -> Result<ToolFolder, FolderError>,
 ) -> anyhow::Result<ToolFolder> {
-    let path = dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf);
-    load(&path).map_err(|error| hinted(dir, error))
+    load(&path_of(dir)).map_err(|error| hinted(dir, error))
+}
+
+/// The folder a command works on: `dir`, else `./tools`.
+pub(crate) fn path_of(dir: Option<&Path>) -> PathBuf {
+    dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf)
 }
 
 /// The folder `toolsmith serve` serves: [`load_served`], except that `toolsmith dev` (its
@@ -74,7 +78,7 @@ pub(crate) fn load_to_serve(
 }
 
 /// A folder that cannot be loaded, with what to do about it.
-fn hinted(dir: Option<&Path>, error: FolderError) -> anyhow::Error {
+pub(crate) fn hinted(dir: Option<&Path>, error: FolderError) -> anyhow::Error {
     let hinted = match &error {
         FolderError::NotFound { .. } if dir.is_none() => Hinted::new(format!(
             "no tools folder: `./{DEFAULT_DIR}` does not exist"

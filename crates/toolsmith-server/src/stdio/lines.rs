@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::fast::{FastCalls, Taken};
 use crate::jsonrpc::{Parsed, duplicate_id, encode, error_message, parse};
+use crate::state::ServerState;
 
 /// The longest line (one message) accepted; longer ones are answered `-32600` and dropped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -43,10 +44,17 @@ pub(super) struct LineTransport<R> {
     /// `capabilities.tasks`.
     experimental_tasks: bool,
     fast: FastCalls,
+    /// Whether the folder is served yet ([`ServerState::loading`]).
+    state: ServerState,
 }
 
 impl<R: AsyncRead + Unpin> LineTransport<R> {
-    pub(super) fn new(input: R, output: mpsc::Sender<Vec<u8>>, fast: FastCalls) -> Self {
+    pub(super) fn new(
+        input: R,
+        output: mpsc::Sender<Vec<u8>>,
+        fast: FastCalls,
+        state: ServerState,
+    ) -> Self {
         Self {
             input: BufReader::with_capacity(64 * 1024, input),
             line: Vec::new(),
@@ -57,6 +65,7 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             started: false,
             experimental_tasks: false,
             fast,
+            state,
         }
     }
 
@@ -162,6 +171,10 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             self.flush_pending().await;
+            // Once `initialize` is in, the rest waits for the folder (`ServerState::loading`).
+            if self.started && !self.state.is_ready() {
+                self.state.ready().await;
+            }
             match self.read_line().await {
                 Ok(Line::Complete) => {}
                 Ok(Line::TooLong) => {

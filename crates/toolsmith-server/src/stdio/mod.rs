@@ -79,7 +79,7 @@ where
     let writer = tokio::spawn(write_out(output, queued));
     let handler = McpHandler::new(state.clone(), Transport::Stdio);
     let fast = FastCalls::new(handler.clone(), stop.child_token());
-    let transport = LineTransport::new(input, queue, fast.clone());
+    let transport = LineTransport::new(input, queue, fast.clone(), state.clone());
     let result = match serve_server_with_ct(handler, transport, stop.clone()).await {
         Ok(running) => {
             state.remember_peer(running.peer());

@@ -2,8 +2,9 @@
 
 use std::io::IsTerminal as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
@@ -37,7 +38,6 @@ pub(crate) fn run_then(
         http,
         allow_hosts,
         auth_token,
-        max_concurrent_calls,
         watch,
         metrics,
         search,
@@ -59,6 +59,12 @@ pub(crate) fn run_then(
             .hint("pass a non-empty token with --auth-token or TOOLSMITH_AUTH_TOKEN, or unset both to serve without auth")
             .into());
     }
+    if http.is_none()
+        && profile.profile.as_deref() != Some(crate::dev::PROFILE)
+        && !std::io::stdin().is_terminal()
+    {
+        return serve_stdio_while_loading(args, printer);
+    }
     let loaded = folder::load_to_serve(
         folder_arg.dir.as_deref(),
         Some(transport),
@@ -74,11 +80,14 @@ pub(crate) fn run_then(
             .hint("use one: OAuth access tokens (`[auth]`) or a shared bearer token (--auth-token)")
             .into());
     }
-    let mut options = server_options(&loaded, http_options.shared_state.as_ref());
-    options.max_concurrent_calls = usize::try_from(*max_concurrent_calls).unwrap_or(usize::MAX);
-    options.search = search.apply(options.search);
-    options.evaluator = code_mode.apply(options.evaluator);
-    options.tasks.ttl = args.task_ttl;
+    let options = with_flags(
+        server_options(
+            loaded.config(),
+            loaded.root(),
+            http_options.shared_state.as_ref(),
+        ),
+        args,
+    );
     folder::explain_search(printer, loaded.catalog(), options.search);
     let state = ServerState::with_content(
         Arc::clone(loaded.catalog()),
@@ -134,6 +143,97 @@ pub(crate) fn run_then(
     toolsmith_upstream::kill_all();
     served.map_err(Hinted::wrap)?;
     Ok(ExitStatus::Success)
+}
+
+/// `serve` over stdio for a client (stdin is not a terminal): `initialize` is answered from
+/// `toolsmith.toml` alone while the folder loads on a thread of its own, and the rest of the
+/// session waits for the folder (issue 21: thousands of tools no longer delay the
+/// handshake; docs/performance.md). A folder that cannot be loaded at all ends the process
+/// with the error, as it does before serving without a client.
+fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let dir = args.folder.dir.as_deref();
+    let root = folder::path_of(dir);
+    let config = ToolFolder::server_config(&root, args.profile.profile.as_deref())
+        .map_err(|error| folder::hinted(dir, error))?;
+    let state = ServerState::loading(with_flags(server_options(&config, &root, None), args));
+    if let Some(address) = &args.metrics {
+        serve_metrics(printer, &state, &http_options(args, &config)?, address)?;
+    }
+    // The served folder lives as long as the server (its watcher and upstream hooks hold
+    // it weakly or not at all).
+    let served: Arc<OnceLock<Arc<ServedFolder>>> = Arc::default();
+    let loader = {
+        let (args, state, served) = (args.clone(), state.clone(), Arc::clone(&served));
+        move || {
+            let loaded = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                load_and_serve(&args, printer, &state)
+            }));
+            match loaded {
+                Ok(Ok(folder)) => {
+                    let _ = served.set(folder);
+                }
+                Ok(Err(error)) => {
+                    crate::error::render(printer, &error);
+                    toolsmith_upstream::kill_all();
+                    std::process::exit(2);
+                }
+                // The panic message is on stderr already; a server that never serves its
+                // folder must not keep the client waiting.
+                Err(_) => {
+                    toolsmith_upstream::kill_all();
+                    std::process::exit(2);
+                }
+            }
+        }
+    };
+    std::thread::Builder::new()
+        .name("toolsmith-load".into())
+        .spawn(loader)
+        .context("cannot start loading the folder")?;
+    let result = toolsmith_server::serve_stdio(state);
+    toolsmith_upstream::kill_all();
+    result.map_err(Hinted::wrap)?;
+    Ok(ExitStatus::Success)
+}
+
+/// Loads the folder of a [`ServerState::loading`] server and serves it, with what `serve`
+/// does around a loaded folder: its diagnostics on stderr, reloads on upstream changes and
+/// under `--watch`.
+fn load_and_serve(
+    args: &ServeArgs,
+    printer: Printer,
+    state: &ServerState,
+) -> anyhow::Result<Arc<ServedFolder>> {
+    let loaded = folder::load_to_serve(
+        args.folder.dir.as_deref(),
+        Some(Transport::Stdio),
+        args.profile.profile.as_deref(),
+    )?;
+    folder::report(printer, loaded.catalog().diagnostics());
+    let search = args.search.apply(loaded.config().search);
+    let evaluator = args.code_mode.apply(loaded.config().evaluator.clone());
+    folder::explain_search(printer, loaded.catalog(), search);
+    let catalog = Arc::clone(loaded.catalog());
+    let content = (Arc::clone(loaded.prompts()), Arc::clone(loaded.resources()));
+    let flags = (args.search.clone(), args.code_mode.clone());
+    // Before the folder is served: a change made once a client can list it is seen.
+    let served = ServedFolder::new(loaded, flags, state.clone(), printer);
+    state.loaded(catalog, content, (search, evaluator));
+    upstream_changes(&served);
+    if args.watch {
+        crate::watch::spawn(Arc::clone(&served)).context("cannot start watching the folder")?;
+    }
+    Ok(served)
+}
+
+/// `options` with `serve`'s flags applied over the folder's settings.
+fn with_flags(mut options: ServerOptions, args: &ServeArgs) -> ServerOptions {
+    options.max_concurrent_calls =
+        usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX);
+    options.search = args.search.apply(options.search);
+    options.evaluator = args.code_mode.apply(options.evaluator);
+    options.tasks.ttl = args.task_ttl;
+    options
 }
 
 /// Loads the folder again when an upstream's tools change, so that clients hear of it
@@ -331,13 +431,13 @@ fn first_minute(printer: Printer, state: &ServerState, dir: Option<&Path>, profi
 }
 
 /// The server a tools folder asks for in its `toolsmith.toml` (`[server]`, `[search]`),
-/// with defaults for the rest and the folder as command tools' working directory.
+/// with defaults for the rest and the folder (`root`) as command tools' working directory.
 fn server_options(
-    folder: &ToolFolder,
+    config: &toolsmith_folder::FolderConfig,
+    root: &Path,
     shared: Option<&toolsmith_server::SharedState>,
 ) -> ServerOptions {
-    let config = folder.config();
-    let defaults = ServerOptions::new(folder.root().to_owned());
+    let defaults = ServerOptions::new(root.to_owned());
     // With `--state`, every replica counts `[limits]` in the same Redis (docs/limits.md).
     let limits = match shared {
         Some(shared) => toolsmith_server::Limits::new(
@@ -415,7 +515,8 @@ mod tests {
             "[server]\nname = \"weather\"\nversion = \"2.1.0\"\ninstructions = \"Ask about the weather.\"\n\n[search]\nmode = \"always\"\n",
         )
         .unwrap();
-        let options = server_options(&ToolFolder::load(dir.path()).unwrap(), None);
+        let folder = ToolFolder::load(dir.path()).unwrap();
+        let options = server_options(folder.config(), folder.root(), None);
         assert_eq!(options.name, "weather");
         assert_eq!(options.version, "2.1.0");
         assert_eq!(
@@ -429,7 +530,8 @@ mod tests {
     #[test]
     fn a_folder_without_toolsmith_toml_serves_as_toolsmith() {
         let dir = tempfile::tempdir().unwrap();
-        let options = server_options(&ToolFolder::load(dir.path()).unwrap(), None);
+        let folder = ToolFolder::load(dir.path()).unwrap();
+        let options = server_options(folder.config(), folder.root(), None);
         assert_eq!(options.name, "toolsmith");
         assert_eq!(options.version, env!("CARGO_PKG_VERSION"));
         assert_eq!(options.instructions, None);
