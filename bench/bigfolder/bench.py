@@ -6,8 +6,10 @@
 Writes a folder of --tools command manifests (make_big.py) and a one-tool folder, then, on
 one run of the binary, measures:
 
-  initialize    spawn -> `initialize` answered (stdio), wall
-  cpu           the server's user+system CPU when `initialize` is answered
+  initialize    spawn -> `initialize` answered (stdio), wall (answered before the folder
+                has loaded: docs/performance.md)
+  listed        spawn -> the first `tools/list` page answered, wall: the folder loaded
+  cpu           the server's user+system CPU when that page is answered
   tool_search   the first `tool_search` call, sent right after `initialize`, answered
   rss           the server's resident memory after a full `tools/list` (all pages)
   search        `toolsmith search DIR QUERY` as a one-shot process, wall
@@ -112,8 +114,12 @@ def start(binary: str, folder: Path) -> dict:
     server = Server(binary, folder)
     server.initialize()
     initialize = time.perf_counter() - server.started
+    first_page = server.request("tools/list")
+    listed = time.perf_counter() - server.started
     cpu = server.cpu_ms()
-    tools = server.list_all()
+    tools = first_page["tools"]
+    if first_page.get("nextCursor"):
+        tools = server.list_all()
     names = {tool["name"] for tool in tools}
     first_search = None
     if "tool_search" in names:
@@ -124,7 +130,8 @@ def start(binary: str, folder: Path) -> dict:
         assert not result.get("isError"), result
     rss = server.rss_kb()
     server.close()
-    return {"initialize_ms": initialize * 1000, "cpu_ms": cpu, "rss_kb": rss,
+    return {"initialize_ms": initialize * 1000, "listed_ms": listed * 1000,
+            "cpu_ms": cpu, "rss_kb": rss,
             "listed": len(tools), "first_search_ms": first_search and first_search * 1000}
 
 
@@ -189,7 +196,8 @@ def main() -> int:
     per_tool_bytes = (large["rss_kb"] - small["rss_kb"]) * 1024 / (args.tools - 1)
     rows = [
         ("initialize (wall)", f"{small['initialize_ms']:.0f} ms", f"{large['initialize_ms']:.0f} ms"),
-        ("CPU at initialize", f"{small['cpu_ms']:.0f} ms", f"{large['cpu_ms']:.0f} ms"),
+        ("first `tools/list` answered (wall)", f"{small['listed_ms']:.0f} ms", f"{large['listed_ms']:.0f} ms"),
+        ("CPU by then", f"{small['cpu_ms']:.0f} ms", f"{large['cpu_ms']:.0f} ms"),
         ("RSS after tools/list", f"{small['rss_kb'] / 1024:.1f} MB", f"{large['rss_kb'] / 1024:.1f} MB"),
         ("tools listed", str(small["listed"]), str(large["listed"])),
         ("first tool_search after initialize", "", f"{first:.0f} ms"),

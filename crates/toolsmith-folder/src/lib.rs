@@ -56,8 +56,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use toolsmith_model::{
-    Catalog, Diagnostic, JsonObject, Prompts, Resources, Severity,
-    SourceLocation, ToolDefinition, Transport,
+    Catalog, Diagnostic, JsonObject, Prompts, Resources, Severity, SourceLocation, ToolDefinition,
+    Transport,
 };
 
 pub use config::{CONFIG_FILE, FolderConfig};

@@ -196,7 +196,7 @@ impl ToolDefinition {
         Value::Object(tool)
     }
 
-    /// [`ToolDefinition::to_mcp`] with an empty `inputSchema` and no `outputSchema`: for a
+    /// [`ToolDefinition::to_mcp`] with empty schemas (`{}`, in their places): for a
     /// converter that shares the schemas (`Arc`) instead of copying them.
     pub fn to_mcp_skeleton(&self) -> JsonObject {
         let mut tool = JsonObject::new();
@@ -206,6 +206,9 @@ impl ToolDefinition {
         }
         tool.insert("description".into(), json!(self.description));
         tool.insert("inputSchema".into(), Value::Object(JsonObject::new()));
+        if self.output_schema.is_some() {
+            tool.insert("outputSchema".into(), Value::Object(JsonObject::new()));
+        }
         let annotations = self.annotations.to_mcp();
         if !annotations.is_empty() {
             tool.insert("annotations".into(), Value::Object(annotations));

@@ -42,8 +42,9 @@ pub(crate) struct Published {
     listed: Vec<usize>,
     /// Each tool's own call slots, in catalog order ([`tool_slots`]).
     pub(crate) tool_slots: Vec<Arc<Semaphore>>,
-    /// Each tool's counters, in catalog order, looked up once here (not per call).
-    pub(crate) tool_metrics: Vec<ToolMetrics>,
+    /// Each tool's counters, in catalog order, looked up on its first call (not per call,
+    /// and not for the thousands of tools of a big folder that are never called).
+    tool_metrics: Vec<OnceLock<ToolMetrics>>,
 }
 
 /// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
@@ -64,14 +65,12 @@ impl Published {
     /// Converts every tool of `catalog` once, after adding the `tool_search` and
     /// `execute_tool` built-ins when some tool is discoverable (docs/search.md, "The
     /// built-in tools") and the `run_code` evaluator when `evaluator` turns it on
-    /// (docs/code-mode.md), for a server running at most `max_calls` calls at once and
-    /// counting them in `metrics`.
+    /// (docs/code-mode.md), for a server running at most `max_calls` calls at once.
     pub(crate) fn new(
         catalog: Arc<Catalog>,
         search: SearchSettings,
         evaluator: &EvaluatorSettings,
         max_calls: usize,
-        metrics: &Metrics,
     ) -> Self {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search);
@@ -84,10 +83,7 @@ impl Published {
             .map(|(index, _)| index)
             .collect();
         let tool_slots = tool_slots(&catalog, max_calls);
-        let tool_metrics = catalog
-            .definitions()
-            .map(|definition| metrics.tool(&definition.name))
-            .collect();
+        let tool_metrics = catalog.definitions().map(|_| OnceLock::new()).collect();
         Self {
             loaded,
             catalog,
@@ -109,10 +105,15 @@ impl Published {
                 .all(|(mine, theirs)| mine.publishes_as(theirs))
     }
 
+    /// The counters of the tool at `index` of the catalog, in `metrics`.
+    pub(crate) fn tool_metrics(&self, index: usize, metrics: &Metrics) -> &ToolMetrics {
+        self.tool_metrics[index]
+            .get_or_init(|| metrics.tool(&self.catalog.entries()[index].definition().name))
+    }
+
     /// The converted tool at `index` of the catalog.
     fn tool_at(&self, index: usize) -> &Tool {
-        self.tools[index]
-            .get_or_init(|| to_rmcp_tool(self.catalog.entries()[index].definition()))
+        self.tools[index].get_or_init(|| to_rmcp_tool(self.catalog.entries()[index].definition()))
     }
 
     /// The catalog index of the tool called `name` (listed or discoverable).
@@ -127,7 +128,9 @@ impl Published {
     /// Every tool served, listed or not, in catalog order, with its definition (whether it
     /// is discoverable, the scopes it needs).
     pub(crate) fn served(&self) -> impl Iterator<Item = (&Tool, &ToolDefinition)> {
-        (0..self.tools.len()).map(|index| self.tool_at(index)).zip(self.catalog.definitions())
+        (0..self.tools.len())
+            .map(|index| self.tool_at(index))
+            .zip(self.catalog.definitions())
     }
 
     /// The converted tool called `name`.
@@ -403,7 +406,13 @@ mod tests {
     fn rich() -> ToolDefinition {
         let mut definition = ToolDefinition::new("forecast", "Get the weather.", schema());
         definition.title = Some("Forecast".into());
-        definition.output_schema = Some(json!({"type": "object"}).as_object().cloned().unwrap().into());
+        definition.output_schema = Some(
+            json!({"type": "object"})
+                .as_object()
+                .cloned()
+                .unwrap()
+                .into(),
+        );
         definition.annotations.read_only = Some(true);
         definition.annotations.open_world = Some(false);
         definition.icons = vec![Icon {
@@ -440,7 +449,6 @@ mod tests {
             SearchSettings::default(),
             &EvaluatorSettings::default(),
             8,
-            &Metrics::new(),
         );
         let (page, next) = published.page(None, PAGE_SIZE, None).unwrap();
         let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
@@ -459,7 +467,6 @@ mod tests {
             SearchSettings::default(),
             &EvaluatorSettings::default(),
             8,
-            &Metrics::new(),
         );
         let (first, cursor) = published.page(None, 2, None).unwrap();
         assert_eq!(first.len(), 2);
@@ -476,7 +483,6 @@ mod tests {
             SearchSettings::default(),
             &EvaluatorSettings::default(),
             8,
-            &Metrics::new(),
         );
         for cursor in ["nope", "dG9vbHM6OTk", ""] {
             let error = published.page(Some(cursor), 10, None).unwrap_err();

@@ -246,7 +246,7 @@ impl McpHandler {
         };
         // Counted and logged as the task is made, as a 2026-07-28 call that becomes one.
         let mut counted = Counted {
-            metrics: &published.tool_metrics[index],
+            metrics: published.tool_metrics(index, self.state.metrics()),
             tool: &published.catalog.entries()[index].definition().name,
             started,
             context: &context,
@@ -469,7 +469,7 @@ impl ServerHandler for McpHandler {
             return Err(ErrorData::invalid_params(unknown, None));
         };
         let mut counted = Counted {
-            metrics: &published.tool_metrics[index],
+            metrics: published.tool_metrics(index, self.state.metrics()),
             tool: &published.catalog.entries()[index].definition().name,
             started,
             context: &context,

@@ -168,7 +168,6 @@ impl ServerState {
                 search,
                 &evaluator,
                 max_concurrent_calls,
-                &metrics,
             )),
             metrics,
             max_calls: max_concurrent_calls,
@@ -260,7 +259,6 @@ impl ServerState {
             self.search(),
             &self.evaluator(),
             self.0.max_calls,
-            &self.0.metrics,
         ));
         let old = self.0.published.swap(Arc::clone(&published));
         changes.tools = changes.tools && !old.same_tools(&published);
@@ -385,13 +383,14 @@ impl ServerState {
     ) {
         self.set_search(search);
         self.set_evaluator(evaluator);
-        self.0.content.store(Arc::new(Content::new(prompts, resources)));
+        self.0
+            .content
+            .store(Arc::new(Content::new(prompts, resources)));
         self.0.published.store(Arc::new(Published::new(
             catalog,
             self.search(),
             &self.evaluator(),
             self.0.max_calls,
-            &self.0.metrics,
         )));
         self.0.ready.send_replace(true);
     }

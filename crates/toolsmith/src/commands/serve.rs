@@ -49,16 +49,7 @@ pub(crate) fn run_then(
     } else {
         Transport::Stdio
     };
-    if (http.is_some() || metrics.is_some())
-        && auth_token
-            .as_deref()
-            .is_some_and(|token| token.trim().is_empty())
-    {
-        // An empty token would let `Authorization: Bearer ` through: no auth at all.
-        return Err(Hinted::new("the auth token is empty")
-            .hint("pass a non-empty token with --auth-token or TOOLSMITH_AUTH_TOKEN, or unset both to serve without auth")
-            .into());
-    }
+    refuse_an_empty_token(args)?;
     if http.is_none()
         && profile.profile.as_deref() != Some(crate::dev::PROFILE)
         && !std::io::stdin().is_terminal()
@@ -145,6 +136,20 @@ pub(crate) fn run_then(
     Ok(ExitStatus::Success)
 }
 
+/// An empty token would let `Authorization: Bearer ` through: no auth at all.
+fn refuse_an_empty_token(args: &ServeArgs) -> anyhow::Result<()> {
+    let empty = args
+        .auth_token
+        .as_deref()
+        .is_some_and(|token| token.trim().is_empty());
+    if (args.http.is_some() || args.metrics.is_some()) && empty {
+        return Err(Hinted::new("the auth token is empty")
+            .hint("pass a non-empty token with --auth-token or TOOLSMITH_AUTH_TOKEN, or unset both to serve without auth")
+            .into());
+    }
+    Ok(())
+}
+
 /// `serve` over stdio for a client (stdin is not a terminal): `initialize` is answered from
 /// `toolsmith.toml` alone while the folder loads on a thread of its own, and the rest of the
 /// session waits for the folder (issue 21: thousands of tools no longer delay the
@@ -228,8 +233,7 @@ fn load_and_serve(
 
 /// `options` with `serve`'s flags applied over the folder's settings.
 fn with_flags(mut options: ServerOptions, args: &ServeArgs) -> ServerOptions {
-    options.max_concurrent_calls =
-        usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX);
+    options.max_concurrent_calls = usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX);
     options.search = args.search.apply(options.search);
     options.evaluator = args.code_mode.apply(options.evaluator);
     options.tasks.ttl = args.task_ttl;

@@ -178,3 +178,57 @@ fn watching_five_thousand_tools_republishes_only_the_changed_one() {
     );
     server.stop();
 }
+
+#[test]
+fn initialize_is_answered_while_the_folder_loads_and_the_rest_waits_for_it() {
+    // Regression test for issue 21, item 1: `initialize` waited for the whole folder (695 ms
+    // for 5,548 manifests). Here the folder cannot finish loading until the test opens a
+    // gate: its upstream starts only then, and a folder waits for its upstreams.
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("gate");
+    let inner = crate::workspace().join("examples/tools");
+    let toolsmith = insta_cmd::get_cargo_bin("toolsmith");
+    let script = format!(
+        "while [ ! -e '{}' ]; do sleep 0.02; done; exec '{}' serve '{}'",
+        gate.display(),
+        toolsmith.display(),
+        inner.display()
+    );
+    let folder = dir.path().join("tools");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("toolsmith.toml"),
+        format!(
+            "[server]\nname = \"gated\"\n\n[upstream.inner]\ncommand = [\"sh\", \"-c\", {}]\n",
+            serde_json::to_string(&script).unwrap()
+        ),
+    )
+    .unwrap();
+    let mut server = ServeProcess::stdio(&[folder.to_str().unwrap()]);
+    let initialized = server.request(
+        "initialize",
+        &json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        }),
+    );
+    assert!(!gate.exists(), "the folder cannot have loaded yet");
+    let result = &initialized["result"];
+    assert_eq!(result["serverInfo"]["name"], "gated", "{initialized}");
+    assert!(result["capabilities"]["tools"].is_object(), "{initialized}");
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let listing = server.send_request("tools/list", &json!({}));
+    std::fs::write(&gate, "").unwrap();
+    let listed = server.until(|message| message["id"] == listing);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"inner_hello"),
+        "tools/list answered from the loaded folder, not before it: {names:?}"
+    );
+}
