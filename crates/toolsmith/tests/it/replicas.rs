@@ -163,6 +163,8 @@ struct Messages {
     /// A plain JSON body: its one message, not yet taken.
     json: bool,
     ended: bool,
+    /// When waiting for more gives up (SSE keep-alives would keep a stream going).
+    deadline: Instant,
 }
 
 impl Messages {
@@ -210,12 +212,17 @@ impl Messages {
             pending: String::new(),
             json: lower.contains("content-type: application/json"),
             ended: false,
+            deadline: Instant::now() + Duration::from_secs(20),
         }
     }
 
     /// The next message; `None` once the response has ended.
     fn next(&mut self) -> Option<Value> {
         loop {
+            assert!(
+                Instant::now() < self.deadline,
+                "no end of the response within 20 s"
+            );
             if self.json {
                 if self.ended {
                     return None;
