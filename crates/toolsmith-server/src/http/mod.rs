@@ -199,13 +199,11 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let mut session_manager = LocalSessionManager::default();
     session_manager.session_config.keep_alive = Some(options.session_timeout);
     let session_manager = Arc::new(session_manager);
-    let calls = SessionCalls::new(
-        Arc::clone(&session_manager),
-        options
-            .shared_state
-            .clone()
-            .map(|shared| (shared, options.session_timeout)),
-    );
+    let shared = options
+        .shared_state
+        .clone()
+        .map(|shared| (shared, options.session_timeout));
+    let calls = SessionCalls::new(Arc::clone(&session_manager), shared);
     let book = SessionBook::new(
         options.max_sessions,
         options.session_timeout,
@@ -221,10 +219,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             ))
         }
     };
-    let mut session_config = config.clone();
-    if let Some(shared) = &options.shared_state {
-        session_config.session_store = Some(Arc::new(shared.sessions(options.session_timeout)));
-    }
+    let session_config = with_session_store(config.clone(), options);
     let sessions = StreamableHttpService::new(session_factory, session_manager, session_config);
     let stateless = StreamableHttpService::new(
         move || Ok(McpHandler::new(state.clone(), Transport::Http)),
@@ -258,9 +253,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         shared: options.shared_state.clone(),
         session_timeout: options.session_timeout,
     });
-    if let Some(shared) = &options.shared_state {
-        relay_to(&endpoint, shared);
-    }
+    relay_to(&endpoint);
     let mcp = post(post_message.layer(guard.clone()))
         .delete(delete_session.layer(guard.clone()))
         .get(to_sessions.layer(guard.clone()))
@@ -392,6 +385,17 @@ async fn replica_options(
     Ok(options)
 }
 
+/// `config` with the session store of the shared state, if any: sessions are kept there.
+fn with_session_store(
+    mut config: StreamableHttpServerConfig,
+    options: &HttpOptions,
+) -> StreamableHttpServerConfig {
+    if let Some(shared) = &options.shared_state {
+        config.session_store = Some(Arc::new(shared.sessions(options.session_timeout)));
+    }
+    config
+}
+
 fn service_config(state: &ServerState, options: &HttpOptions) -> StreamableHttpServerConfig {
     let mut config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(options.max_body_bytes)
@@ -435,20 +439,20 @@ struct Endpoint {
     session_timeout: Duration,
 }
 
-/// Hands what other replicas relay to `endpoint`'s sessions ([`SessionCalls::relayed`]),
-/// until the server shuts down or the endpoint is dropped. Outside a tokio runtime (a
-/// router built for a test without one) nothing is relayed.
-fn relay_to(endpoint: &Arc<Endpoint>, shared: &SharedState) {
+/// With a shared state, hands what other replicas relay to `endpoint`'s sessions
+/// ([`SessionCalls::relayed`]), until the server shuts down or the endpoint is dropped.
+/// Outside a tokio runtime (a router built for a test without one) nothing is relayed.
+fn relay_to(endpoint: &Arc<Endpoint>) {
+    let Some(shared) = &endpoint.shared else {
+        return;
+    };
     if tokio::runtime::Handle::try_current().is_err() {
         tracing::warn!("no runtime: messages from other replicas are not received");
         return;
     }
     let mut inbox = shared.listen();
+    let shutdown = endpoint.state.shutdown_token().clone();
     let endpoint = Arc::downgrade(endpoint);
-    let shutdown = endpoint
-        .upgrade()
-        .map(|endpoint| endpoint.state.shutdown_token().clone())
-        .unwrap_or_default();
     tokio::spawn(async move {
         loop {
             let relayed = tokio::select! {

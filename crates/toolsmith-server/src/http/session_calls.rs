@@ -156,7 +156,10 @@ impl SessionJoin for Joiner {
     }
 
     async fn share_log_level(&self, session: &str, level: LogLevel) {
-        let Some((shared, ttl)) = self.0.upgrade().and_then(|registry| registry.shared.clone())
+        let Some((shared, ttl)) = self
+            .0
+            .upgrade()
+            .and_then(|registry| registry.shared.clone())
         else {
             return;
         };
@@ -199,7 +202,7 @@ impl SessionCalls {
     }
 
     /// Acts on what another replica relayed for a session this one holds (issue 19, item
-    /// 4): hands a client's message to rmcp's session, as if POSTed here (a cancellation
+    /// 4): hands a client's message to rmcp's session, as if posted here (a cancellation
     /// also stops a call on the direct path), or applies a log level. A session not held
     /// here is left alone: it is not restored for that.
     pub(super) async fn relayed(&self, relayed: Relayed) {

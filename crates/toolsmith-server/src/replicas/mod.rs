@@ -13,7 +13,7 @@
 //!   `tasks/update` to the replica running a task (`toolsmith:task:*`, `tasks/redis.rs`);
 //! - rate-limit counters (`toolsmith:limit:*`, `limits/redis.rs`);
 //! - each session's `logging/setLevel` (`toolsmith:session:ID:log-level`), and, on the
-//!   channel `toolsmith:session-messages`, what a client POSTed to one replica for a
+//!   channel `toolsmith:session-messages`, what a client posted to one replica for a
 //!   request another holds: answers to server→client requests and cancellations
 //!   ([`relay`]);
 //! - nothing else: each replica's name (`--replica-name`, by default `HOST:PORT`) is sent
@@ -203,8 +203,7 @@ impl SharedState {
             .arg(seconds)
             .ignore();
         tokio::spawn(async move {
-            if let Err(error) = expire.query_async::<()>(&mut connection).await
-            {
+            if let Err(error) = expire.query_async::<()>(&mut connection).await {
                 tracing::debug!(%error, "could not extend a session's TTL in the shared state");
             }
         });

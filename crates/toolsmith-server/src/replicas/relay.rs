@@ -9,7 +9,10 @@
 //!   handles it as before and publishes it; every other replica that holds the session
 //!   hands it to its session too, where rmcp matches it to the request waiting for it and
 //!   drops it when none is (an answer or a cancellation for an unknown id is ignored, as
-//!   the spec allows).
+//!   the spec allows). rmcp numbers the server→client requests of a session per handler,
+//!   from 0, and a replica that restored a session has a handler of its own: two replicas
+//!   asking one session at the same moment may use the same id, and then an answer
+//!   reaches both.
 //! - a session's `logging/setLevel`: kept under `toolsmith:session:ID:log-level` (same TTL
 //!   as the session's record), read by a replica that restores the session, and published
 //!   so replicas holding it already apply it at once.
@@ -23,9 +26,9 @@
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use toolsmith_model::LogLevel;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
+use toolsmith_model::LogLevel;
 
 use super::{CONNECT_TIMEOUT, RESPONSE_TIMEOUT, SharedState};
 
@@ -58,7 +61,7 @@ pub(crate) struct Relayed {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) enum Message {
-    /// A message the client POSTed (a JSON-RPC response or error, or
+    /// A message the client posted (a JSON-RPC response or error, or
     /// `notifications/cancelled`), as it was posted.
     FromClient(serde_json::Value),
     /// The session's new `logging/setLevel`: the level's MCP name.
@@ -137,7 +140,10 @@ impl SharedState {
                     if self.forward(subscription, &sender).await.is_err() {
                         return;
                     }
-                    tracing::warn!(url = self.url(), "lost the subscription to the shared state; subscribing again");
+                    tracing::warn!(
+                        url = self.url(),
+                        "lost the subscription to the shared state; subscribing again"
+                    );
                 }
                 Err(error) => {
                     tracing::warn!(url = self.url(), %error, "could not subscribe to the shared state; trying again in {delay:?}");
@@ -169,12 +175,12 @@ impl SharedState {
         sender: &mpsc::Sender<Relayed>,
     ) -> Result<(), ()> {
         let (mut sink, mut messages) = subscription.split();
-        let mut ping = tokio::time::interval(PING_EVERY);
-        ping.tick().await;
+        let mut every = tokio::time::interval(PING_EVERY);
+        every.tick().await;
         loop {
             tokio::select! {
                 () = sender.closed() => return Err(()),
-                _ = ping.tick() => {
+                _ = every.tick() => {
                     let pong = tokio::time::timeout(RESPONSE_TIMEOUT, sink.ping::<redis::Value>()).await;
                     if !matches!(pong, Ok(Ok(_))) {
                         return Ok(());

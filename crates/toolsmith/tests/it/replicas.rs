@@ -98,7 +98,12 @@ const CLIENT_TOOLS: [(&str, &str); 3] = [
 
 /// Redis and two replicas of [`CLIENT_TOOLS`], without a balancer: the tests post to each
 /// replica's own port. `None` when the test skips.
-fn two_replicas() -> Option<(tempfile::TempDir, crate::services::Daemon, ServeProcess, ServeProcess)> {
+fn two_replicas() -> Option<(
+    tempfile::TempDir,
+    crate::services::Daemon,
+    ServeProcess,
+    ServeProcess,
+)> {
     if !redis_present() {
         return None;
     }
@@ -315,12 +320,15 @@ fn an_elicitation_from_one_replica_is_answered_through_the_other() {
     let (status, head, body) = post(&b, &session, &answer);
     assert_eq!(status, 202, "{head}\n{body}");
     assert!(
-        head.to_ascii_lowercase().contains("toolsmith-replica: replica-b"),
+        head.to_ascii_lowercase()
+            .contains("toolsmith-replica: replica-b"),
         "{head}"
     );
 
     let result = on_a.until(|message| message["id"] == 1);
-    let said = result["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    let said = result["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(said.contains("Ada"), "{result}");
     assert_eq!(result["result"]["isError"], false, "{result}");
 }
@@ -412,7 +420,8 @@ fn a_log_level_set_on_one_replica_applies_on_the_other() {
     let (status, head, body) = post(&b, &session, &chatty);
     assert_eq!(status, 200, "{body}");
     assert!(
-        head.to_ascii_lowercase().contains("toolsmith-replica: replica-b"),
+        head.to_ascii_lowercase()
+            .contains("toolsmith-replica: replica-b"),
         "{head}"
     );
     let logged = stream_on_b.until(debug_line);
