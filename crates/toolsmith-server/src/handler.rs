@@ -21,13 +21,15 @@ use axum::http::request::Parts;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::session::SessionRestoreMarker;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
 use toolsmith_model::{Caller, LogLevel, OutcomeKind, TaskSupport};
@@ -55,10 +57,19 @@ pub(crate) enum Transport {
 }
 
 /// Where a Streamable HTTP session's handler registers once its client is initialized, so
-/// that the session's plain calls skip rmcp's session worker (`http/session_calls.rs`).
+/// that the session's plain calls skip rmcp's session worker (`http/session_calls.rs`);
+/// and, with replicas, where its log level is shared.
+#[async_trait::async_trait]
 pub(crate) trait SessionJoin: Send + Sync {
     /// Registers `handler`'s session, whose `notifications/initialized` `context` is.
     fn join(&self, handler: &McpHandler, context: &NotificationContext<RoleServer>);
+
+    /// Tells the other replicas (if any) that `session`'s log level is now `level`.
+    async fn share_log_level(&self, session: &str, level: LogLevel);
+
+    /// The log level a client set for `session` on another replica, when this one
+    /// restores the session.
+    async fn shared_log_level(&self, session: &str) -> Option<LogLevel>;
 }
 
 /// The rmcp handler of one connection or session.
@@ -308,6 +319,12 @@ impl McpHandler {
         self.state.page_size()
     }
 
+    /// Sets the session's log level here, as `logging/setLevel` does (also when another
+    /// replica got it).
+    pub(crate) fn set_session_log_level(&self, level: LogLevel) {
+        self.log_level.store(level as u8, Ordering::Relaxed);
+    }
+
     fn session_log_level(&self) -> LogLevel {
         LEVELS
             .get(usize::from(self.log_level.load(Ordering::Relaxed)))
@@ -414,6 +431,23 @@ impl ServerHandler for McpHandler {
         self.state.info().clone()
     }
 
+    /// As rmcp's own, and a session restored from the shared state takes the log level a
+    /// client set on another replica (issue 19, item 4).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        if let Transport::HttpSession(sessions) = &self.transport
+            && let Some(restored) = context.extensions.get::<SessionRestoreMarker>()
+            && let Some(level) = sessions.shared_log_level(&restored.id).await
+        {
+            self.set_session_log_level(level);
+        }
+        self.negotiate_initialize(&request)
+    }
+
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
         *self.root.lock().await = ClientRoot::Unasked;
     }
@@ -483,10 +517,19 @@ impl ServerHandler for McpHandler {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.log_level
-            .store(log_level(request.level) as u8, Ordering::Relaxed);
+        let level = log_level(request.level);
+        self.set_session_log_level(level);
+        if let Transport::HttpSession(sessions) = &self.transport
+            && let Some(session) = context
+                .extensions
+                .get::<Parts>()
+                .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
+                .and_then(|id| id.to_str().ok())
+        {
+            sessions.share_log_level(session, level).await;
+        }
         Ok(())
     }
 

@@ -69,7 +69,7 @@ use guard::{Guard, HostRule, OriginRule};
 pub use health::{HEALTH_PATH, READY_PATH};
 pub use metrics::{METRICS_PATH, serve_metrics};
 pub use page::{INFO_PATH, InstallSnippet, InstallSnippets, PAGE_PATH, SnippetServer};
-use peek::{accepts, has_method, is_json, request_id};
+use peek::{accepts, for_any_replica, has_method, is_json, request_id};
 use replies::{id_in_use, not_a_message, sessions_busy, state_unreachable, too_large};
 use session_calls::{SESSION_HEADER, SessionCalls};
 use sessions::{SessionBook, until_sent};
@@ -199,7 +199,11 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let mut session_manager = LocalSessionManager::default();
     session_manager.session_config.keep_alive = Some(options.session_timeout);
     let session_manager = Arc::new(session_manager);
-    let calls = SessionCalls::new(Arc::clone(&session_manager));
+    let shared = options
+        .shared_state
+        .clone()
+        .map(|shared| (shared, options.session_timeout));
+    let calls = SessionCalls::new(Arc::clone(&session_manager), shared);
     let book = SessionBook::new(
         options.max_sessions,
         options.session_timeout,
@@ -215,10 +219,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             ))
         }
     };
-    let mut session_config = config.clone();
-    if let Some(shared) = &options.shared_state {
-        session_config.session_store = Some(Arc::new(shared.sessions(options.session_timeout)));
-    }
+    let session_config = with_session_store(config.clone(), options);
     let sessions = StreamableHttpService::new(session_factory, session_manager, session_config);
     let stateless = StreamableHttpService::new(
         move || Ok(McpHandler::new(state.clone(), Transport::Http)),
@@ -252,6 +253,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         shared: options.shared_state.clone(),
         session_timeout: options.session_timeout,
     });
+    relay_to(&endpoint);
     let mcp = post(post_message.layer(guard.clone()))
         .delete(delete_session.layer(guard.clone()))
         .get(to_sessions.layer(guard.clone()))
@@ -383,6 +385,17 @@ async fn replica_options(
     Ok(options)
 }
 
+/// `config` with the session store of the shared state, if any: sessions are kept there.
+fn with_session_store(
+    mut config: StreamableHttpServerConfig,
+    options: &HttpOptions,
+) -> StreamableHttpServerConfig {
+    if let Some(shared) = &options.shared_state {
+        config.session_store = Some(Arc::new(shared.sessions(options.session_timeout)));
+    }
+    config
+}
+
 fn service_config(state: &ServerState, options: &HttpOptions) -> StreamableHttpServerConfig {
     let mut config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(options.max_body_bytes)
@@ -424,6 +437,34 @@ struct Endpoint {
     shared: Option<SharedState>,
     /// How long a session's record in the shared state outlives its last use.
     session_timeout: Duration,
+}
+
+/// With a shared state, hands what other replicas relay to `endpoint`'s sessions
+/// ([`SessionCalls::relayed`]), until the server shuts down or the endpoint is dropped.
+/// Outside a tokio runtime (a router built for a test without one) nothing is relayed.
+fn relay_to(endpoint: &Arc<Endpoint>) {
+    let Some(shared) = &endpoint.shared else {
+        return;
+    };
+    if tokio::runtime::Handle::try_current().is_err() {
+        tracing::warn!("no runtime: messages from other replicas are not received");
+        return;
+    }
+    let mut inbox = shared.listen();
+    let shutdown = endpoint.state.shutdown_token().clone();
+    let endpoint = Arc::downgrade(endpoint);
+    tokio::spawn(async move {
+        loop {
+            let relayed = tokio::select! {
+                () = shutdown.cancelled() => return,
+                relayed = inbox.recv() => relayed,
+            };
+            let (Some(relayed), Some(endpoint)) = (relayed, endpoint.upgrade()) else {
+                return;
+            };
+            endpoint.calls.relayed(relayed).await;
+        }
+    });
 }
 
 /// POST: a message, in a session or not.
@@ -497,6 +538,7 @@ impl Endpoint {
         let restoring = match (&self.shared, session) {
             (Some(shared), Some(session)) => {
                 shared.touch(session, self.session_timeout);
+                self.relay(shared, session, &bytes).await;
                 in_flight.is_none().then(|| session.to_owned())
             }
             _ => None,
@@ -511,6 +553,24 @@ impl Endpoint {
             self.book.adopt(&session);
         }
         until_sent(response, in_flight)
+    }
+
+    /// Publishes a client's message that another replica may be waiting for (an answer to
+    /// its request, a cancellation of its call: [`peek::for_any_replica`]) to the other
+    /// replicas, before this one handles it too (docs/deploy.md; issue 19, item 4).
+    async fn relay(&self, shared: &SharedState, session: &str, bytes: &Bytes) {
+        if !for_any_replica(bytes) {
+            return;
+        }
+        let Ok(message) = serde_json::from_slice(bytes) else {
+            return;
+        };
+        if let Err(error) = shared
+            .relay(session, crate::replicas::Message::FromClient(message))
+            .await
+        {
+            tracing::warn!(%error, session, "could not relay a message to the other replicas");
+        }
     }
 
     /// A POST without a session id: `initialize` from a client that accepts event streams

@@ -72,6 +72,22 @@ pub(super) fn request_id(body: &[u8]) -> Option<RequestId> {
     peek.method.and(peek.id)
 }
 
+/// Whether the body is a message another replica may be waiting for (issue 19, item 4): a
+/// response or an error (an answer to a server→client request), or
+/// `notifications/cancelled`. Read without building the message.
+pub(super) fn for_any_replica(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Peek<'a> {
+        id: Option<serde::de::IgnoredAny>,
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Peek<'_>>(body).is_ok_and(|peek| match peek.method {
+        Some(method) => method == "notifications/cancelled",
+        None => peek.id.is_some(),
+    })
+}
+
 /// A header map holding one header, for tests.
 #[cfg(test)]
 pub(super) fn one_header(name: header::HeaderName, value: &str) -> HeaderMap {

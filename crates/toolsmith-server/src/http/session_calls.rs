@@ -40,13 +40,16 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, Service};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager as _};
 use rmcp::{Peer, RoleServer};
+use toolsmith_model::LogLevel;
 
 use super::guard::HostRule;
 use super::peek::{accepts, has_method, is_json};
 use super::replies::{empty_event_stream, json_response};
 use crate::direct::{self, Calls};
 use crate::handler::{McpHandler, SessionJoin};
+use crate::replicas::{Message, Relayed, SharedState};
 
 /// The header carrying the session id.
 pub(super) const SESSION_HEADER: &str = "mcp-session-id";
@@ -64,6 +67,9 @@ struct Registry {
     sessions: Mutex<HashMap<Box<str>, Arc<Session>>>,
     /// rmcp's sessions, the same ones the session service serves.
     rmcp: Arc<LocalSessionManager>,
+    /// The state shared with other replicas, and how long a session's records there
+    /// outlive its last use.
+    shared: Option<(SharedState, Duration)>,
 }
 
 /// What a session's handler holds to join the registry once its session is initialized;
@@ -121,6 +127,7 @@ impl Session {
     }
 }
 
+#[async_trait::async_trait]
 impl SessionJoin for Joiner {
     /// Registers the session whose `notifications/initialized` this is (the POST carried the
     /// session id), with its handler and peer.
@@ -147,6 +154,31 @@ impl SessionJoin for Joiner {
         sessions.retain(|_, session| !session.peer.is_transport_closed());
         sessions.insert(id.into(), session);
     }
+
+    async fn share_log_level(&self, session: &str, level: LogLevel) {
+        let Some((shared, ttl)) = self
+            .0
+            .upgrade()
+            .and_then(|registry| registry.shared.clone())
+        else {
+            return;
+        };
+        if let Err(error) = shared.set_log_level(session, level, ttl).await {
+            tracing::warn!(%error, session, "could not share a session's log level with the other replicas");
+        }
+    }
+
+    async fn shared_log_level(&self, session: &str) -> Option<LogLevel> {
+        let (shared, _) = self.0.upgrade()?.shared.clone()?;
+        shared
+            .log_level(session)
+            .await
+            .inspect_err(|error| {
+                tracing::warn!(%error, session, "could not read a session's log level from the shared state");
+            })
+            .ok()
+            .flatten()
+    }
 }
 
 impl Registry {
@@ -156,12 +188,58 @@ impl Registry {
 }
 
 impl SessionCalls {
-    /// Answers calls in the sessions of `rmcp`, the session service's manager.
-    pub(super) fn new(rmcp: Arc<LocalSessionManager>) -> Self {
+    /// Answers calls in the sessions of `rmcp`, the session service's manager; `shared`:
+    /// the state shared with other replicas, with the session timeout.
+    pub(super) fn new(
+        rmcp: Arc<LocalSessionManager>,
+        shared: Option<(SharedState, Duration)>,
+    ) -> Self {
         Self(Arc::new(Registry {
             sessions: Mutex::default(),
             rmcp,
+            shared,
         }))
+    }
+
+    /// Acts on what another replica relayed for a session this one holds (issue 19, item
+    /// 4): hands a client's message to rmcp's session, as if posted here (a cancellation
+    /// also stops a call on the direct path), or applies a log level. A session not held
+    /// here is left alone: it is not restored for that.
+    pub(super) async fn relayed(&self, relayed: Relayed) {
+        let id: SessionId = relayed.session.into();
+        if !self.0.rmcp.has_session(&id).await.unwrap_or(false) {
+            return;
+        }
+        let session = self.session(&id);
+        match relayed.message {
+            Message::FromClient(message) => {
+                let message = match serde_json::from_value::<ClientJsonRpcMessage>(message) {
+                    Ok(message) => message,
+                    Err(error) => {
+                        tracing::debug!(%error, session = %id, "a relayed message that is not a client's");
+                        return;
+                    }
+                };
+                if let (
+                    Some(session),
+                    JsonRpcMessage::Notification(JsonRpcNotification {
+                        notification: ClientNotification::CancelledNotification(cancelled),
+                        ..
+                    }),
+                ) = (&session, &message)
+                {
+                    session.calls.cancel(&cancelled.params);
+                }
+                if let Err(error) = self.0.rmcp.accept_message(&id, message).await {
+                    tracing::debug!(%error, session = %id, "a relayed message for a session that is gone");
+                }
+            }
+            Message::LogLevel(level) => {
+                if let (Some(session), Some(level)) = (session, LogLevel::parse(&level)) {
+                    session.handler.set_session_log_level(level);
+                }
+            }
+        }
     }
 
     /// Keeps rmcp's session worker from closing `session` as idle while its calls take this

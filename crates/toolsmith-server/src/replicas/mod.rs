@@ -12,6 +12,10 @@
 //! - MCP tasks, as `tasks/get` shows them, and the inboxes that carry `tasks/cancel` and
 //!   `tasks/update` to the replica running a task (`toolsmith:task:*`, `tasks/redis.rs`);
 //! - rate-limit counters (`toolsmith:limit:*`, `limits/redis.rs`);
+//! - each session's `logging/setLevel` (`toolsmith:session:ID:log-level`), and, on the
+//!   channel `toolsmith:session-messages`, what a client posted to one replica for a
+//!   request another holds: answers to server→client requests and cancellations
+//!   ([`relay`]);
 //! - nothing else: each replica's name (`--replica-name`, by default `HOST:PORT`) is sent
 //!   back in the `Toolsmith-Replica` header of every response, so a client (and a test)
 //!   can tell which one served it.
@@ -23,6 +27,7 @@
 //!
 //! Without `--state` none of this exists, and the HTTP endpoint's path is as before.
 
+mod relay;
 mod sessions;
 
 use std::collections::HashMap;
@@ -33,6 +38,7 @@ use std::time::{Duration, Instant};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use sha2::{Digest, Sha256};
 
+pub(crate) use relay::{Message, Relayed};
 pub(crate) use sessions::RedisSessions;
 
 /// How long one Redis command may take before it counts as a failure.
@@ -40,6 +46,12 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long connecting to Redis may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The shortest wait before connecting to Redis again.
+const MIN_DELAY: Duration = Duration::from_millis(50);
+
+/// The longest wait before connecting to Redis again.
+const MAX_DELAY: Duration = Duration::from_secs(5);
 
 /// The Redis key of the shared `requestState` signing key.
 const REQUEST_STATE_KEY: &str = "toolsmith:request-state-key";
@@ -81,6 +93,8 @@ struct Inner {
     connection: OnceLock<ConnectionManager>,
     /// When each session's TTL was last extended by this replica.
     touched: Mutex<HashMap<Box<str>, Instant>>,
+    /// This process among the replicas, random: it ignores what it published itself.
+    instance: String,
 }
 
 impl fmt::Debug for SharedState {
@@ -111,6 +125,7 @@ impl SharedState {
             client,
             connection: OnceLock::new(),
             touched: Mutex::new(HashMap::new()),
+            instance: hex(&crate::mrtr::random_key()[..8]),
         })))
     }
 
@@ -137,11 +152,7 @@ impl SharedState {
             return Ok(key_from_secret(secret));
         }
         let mut connection = self.connection();
-        let candidate = crate::mrtr::random_key();
-        let hex = candidate.iter().fold(String::new(), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        });
+        let hex = hex(&crate::mrtr::random_key());
         // SET NX then GET: whichever replica came first, all read the same key.
         redis::cmd("SET")
             .arg(REQUEST_STATE_KEY)
@@ -180,15 +191,19 @@ impl SharedState {
             touched.insert(session.into(), now);
         }
         let mut connection = self.connection();
-        let key = sessions::key(session);
         let seconds = ttl.as_secs().max(1);
+        let mut expire = redis::pipe();
+        expire
+            .cmd("EXPIRE")
+            .arg(sessions::key(session))
+            .arg(seconds)
+            .ignore()
+            .cmd("EXPIRE")
+            .arg(relay::log_level_key(session))
+            .arg(seconds)
+            .ignore();
         tokio::spawn(async move {
-            if let Err(error) = redis::cmd("EXPIRE")
-                .arg(key)
-                .arg(seconds)
-                .query_async::<()>(&mut connection)
-                .await
-            {
+            if let Err(error) = expire.query_async::<()>(&mut connection).await {
                 tracing::debug!(%error, "could not extend a session's TTL in the shared state");
             }
         });
@@ -207,8 +222,8 @@ impl SharedState {
                 let config = ConnectionManagerConfig::new()
                     .set_response_timeout(Some(RESPONSE_TIMEOUT))
                     .set_connection_timeout(Some(CONNECT_TIMEOUT))
-                    .set_min_delay(Duration::from_millis(50))
-                    .set_max_delay(Duration::from_secs(5));
+                    .set_min_delay(MIN_DELAY)
+                    .set_max_delay(MAX_DELAY);
                 ConnectionManager::new_lazy_with_config(self.0.client.clone(), config)
                     .expect("a lazy manager fails only for resubscription without a push sender, which this config does not ask for")
             })
@@ -221,6 +236,14 @@ impl SharedState {
             source,
         }
     }
+}
+
+/// `bytes` in lower-case hexadecimal.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    })
 }
 
 /// The `requestState` signing key made from a secret every replica is given.
