@@ -254,12 +254,7 @@ impl ServerState {
     /// that kept a broken file's old tools, or touched only a resource, sends no
     /// `tools/list_changed`.
     async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
-        let published = Arc::new(Published::new(
-            catalog,
-            self.search(),
-            &self.evaluator(),
-            self.0.max_calls,
-        ));
+        let published = Arc::new(self.to_publish(catalog));
         let old = self.0.published.swap(Arc::clone(&published));
         changes.tools = changes.tools && !old.same_tools(&published);
         if !(changes.tools || changes.prompts || changes.resources) {
@@ -386,13 +381,13 @@ impl ServerState {
         self.0
             .content
             .store(Arc::new(Content::new(prompts, resources)));
-        self.0.published.store(Arc::new(Published::new(
-            catalog,
-            self.search(),
-            &self.evaluator(),
-            self.0.max_calls,
-        )));
+        self.0.published.store(Arc::new(self.to_publish(catalog)));
         self.0.ready.send_replace(true);
+    }
+
+    /// `catalog` as the `[search]` and `[evaluator]` settings in force publish it.
+    fn to_publish(&self, catalog: Arc<Catalog>) -> Published {
+        Published::new(catalog, self.search(), &self.evaluator(), self.0.max_calls)
     }
 
     /// Waits until the folder is served ([`ServerState::loading`]); at once for a server

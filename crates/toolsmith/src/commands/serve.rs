@@ -164,8 +164,8 @@ fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Resu
     if let Some(address) = &args.metrics {
         serve_metrics(printer, &state, &http_options(args, &config)?, address)?;
     }
-    // The served folder lives as long as the server (its watcher and upstream hooks hold
-    // it weakly or not at all).
+    // The served folder lives as long as the server: without `--watch` nothing else holds
+    // it (the upstream hook holds it weakly).
     let served: Arc<OnceLock<Arc<ServedFolder>>> = Arc::default();
     let loader = {
         let (args, state, served) = (args.clone(), state.clone(), Arc::clone(&served));
@@ -176,19 +176,16 @@ fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Resu
             match loaded {
                 Ok(Ok(folder)) => {
                     let _ = served.set(folder);
+                    return;
                 }
-                Ok(Err(error)) => {
-                    crate::error::render(printer, &error);
-                    toolsmith_upstream::kill_all();
-                    std::process::exit(2);
-                }
-                // The panic message is on stderr already; a server that never serves its
-                // folder must not keep the client waiting.
-                Err(_) => {
-                    toolsmith_upstream::kill_all();
-                    std::process::exit(2);
-                }
+                Ok(Err(error)) => crate::error::render(printer, &error),
+                // The panic's message is on stderr already.
+                Err(_) => {}
             }
+            // A server that will never serve its folder must not keep the client waiting:
+            // it ends as `serve` does when it cannot start (`ExitStatus::Failure`).
+            toolsmith_upstream::kill_all();
+            std::process::exit(2);
         }
     };
     std::thread::Builder::new()

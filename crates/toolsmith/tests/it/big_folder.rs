@@ -205,19 +205,10 @@ fn initialize_is_answered_while_the_folder_loads_and_the_rest_waits_for_it() {
     )
     .unwrap();
     let mut server = ServeProcess::stdio(&[folder.to_str().unwrap()]);
-    let initialized = server.request(
-        "initialize",
-        &json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"},
-        }),
-    );
+    let result = server.initialize();
     assert!(!gate.exists(), "the folder cannot have loaded yet");
-    let result = &initialized["result"];
-    assert_eq!(result["serverInfo"]["name"], "gated", "{initialized}");
-    assert!(result["capabilities"]["tools"].is_object(), "{initialized}");
-    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(result["serverInfo"]["name"], "gated", "{result}");
+    assert!(result["capabilities"]["tools"].is_object(), "{result}");
     let listing = server.send_request("tools/list", &json!({}));
     std::fs::write(&gate, "").unwrap();
     let listed = server.until(|message| message["id"] == listing);

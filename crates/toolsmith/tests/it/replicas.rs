@@ -139,14 +139,7 @@ fn open_session(replica: &ServeProcess, capabilities: &Value) -> String {
         "clientInfo": {"name": "replicas-test", "version": "1"}}});
     let (status, head, body) = replica.post(&headers(None), &initialize.to_string());
     assert_eq!(status, 200, "{head}\n{body}");
-    let session = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session id in {head}"));
+    let session = crate::serve_process::session_id_of(&head);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let (status, head, _) = post(replica, &session, &initialized);
     assert_eq!(status, 202, "{head}");

@@ -150,8 +150,8 @@ impl ServeProcess {
         message
     }
 
-    /// `initialize`, its answer, then `notifications/initialized`.
-    pub(crate) fn initialize(&mut self) {
+    /// `initialize`, its answer, then `notifications/initialized`; the `initialize` result.
+    pub(crate) fn initialize(&mut self) -> Value {
         self.send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -163,6 +163,7 @@ impl ServeProcess {
             "{answer}"
         );
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer["result"].clone()
     }
 
     /// Sends a request with a fresh numeric id and returns the id, without waiting.
@@ -347,4 +348,15 @@ fn rest(lines: &mpsc::Receiver<String>, patience: Duration) -> Vec<String> {
             Err(mpsc::RecvTimeoutError::Timeout) => panic!("the stream did not end: {rest:?}"),
         }
     }
+}
+
+/// The `Mcp-Session-Id` an HTTP response's `head` gives; a head without one fails the test.
+pub(crate) fn session_id_of(head: &str) -> String {
+    head.lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {head}"))
 }

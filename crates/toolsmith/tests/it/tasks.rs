@@ -524,14 +524,7 @@ impl Session2025 {
     fn open(server: &ServeProcess) -> Self {
         let (head, body) = post_2025(server, None, &initialize_2025_11_25());
         assert_declares_tasks(&sse_message(&body));
-        let id = head
-            .lines()
-            .find_map(|line| {
-                let (name, value) = line.split_once(':')?;
-                name.eq_ignore_ascii_case("mcp-session-id")
-                    .then(|| value.trim().to_owned())
-            })
-            .unwrap_or_else(|| panic!("no session id in {head}"));
+        let id = crate::serve_process::session_id_of(&head);
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         post_2025(server, Some(&id), &initialized);
         Self { id, next: 1 }

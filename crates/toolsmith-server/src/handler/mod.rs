@@ -11,7 +11,6 @@
     reason = "rmcp 3.11 marks the logging types deprecated (SEP-2577); they still work"
 )]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
@@ -41,6 +40,9 @@ use crate::metrics::ToolMetrics;
 use crate::mrtr::{self, Replay};
 use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
 use crate::tasks::{self, Route};
+use roots::ClientRoot;
+
+mod roots;
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -85,19 +87,6 @@ pub(crate) struct McpHandler {
     root: Arc<tokio::sync::Mutex<ClientRoot>>,
 }
 
-/// What the session knows of the client's root.
-#[derive(Debug, Clone, Default)]
-enum ClientRoot {
-    /// Not asked yet (or the client said its roots changed).
-    #[default]
-    Unasked,
-    /// The answer: a local directory, or none usable.
-    Known(Option<PathBuf>),
-}
-
-/// How long a call waits for the client's `roots/list` before running in the tools folder.
-const ROOTS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
-
 impl McpHandler {
     /// A handler for a new connection or session on `transport`.
     pub(crate) fn new(state: ServerState, transport: Transport) -> Self {
@@ -113,44 +102,6 @@ impl McpHandler {
     /// Cancelled when the server shuts down.
     pub(crate) fn shutdown_token(&self) -> &tokio_util::sync::CancellationToken {
         self.state.shutdown_token()
-    }
-
-    /// Whether the client's root is known, so a call needs no `roots/list` first.
-    pub(crate) fn knows_client_root(&self) -> bool {
-        self.root
-            .try_lock()
-            .is_ok_and(|root| matches!(*root, ClientRoot::Known(_)))
-    }
-
-    /// The client's first `file://` root that is a directory here (command tools run in the
-    /// client's root: docs/tools.md, "Command tools"), asked for once per session and again
-    /// after `notifications/roots/list_changed`; `None` when the client has no roots capability
-    /// or no such root, and the tools folder is used.
-    async fn client_root(&self, context: &RequestContext<RoleServer>) -> Option<PathBuf> {
-        let declared = context
-            .client_capabilities()
-            .as_ref()
-            .is_some_and(|capabilities| capabilities.roots.is_some());
-        if !declared {
-            return None;
-        }
-        let mut cached = self.root.lock().await;
-        if let ClientRoot::Known(known) = &*cached {
-            return known.clone();
-        }
-        let found = match tokio::time::timeout(ROOTS_PATIENCE, context.peer.list_roots()).await {
-            Ok(Ok(result)) => result.roots.iter().find_map(|root| directory_of(&root.uri)),
-            Ok(Err(error)) => {
-                tracing::debug!(%error, "roots/list failed; tools run in the tools folder");
-                None
-            }
-            Err(_) => {
-                tracing::debug!("no answer to roots/list; tools run in the tools folder");
-                None
-            }
-        };
-        *cached = ClientRoot::Known(found.clone());
-        found
     }
 
     /// Calls the catalog entry at `index` of `published`; the answer, and how the call
@@ -384,35 +335,6 @@ pub(crate) fn caller_of(context: &RequestContext<RoleServer>) -> Option<Arc<Call
 
 /// The `tracing` target of the event logged per `tools/call`.
 pub const CALL_LOG_TARGET: &str = "toolsmith::call";
-
-/// The local directory a `file://` URI names, when it is one.
-fn directory_of(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
-        return None;
-    }
-    let path = PathBuf::from(percent_decode(path)?);
-    path.is_dir().then_some(path)
-}
-
-/// `%20` → a space; `None` for a malformed escape or bytes that are not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' {
-            let hex = text.get(index + 1..index + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            out.push(bytes[index]);
-            index += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
 
 /// Every level, indexed by its ordinal.
 const LEVELS: [LogLevel; 8] = [
