@@ -453,6 +453,8 @@ impl Entry<'_> {
             description: self.text("description"),
             mime_type: Some(mime_type),
             meta,
+            annotations: None,
+            icons: None,
             source: self.location.clone(),
             remote: None,
         };

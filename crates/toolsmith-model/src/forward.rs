@@ -34,7 +34,7 @@ pub struct ForwardError {
 
 /// A server that renders prompts and reads resources for Toolsmith: each method sends one
 /// request and waits for its result (MCP `prompts/get`, `resources/read`,
-/// `completion/complete`).
+/// `completion/complete`, `resources/subscribe` and `resources/unsubscribe`).
 pub trait Forward: Send + Sync {
     /// `prompts/get` of `name` with `arguments`: the whole result, as the server gave it.
     ///
@@ -67,6 +67,22 @@ pub trait Forward: Send + Sync {
         argument: &str,
         value: &str,
     ) -> Result<Vec<String>, ForwardError>;
+
+    /// `resources/subscribe` of `uri`, so that the server reports its changes
+    /// (`notifications/resources/updated`); asked once however many sessions subscribe. A
+    /// server that offers no subscriptions is not asked.
+    ///
+    /// # Errors
+    ///
+    /// The server's error, or why it could not be reached.
+    fn subscribe(&self, uri: &str) -> Result<(), ForwardError>;
+
+    /// `resources/unsubscribe` of `uri`, when no session subscribes to it any more.
+    ///
+    /// # Errors
+    ///
+    /// The server's error, or why it could not be reached.
+    fn unsubscribe(&self, uri: &str) -> Result<(), ForwardError>;
 }
 
 /// Where a prompt or resource is forwarded: its name (a prompt's name, a resource's URI, a

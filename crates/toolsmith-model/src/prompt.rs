@@ -216,6 +216,8 @@ pub struct Prompt {
     pub messages: Vec<MessageTemplate>,
     /// Extra `_meta` published on the prompt.
     pub meta: JsonObject,
+    /// MCP `icons`, as an upstream listed them.
+    pub icons: Option<Value>,
     /// Where it was defined.
     pub source: SourceLocation,
     /// The server that renders it, for an upstream's prompt (`messages` is then empty).
@@ -232,6 +234,7 @@ impl Prompt {
             arguments: Vec::new(),
             messages: Vec::new(),
             meta: JsonObject::new(),
+            icons: None,
             source: SourceLocation::default(),
             remote: None,
         }
@@ -242,7 +245,7 @@ impl Prompt {
         self.arguments.iter().find(|argument| argument.name == name)
     }
 
-    /// The `prompts/list` entry: `{name, title?, description?, arguments?, _meta?}`.
+    /// The `prompts/list` entry: `{name, title?, description?, arguments?, icons?, _meta?}`.
     pub fn to_mcp(&self) -> Value {
         let mut prompt = JsonObject::new();
         prompt.insert("name".into(), json!(self.name));
@@ -255,6 +258,9 @@ impl Prompt {
         if !self.arguments.is_empty() {
             let arguments = self.arguments.iter().map(PromptArgument::to_mcp).collect();
             prompt.insert("arguments".into(), Value::Array(arguments));
+        }
+        if let Some(icons) = &self.icons {
+            prompt.insert("icons".into(), icons.clone());
         }
         if !self.meta.is_empty() {
             prompt.insert("_meta".into(), Value::Object(self.meta.clone()));

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::definition::{JsonObject, SourceLocation};
-use crate::forward::{CompletionRef, Remote};
+use crate::forward::{CompletionRef, ForwardError, Remote};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::outcome::EmbeddedResource;
 use crate::template::TextTemplate;
@@ -121,6 +121,11 @@ pub struct ResourceInfo {
     pub mime_type: Option<String>,
     /// `_meta` (MCP Apps: `{"ui": {"csp": …, "permissions": …, "prefersBorder": …}}`).
     pub meta: JsonObject,
+    /// MCP `annotations` (`audience`, `priority`, `lastModified`), as an upstream listed
+    /// them.
+    pub annotations: Option<Value>,
+    /// MCP `icons`, as an upstream listed them.
+    pub icons: Option<Value>,
     /// Where it was defined.
     pub source: SourceLocation,
     /// The server that reads it, for an upstream's resource or template (the contents held
@@ -140,6 +145,12 @@ impl ResourceInfo {
         if let Some(mime) = &self.mime_type {
             object.insert("mimeType".into(), json!(mime));
         }
+        if let Some(icons) = &self.icons {
+            object.insert("icons".into(), icons.clone());
+        }
+        if let Some(annotations) = &self.annotations {
+            object.insert("annotations".into(), annotations.clone());
+        }
     }
 }
 
@@ -157,7 +168,8 @@ pub struct Resource {
 }
 
 impl Resource {
-    /// The `resources/list` entry: `{uri, name, title?, description?, mimeType?, size?, _meta?}`.
+    /// The `resources/list` entry: `{uri, name, title?, description?, mimeType?, icons?,
+    /// annotations?, size?, _meta?}`.
     pub fn to_mcp(&self) -> Value {
         let mut resource = JsonObject::new();
         resource.insert("uri".into(), json!(self.uri));
@@ -247,7 +259,7 @@ pub struct ResourceTemplate {
 
 impl ResourceTemplate {
     /// The `resources/templates/list` entry: `{uriTemplate, name, title?, description?,
-    /// mimeType?, _meta?}`.
+    /// mimeType?, icons?, annotations?, _meta?}`.
     pub fn to_mcp(&self) -> Value {
         let mut template = JsonObject::new();
         template.insert("uriTemplate".into(), json!(self.uri_template.as_str()));
@@ -455,6 +467,20 @@ impl Resources {
         match self.remote_of(uri) {
             Some(remote) => forward_read(remote, uri),
             None => self.read(uri).map(|contents| contents.to_read_result()),
+        }
+    }
+
+    /// Asks the upstream that reads `uri` to report its changes (`subscribe`) or to stop
+    /// (`!subscribe`); nothing for a resource held here, whose changes a reload finds.
+    ///
+    /// # Errors
+    ///
+    /// The upstream's error, or why it could not be reached.
+    pub fn forward_subscription(&self, uri: &str, subscribe: bool) -> Result<(), ForwardError> {
+        match self.remote_of(uri) {
+            Some(remote) if subscribe => remote.forward().subscribe(uri),
+            Some(remote) => remote.forward().unsubscribe(uri),
+            None => Ok(()),
         }
     }
 

@@ -160,6 +160,14 @@ impl Content {
         }
     }
 
+    /// Forwards a subscription to `uri` (or its end) to the upstream that reads it;
+    /// nothing for the folder's own resources.
+    pub(crate) fn forward_subscription(&self, uri: &str, subscribe: bool) -> Result<(), ErrorData> {
+        self.resources
+            .forward_subscription(uri, subscribe)
+            .map_err(|error| ErrorData::new(code(error.code), error.message, None))
+    }
+
     /// `completion/complete` for a prompt argument or a resource template variable: at
     /// most [`MAX_COMPLETIONS`] values, with `total` and `hasMore`.
     pub(crate) fn complete(

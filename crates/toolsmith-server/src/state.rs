@@ -505,6 +505,46 @@ impl ServerState {
         self.0.content.load_full()
     }
 
+    /// The open sessions subscribed to `uri`.
+    fn subscribers_of(&self, uri: &str) -> Vec<Peer<RoleServer>> {
+        let mut subscribers = self
+            .0
+            .subscribers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        subscribers.retain(|(peer, _)| !peer.is_transport_closed());
+        subscribers
+            .iter()
+            .filter(|(_, uris)| uris.contains(uri))
+            .map(|(peer, _)| peer.clone())
+            .collect()
+    }
+
+    /// Whether an open session subscribes to `uri`.
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        !self.subscribers_of(uri).is_empty()
+    }
+
+    /// Sends `resources/updated` for `uri` to the sessions subscribed to it, for an
+    /// upstream that reported it changed (docs/gateway.md); `false` when none is, so the
+    /// upstream may stop reporting it. Must be called inside a Tokio runtime.
+    pub fn resource_updated(&self, uri: &str) -> bool {
+        let subscribers = self.subscribers_of(uri);
+        if subscribers.is_empty() {
+            return false;
+        }
+        let uri = uri.to_owned();
+        tokio::spawn(async move {
+            for peer in subscribers {
+                let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri.clone());
+                if let Err(error) = peer.notify_resource_updated(param).await {
+                    tracing::debug!(%error, "could not send resources/updated");
+                }
+            }
+        });
+        true
+    }
+
     /// Keeps a session's subscriptions so a reload can send it `resources/updated`.
     pub(crate) fn track_subscriptions(&self, peer: &Peer<RoleServer>, uris: &Subscriptions) {
         let mut subscribers = self
@@ -603,24 +643,41 @@ pub(crate) const MAX_SUBSCRIPTIONS: usize = 1000;
 #[derive(Debug)]
 pub(crate) struct TooManySubscriptions;
 
+/// What [`Subscriptions::add`] changed.
+pub(crate) struct Added {
+    /// The session had not subscribed to this URI.
+    pub(crate) new: bool,
+    /// It is the session's first subscription: the session must be tracked.
+    pub(crate) first: bool,
+}
+
 impl Subscriptions {
-    /// Adds `uri`; `Ok(true)` the first time, when the session must be tracked.
-    pub(crate) fn add(&self, uri: String) -> Result<bool, TooManySubscriptions> {
+    /// Adds `uri`.
+    pub(crate) fn add(&self, uri: String) -> Result<Added, TooManySubscriptions> {
         let mut inner = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if inner.uris.len() >= MAX_SUBSCRIPTIONS && !inner.uris.contains(&uri) {
             return Err(TooManySubscriptions);
         }
-        inner.uris.insert(uri);
-        Ok(!std::mem::replace(&mut inner.tracked, true))
+        let new = inner.uris.insert(uri);
+        let first = !std::mem::replace(&mut inner.tracked, true);
+        Ok(Added { new, first })
     }
 
-    /// Removes `uri`.
-    pub(crate) fn remove(&self, uri: &str) {
+    /// Removes `uri`: `true` when the session had subscribed to it.
+    pub(crate) fn remove(&self, uri: &str) -> bool {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .uris
-            .remove(uri);
+            .remove(uri)
+    }
+
+    fn contains(&self, uri: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .uris
+            .contains(uri)
     }
 
     fn snapshot(&self) -> Vec<String> {

@@ -5,7 +5,7 @@
 //! [`Tool::call`](toolsmith_model::Tool::call) of any thread (inside another runtime or
 //! not) can wait for it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::future::Future;
 use std::process::Stdio;
 use std::sync::atomic::Ordering;
@@ -16,8 +16,8 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use rmcp::RoleClient;
 use rmcp::ServiceExt as _;
-use rmcp::model::Tool as RemoteTool;
-use rmcp::service::RunningService;
+use rmcp::model::{SubscribeRequestParams, Tool as RemoteTool};
+use rmcp::service::{Peer, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::io::AsyncBufReadExt as _;
@@ -134,11 +134,16 @@ enum State {
     },
 }
 
+/// The resource URIs Toolsmith subscribes to at one upstream, for the sessions that
+/// subscribed to them (docs/gateway.md, "Prompts and resources"); kept across its restarts.
+pub(crate) type Subscribed = Arc<Mutex<BTreeSet<String>>>;
+
 /// One `[upstream.NAME]`, started or not.
 pub struct Upstream {
     spec: UpstreamSpec,
     state: Mutex<State>,
     stderr: Arc<Mutex<StderrTail>>,
+    subscribed: Subscribed,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -156,6 +161,7 @@ impl Upstream {
             spec,
             state: Mutex::new(State::NotStarted),
             stderr: Arc::default(),
+            subscribed: Subscribed::default(),
         }
     }
 
@@ -273,6 +279,7 @@ impl Upstream {
             Ok(connection) => {
                 let connection = Arc::new(connection);
                 *state = State::Up(Arc::clone(&connection));
+                self.subscribe_again(connection.service.peer());
                 if self.spec.lazy {
                     // Its tools were listed from the last run: the folder lists them again
                     // from the running server, and the clients hear when they changed.
@@ -304,6 +311,49 @@ impl Upstream {
         }
     }
 
+    /// Notes that a session subscribed to `uri`: `true` when no session had, and the
+    /// upstream is to be asked.
+    pub(crate) fn add_subscription(&self, uri: &str) -> bool {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(uri.to_owned())
+    }
+
+    /// Notes that no session subscribes to `uri` any more: `true` when one had, and the
+    /// upstream is to be told.
+    pub(crate) fn remove_subscription(&self, uri: &str) -> bool {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(uri)
+    }
+
+    /// A new connection knows nothing of the subscriptions made on the last one: it is
+    /// asked for each again, in the background.
+    fn subscribe_again(&self, peer: &Peer<RoleClient>) {
+        let uris: Vec<String> = self
+            .subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect();
+        if uris.is_empty() || !offers_subscriptions(peer) {
+            return;
+        }
+        let (peer, name) = (peer.clone(), self.spec.name.clone());
+        runtime().spawn(async move {
+            for uri in uris {
+                #[expect(deprecated, reason = "a 2025-era upstream subscribes this way")]
+                let subscribed = peer.subscribe(SubscribeRequestParams::new(uri.clone())).await;
+                if let Err(error) = subscribed {
+                    tracing::warn!(upstream = %name, %uri, %error, "could not subscribe again after a restart");
+                }
+            }
+        });
+    }
+
     /// What its stderr said last.
     pub(crate) fn stderr_tail(&self) -> String {
         self.stderr
@@ -323,10 +373,11 @@ impl Upstream {
     fn start(&self) -> Result<Connection, UpstreamError> {
         let spec = self.spec.clone();
         let stderr = Arc::clone(&self.stderr);
+        let subscribed = Arc::clone(&self.subscribed);
         *stderr.lock().unwrap_or_else(PoisonError::into_inner) = StderrTail::default();
         let timeout = spec.startup_timeout;
         let started = wait(async move {
-            match tokio::time::timeout(timeout, connect(&spec, stderr)).await {
+            match tokio::time::timeout(timeout, connect(&spec, stderr, subscribed)).await {
                 Ok(result) => result,
                 Err(_) => Err(format!(
                     "did not finish starting within {} (`startup_timeout`)",
@@ -346,8 +397,9 @@ impl Upstream {
 async fn connect(
     spec: &UpstreamSpec,
     stderr: Arc<Mutex<StderrTail>>,
+    subscribed: Subscribed,
 ) -> Result<Connection, String> {
-    let relay = Relay::default();
+    let relay = Relay::new(subscribed);
     let environment = |name: &str| std::env::var(name).ok();
     let mut direct = None;
     let (service, group) = match &spec.transport {
@@ -462,6 +514,17 @@ async fn connect(
     connection.listing =
         Mutex::new(crate::content::list(&spec.name, connection.service.peer()).await);
     Ok(connection)
+}
+
+/// Whether the server at `peer` declared `resources.subscribe`.
+pub(crate) fn offers_subscriptions(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info().is_some_and(|info| {
+        info.capabilities
+            .resources
+            .as_ref()
+            .and_then(|resources| resources.subscribe)
+            .unwrap_or(false)
+    })
 }
 
 /// The process groups of the upstream programs running now.

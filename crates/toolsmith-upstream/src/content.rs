@@ -2,14 +2,16 @@
 //! (docs/gateway.md, "Prompts and resources"): prompts under the upstream's prefix like its
 //! tools, resources and templates under their own URIs; `prompts/get`, `resources/read` and
 //! `completion/complete` forwarded to the upstream through the model's
-//! [`Forward`](toolsmith_model::Forward), the answer returned as it came.
+//! [`Forward`](toolsmith_model::Forward), the answer returned as it came; `resources/subscribe`
+//! forwarded once per URI however many sessions subscribe.
 
 use std::sync::Arc;
 
 use rmcp::RoleClient;
 use rmcp::model::{
     ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, GetPromptResponse,
-    ReadResourceRequestParams, ReadResourceResponse, Reference,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{Peer, ServiceError};
 use serde::{Deserialize, Serialize};
@@ -19,7 +21,7 @@ use toolsmith_model::{
     ResourceBody, ResourceInfo, ResourceTemplate, SourceLocation, UriTemplate,
 };
 
-use crate::connection::{Upstream, wait};
+use crate::connection::{Upstream, offers_subscriptions, wait};
 
 /// What an upstream lists besides its tools, as the JSON it sent (`prompts/list`,
 /// `resources/list`, `resources/templates/list`); empty for what it does not offer.
@@ -190,6 +192,47 @@ impl Forward for Forwarder {
         })?;
         Ok(result.completion.values)
     }
+
+    #[expect(
+        deprecated,
+        reason = "rmcp 3.11 marks resources/subscribe legacy (2026-07-28 has subscriptions/listen); upstreams of the 2025 era use it"
+    )]
+    fn subscribe(&self, uri: &str) -> Result<(), ForwardError> {
+        if !self.0.add_subscription(uri) {
+            return Ok(());
+        }
+        let params = SubscribeRequestParams::new(uri);
+        let sent = self.send("resources/subscribe", move |peer| {
+            let params = params.clone();
+            async move {
+                if !offers_subscriptions(&peer) {
+                    return Ok(());
+                }
+                peer.subscribe(params).await
+            }
+        });
+        if sent.is_err() {
+            self.0.remove_subscription(uri);
+        }
+        sent
+    }
+
+    #[expect(deprecated, reason = "as for subscribe")]
+    fn unsubscribe(&self, uri: &str) -> Result<(), ForwardError> {
+        if !self.0.remove_subscription(uri) {
+            return Ok(());
+        }
+        let params = UnsubscribeRequestParams::new(uri);
+        self.send("resources/unsubscribe", move |peer| {
+            let params = params.clone();
+            async move {
+                if !offers_subscriptions(&peer) {
+                    return Ok(());
+                }
+                peer.unsubscribe(params).await
+            }
+        })
+    }
 }
 
 /// A result as the JSON the upstream sent, without rmcp's 2026-07-28 discriminator (the
@@ -252,6 +295,7 @@ impl UpstreamContent {
                 })
                 .collect();
             prompt.meta = meta(entry);
+            prompt.icons = entry.get("icons").cloned();
             prompt.source = source.clone();
             prompt.remote = remote(&name);
             published.prompts.push(prompt);
@@ -262,6 +306,8 @@ impl UpstreamContent {
             description: text(entry, "description"),
             mime_type: text(entry, "mimeType"),
             meta: meta(entry),
+            annotations: entry.get("annotations").cloned(),
+            icons: entry.get("icons").cloned(),
             source: source.clone(),
             remote: text(entry, key).and_then(|name| remote(&name)),
         };
@@ -313,4 +359,62 @@ fn meta(entry: &Value) -> JsonObject {
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn upstream() -> Arc<Upstream> {
+        Arc::new(Upstream::new(crate::UpstreamSpec {
+            name: "docs".into(),
+            prefix: "docs_".into(),
+            transport: crate::UpstreamTransport::Http {
+                url: "http://127.0.0.1:9/mcp".into(),
+                headers: std::collections::BTreeMap::new(),
+            },
+            startup_timeout: std::time::Duration::from_secs(1),
+            lazy: true,
+        }))
+    }
+
+    /// Issue 17: a listed resource's, template's and prompt's `annotations` and `icons` reach
+    /// the client as the upstream listed them, through rmcp's types too.
+    #[test]
+    fn listed_annotations_and_icons_pass_through() {
+        let icons = json!([{"src": "https://example.com/doc.png", "mimeType": "image/png", "sizes": ["48x48"]}]);
+        let annotations =
+            json!({"audience": ["user"], "priority": 0.25, "lastModified": "2026-12-01T00:00:00Z"});
+        let listing = Listing {
+            prompts: vec![json!({"name": "summary", "icons": icons})],
+            resources: vec![json!({
+                "uri": "docs://guide", "name": "guide", "mimeType": "text/markdown",
+                "annotations": annotations, "icons": icons, "size": 12
+            })],
+            templates: vec![json!({
+                "uriTemplate": "docs://page/{n}", "name": "page",
+                "annotations": annotations, "icons": icons
+            })],
+        };
+        let content = UpstreamContent::new(&upstream(), &listing, &SourceLocation::default());
+        assert!(content.problems.is_empty(), "{:?}", content.problems);
+
+        let resource = content.resources[0].to_mcp();
+        assert_eq!(resource["annotations"], annotations, "{resource}");
+        assert_eq!(resource["icons"], icons, "{resource}");
+        let through_rmcp: rmcp::model::Resource = serde_json::from_value(resource.clone()).unwrap();
+        assert_eq!(serde_json::to_value(through_rmcp).unwrap(), resource);
+
+        let template = content.templates[0].to_mcp();
+        assert_eq!(template["annotations"], annotations, "{template}");
+        assert_eq!(template["icons"], icons, "{template}");
+        let through_rmcp: rmcp::model::ResourceTemplate =
+            serde_json::from_value(template.clone()).unwrap();
+        assert_eq!(serde_json::to_value(through_rmcp).unwrap(), template);
+
+        let prompt = content.prompts[0].to_mcp();
+        assert_eq!(prompt["name"], "docs_summary");
+        assert_eq!(prompt["icons"], icons, "{prompt}");
+    }
 }

@@ -39,7 +39,7 @@ mod spec;
 mod tool;
 mod transform;
 
-pub use changes::on_tools_changed;
+pub use changes::{on_resource_updated, on_tools_changed};
 pub use connection::{Upstream, UpstreamError, kill_all};
 pub use content::{Listing, UpstreamContent};
 /// A tool as an upstream lists it (rmcp's `Tool`).

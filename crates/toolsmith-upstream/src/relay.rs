@@ -1,7 +1,8 @@
 //! The client side Toolsmith shows an upstream (docs/gateway.md, "A faithful proxy"): its
 //! progress and log notifications go to the client of the call they belong to, and its
 //! sampling, elicitation and roots requests are asked of that client, through the call's
-//! [`ClientBridge`]; `tools/list_changed` marks the upstream's tools stale.
+//! [`ClientBridge`]; `tools/list_changed` marks the upstream's tools stale, and
+//! `resources/updated` goes to the sessions subscribed to the resource.
 
 #![expect(
     deprecated,
@@ -15,11 +16,14 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ErrorData, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ResourceUpdatedNotificationParam, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 use toolsmith_model::{ClientBridge, LogLevel};
+
+use crate::connection::Subscribed;
 
 /// A call in flight: its progress token upstream (`None` while it is being sent), the
 /// client it came from, and the key its [`Registration`] removes it by.
@@ -41,6 +45,8 @@ pub(crate) struct Relay {
     pub(crate) tools_changed: Arc<AtomicBool>,
     /// Set by `notifications/prompts/list_changed` and `resources/list_changed`.
     pub(crate) content_changed: Arc<AtomicBool>,
+    /// The URIs subscribed to at this upstream, for its `resources/updated`.
+    subscribed: Subscribed,
 }
 
 /// Removes a call from its relay when the call ends, however it ends.
@@ -60,6 +66,14 @@ impl Drop for Registration {
 }
 
 impl Relay {
+    /// The relay of a new connection to the upstream whose subscriptions are `subscribed`.
+    pub(crate) fn new(subscribed: Subscribed) -> Self {
+        Self {
+            subscribed,
+            ..Self::default()
+        }
+    }
+
     /// Sends a call with `send` and routes what the upstream says about it to `client`.
     ///
     /// rmcp picks the request's progress token as it sends it, and a quick upstream may
@@ -251,6 +265,29 @@ impl ClientHandler for Relay {
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.content_changed.store(true, Ordering::Release);
         crate::changes::notify();
+    }
+
+    /// Goes to the sessions subscribed to the URI; when none is any more (they ended
+    /// without unsubscribing), the upstream is told to stop.
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        context: NotificationContext<RoleClient>,
+    ) {
+        if crate::changes::resource_updated(&params.uri) {
+            return;
+        }
+        let was = self
+            .subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&params.uri);
+        if was {
+            let _ = context
+                .peer
+                .unsubscribe(UnsubscribeRequestParams::new(params.uri))
+                .await;
+        }
     }
 
     async fn create_message(

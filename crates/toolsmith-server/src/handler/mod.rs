@@ -534,8 +534,9 @@ impl ServerHandler for McpHandler {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.state.content().check_uri(&request.uri)?;
-        let first = self.subscriptions.add(request.uri).map_err(|_| {
+        let served = self.state.content();
+        served.check_uri(&request.uri)?;
+        let added = self.subscriptions.add(request.uri.clone()).map_err(|_| {
             ErrorData::invalid_params(
                 format!(
                     "this session already subscribes to {MAX_SUBSCRIPTIONS} resources, the most \
@@ -544,9 +545,19 @@ impl ServerHandler for McpHandler {
                 None,
             )
         })?;
-        if first {
+        if added.first {
             self.state
                 .track_subscriptions(&context.peer, &self.subscriptions);
+        }
+        // An upstream's resource: the upstream is asked to report its changes
+        // (docs/gateway.md, "Prompts and resources").
+        if added.new && served.forwards(Forwarded::Resource(&request.uri)) {
+            let uri = request.uri.clone();
+            let forwarded = blocking(move || served.forward_subscription(&uri, true)).await;
+            if forwarded.is_err() {
+                self.subscriptions.remove(&request.uri);
+            }
+            forwarded?;
         }
         Ok(())
     }
@@ -556,7 +567,14 @@ impl ServerHandler for McpHandler {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscriptions.remove(&request.uri);
+        let content = self.state.content();
+        if self.subscriptions.remove(&request.uri)
+            && content.forwards(Forwarded::Resource(&request.uri))
+            && !self.state.is_subscribed(&request.uri)
+        {
+            let uri = request.uri;
+            blocking(move || content.forward_subscription(&uri, false)).await?;
+        }
         Ok(())
     }
 

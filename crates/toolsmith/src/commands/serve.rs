@@ -237,9 +237,12 @@ fn with_flags(mut options: ServerOptions, args: &ServeArgs) -> ServerOptions {
     options
 }
 
-/// Loads the folder again when an upstream's tools change, so that clients hear of it
-/// (docs/gateway.md, "A faithful proxy").
+/// Loads the folder again when an upstream's tools change, so that clients hear of it, and
+/// passes an upstream's `resources/updated` to the sessions subscribed (docs/gateway.md,
+/// "A faithful proxy").
 fn upstream_changes(served: &Arc<ServedFolder>) {
+    let state = served.state().clone();
+    toolsmith_upstream::on_resource_updated(move |uri| state.resource_updated(uri));
     let served = Arc::downgrade(served);
     toolsmith_upstream::on_tools_changed(move || {
         if let Some(served) = served.upgrade() {

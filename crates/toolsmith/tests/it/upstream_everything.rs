@@ -191,3 +191,37 @@ fn server_everything_progress_reaches_the_client_and_a_cancelled_call_ends() {
         "the cancelled call got no answer: {answered}"
     );
 }
+
+/// Issue 17: `resources/subscribe` of an upstream's resource is forwarded to it, and its
+/// `notifications/resources/updated` reach the subscribed client; after
+/// `resources/unsubscribe` the upstream is told too, and sends nothing more for it.
+#[test]
+fn server_everything_resource_updates_reach_a_subscribed_client() {
+    let Some((_dir, mut server)) = serve_everything() else {
+        return;
+    };
+    let uri = "demo://resource/static/document/features.md";
+    let subscribed = server.request("resources/subscribe", &json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+
+    // server-everything sends `resources/updated` for each URI its client subscribed to,
+    // once at once and then every 5 s, while the tool has them on.
+    server.call("everything_toggle-subscriber-updates", &json!({}));
+    let updated = server.until(|message| message["method"] == "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], uri, "{updated}");
+    server.call("everything_toggle-subscriber-updates", &json!({}));
+
+    let unsubscribed = server.request("resources/unsubscribe", &json!({"uri": uri}));
+    assert!(unsubscribed["result"].is_object(), "{unsubscribed}");
+    // On again: had Toolsmith kept its subscription upstream, the update would come now.
+    server.call("everything_toggle-subscriber-updates", &json!({}));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let id = server.send_request("ping", &json!({}));
+    server.until(|message| {
+        assert_ne!(
+            message["method"], "notifications/resources/updated",
+            "an update after unsubscribing: {message}"
+        );
+        message["id"] == id
+    });
+}
