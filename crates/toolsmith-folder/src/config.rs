@@ -67,6 +67,9 @@ pub struct FolderConfig {
     pub limits: toolsmith_model::LimitSettings,
     /// `[profiles.NAME]`, by name (docs/profiles.md).
     pub profiles: BTreeMap<String, Profile>,
+    /// The served profile's `scopes`, which every OAuth caller needs (docs/auth.md); empty
+    /// without a profile.
+    pub profile_scopes: Vec<String>,
     /// The whole file as JSON, for sections read elsewhere.
     pub raw: JsonObject,
 }
@@ -93,6 +96,7 @@ impl FolderConfig {
         config.version = profile.version.clone().or(config.version);
         config.instructions = profile.instructions.clone().or(config.instructions);
         config.search = profile.search.unwrap_or(config.search);
+        config.profile_scopes.clone_from(&profile.scopes);
         if let Some(evaluator) = &profile.evaluator {
             config.evaluator = EvaluatorSettings {
                 // The options were resolved for the folder's tool name.

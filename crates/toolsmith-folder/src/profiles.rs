@@ -41,6 +41,7 @@ const KEYS: &[&str] = &[
     "instructions",
     "search",
     "evaluator",
+    "scopes",
 ];
 
 /// One `[profiles.NAME]`: which tools, prompts and resources it serves and the server
@@ -70,6 +71,9 @@ pub struct Profile {
     /// `evaluator`: `true`, `false` or `[profiles.NAME.evaluator]`, the folder's
     /// `[evaluator]` with the keys this one sets (docs/code-mode.md).
     pub evaluator: Option<EvaluatorSettings>,
+    /// `scopes`: the OAuth scopes every caller of the server this profile makes needs,
+    /// besides `[auth] required_scopes` (docs/auth.md).
+    pub scopes: Vec<String>,
     /// Where `[profiles.NAME]` is written.
     location: SourceLocation,
 }
@@ -182,6 +186,7 @@ fn parse_one(
         instructions: None,
         search: None,
         evaluator: None,
+        scopes: Vec::new(),
         location,
     };
     for (key, value) in table {
@@ -222,6 +227,22 @@ fn parse_one(
                     _ => profile.discoverable = selectors,
                 }
             }
+            "scopes" => match value.as_array().and_then(|items| {
+                items
+                    .iter()
+                    .map(|item| item.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+            }) {
+                Some(scopes) => profile.scopes = scopes,
+                None => problem(
+                    at(keys, &[]),
+                    format!(
+                        "`profiles.{name}.scopes` must be a list of strings, got {}",
+                        kind(value)
+                    ),
+                    "e.g. scopes = [\"tickets:write\"]".to_owned(),
+                ),
+            },
             "evaluator" => {
                 let here = at(keys, &[]);
                 profile.evaluator = Some(crate::config::evaluator_settings(
@@ -583,6 +604,29 @@ mod tests {
             (search.mode, search.budget_tokens),
             (SearchMode::Always, 500)
         );
+    }
+
+    #[test]
+    fn scopes_are_read_and_a_served_profile_requires_them() {
+        let (config, problems) = config(
+            "[profiles.support]\nscopes = [\"support\", \"tickets:read\"]\n[profiles.bad]\nscopes = \"support\"\n",
+        );
+        assert_eq!(
+            problems,
+            [
+                "4:1: `profiles.bad.scopes` must be a list of strings, got a string (e.g. scopes = [\"tickets:write\"])"
+            ]
+        );
+        assert_eq!(
+            config.profiles["support"].scopes,
+            ["support", "tickets:read"]
+        );
+        assert!(
+            config.profile_scopes.is_empty(),
+            "the folder itself requires none"
+        );
+        let served = config.with_profile("support").unwrap();
+        assert_eq!(served.profile_scopes, ["support", "tickets:read"]);
     }
 
     #[test]

@@ -86,6 +86,7 @@ pub(crate) fn run_then(
         Arc::clone(loaded.resources()),
         options,
     );
+    let profile_scopes = loaded.config().profile_scopes.clone();
     let flags = (search.clone(), code_mode.clone());
     let served = ServedFolder::new(loaded, flags, state.clone(), printer);
     upstream_changes(&served);
@@ -95,6 +96,9 @@ pub(crate) fn run_then(
     }
     let tools = state.catalog().entries().len();
     http_options.oauth = oauth_settings(&args.authorization, config_auth, &state.catalog())?;
+    if http.is_some() {
+        require_profile_scopes(printer, http_options.oauth.as_mut(), &profile_scopes);
+    }
     if let Some(address) = metrics {
         serve_metrics(printer, &state, &http_options, address)?;
     }
@@ -365,6 +369,29 @@ fn oauth_settings(
         }
     }
     Ok(Some(settings))
+}
+
+/// Over HTTP, a profile's `scopes` join the scopes every OAuth caller needs (docs/auth.md);
+/// without OAuth there is no caller to hold them, which is worth a warning.
+fn require_profile_scopes(printer: Printer, oauth: Option<&mut OAuthSettings>, scopes: &[String]) {
+    if scopes.is_empty() {
+        return;
+    }
+    let Some(settings) = oauth else {
+        printer.warning(&format!(
+            "the profile's `scopes` ({}) apply to OAuth callers only; without --oauth-issuer or `[auth]` every client gets this profile",
+            scopes.join(", ")
+        ));
+        return;
+    };
+    for scope in scopes {
+        if !settings.required_scopes.contains(scope) {
+            settings.required_scopes.push(scope.clone());
+        }
+        if !settings.scopes_supported.contains(scope) {
+            settings.scopes_supported.push(scope.clone());
+        }
+    }
 }
 
 /// Serves `/metrics` on a listener of its own at `address` (`--metrics`), and says where.

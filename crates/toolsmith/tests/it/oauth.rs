@@ -278,6 +278,58 @@ fn a_required_scope_is_a_403_naming_it() {
 }
 
 #[test]
+fn a_profile_that_requires_a_scope_refuses_callers_without_it() {
+    // Issue 19, item 2: "Profiles may require scopes too".
+    let Some(mut issuer) = Issuer::start() else {
+        return;
+    };
+    let dir = folder();
+    std::fs::write(
+        dir.path().join("toolsmith.toml"),
+        "[profiles.support]\ntools = [\"list_tickets\"]\nscopes = [\"support\"]\n",
+    )
+    .unwrap();
+    let server = serve(dir.path(), &issuer, &["--profile", "support"]);
+    let audience = server.url().to_owned();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let other = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "bob", "scope": "tickets:write"}),
+    );
+    let (status, head, body) = post(&server, Some(&other), &list);
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        head.contains(r#"error="insufficient_scope", scope="support""#),
+        "{head}"
+    );
+    assert!(body.to_string().contains("`support`"), "{body}");
+
+    let agent = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "alice", "scope": "support"}),
+    );
+    assert_eq!(names(&server, &agent), ["list_tickets"]);
+    let listed = call(&server, &agent, "list_tickets", &json!({}));
+    assert_eq!(listed["content"][0]["text"], "none open", "{listed}");
+
+    // The metadata names the scope, so a client knows to ask for it.
+    let (status, answer) = server.raw(&format!(
+        "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        server.address()
+    ));
+    assert_eq!(status, 200, "{answer}");
+    let metadata: Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert!(
+        metadata["scopes_supported"]
+            .as_array()
+            .is_some_and(|scopes| scopes.contains(&json!("support"))),
+        "{metadata}"
+    );
+}
+
+#[test]
 fn two_tokens_cannot_see_each_others_code_sessions() {
     // Issue 20, item 5: a session id is scoped to the token's subject.
     let Some(mut issuer) = Issuer::start() else {
