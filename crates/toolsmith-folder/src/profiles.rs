@@ -227,22 +227,7 @@ fn parse_one(
                     _ => profile.discoverable = selectors,
                 }
             }
-            "scopes" => match value.as_array().and_then(|items| {
-                items
-                    .iter()
-                    .map(|item| item.as_str().map(str::to_owned))
-                    .collect::<Option<Vec<_>>>()
-            }) {
-                Some(scopes) => profile.scopes = scopes,
-                None => problem(
-                    at(keys, &[]),
-                    format!(
-                        "`profiles.{name}.scopes` must be a list of strings, got {}",
-                        kind(value)
-                    ),
-                    "e.g. scopes = [\"tickets:write\"]".to_owned(),
-                ),
-            },
+            "scopes" => profile.scopes = scopes(value, name, at(keys, &[]), problem),
             "evaluator" => {
                 let here = at(keys, &[]);
                 profile.evaluator = Some(crate::config::evaluator_settings(
@@ -285,6 +270,32 @@ fn parse_one(
         }
     }
     profile
+}
+
+/// `scopes` of `[profiles.NAME]`: a list of strings, else a warning and none.
+fn scopes(
+    value: &Value,
+    name: &str,
+    location: SourceLocation,
+    problem: &mut dyn FnMut(SourceLocation, String, String),
+) -> Vec<String> {
+    let scopes = value.as_array().and_then(|items| {
+        items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+    });
+    scopes.unwrap_or_else(|| {
+        problem(
+            location,
+            format!(
+                "`profiles.{name}.scopes` must be a list of strings, got {}",
+                kind(value)
+            ),
+            "e.g. scopes = [\"tickets:write\"]".to_owned(),
+        );
+        Vec::new()
+    })
 }
 
 /// The selectors of a list of strings; an entry that is not a string, or a glob that does

@@ -37,7 +37,6 @@ pub(crate) fn run_then(
         profile,
         http,
         allow_hosts,
-        auth_token,
         watch,
         metrics,
         search,
@@ -64,13 +63,7 @@ pub(crate) fn run_then(
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
     let mut http_options = http_options(args, loaded.config())?;
-    // `[auth]` is for HTTP, like the flags; `--auth-token` is the other way to authorize.
-    let config_auth = loaded.config().auth.clone().filter(|_| http.is_some());
-    if config_auth.is_some() && auth_token.is_some() {
-        return Err(Hinted::new("`--auth-token` and `[auth]` in toolsmith.toml are both set")
-            .hint("use one: OAuth access tokens (`[auth]`) or a shared bearer token (--auth-token)")
-            .into());
-    }
+    let config_auth = config_auth(args, loaded.config())?;
     let options = with_flags(
         server_options(
             loaded.config(),
@@ -230,6 +223,21 @@ fn load_and_serve(
         crate::watch::spawn(Arc::clone(&served)).context("cannot start watching the folder")?;
     }
     Ok(served)
+}
+
+/// `[auth]` of `config`, which is for HTTP like the flags; `--auth-token` is the other way
+/// to authorize, and both at once is an error.
+fn config_auth(
+    args: &ServeArgs,
+    config: &toolsmith_folder::FolderConfig,
+) -> anyhow::Result<Option<OAuthSettings>> {
+    let auth = config.auth.clone().filter(|_| args.http.is_some());
+    if auth.is_some() && args.auth_token.is_some() {
+        return Err(Hinted::new("`--auth-token` and `[auth]` in toolsmith.toml are both set")
+            .hint("use one: OAuth access tokens (`[auth]`) or a shared bearer token (--auth-token)")
+            .into());
+    }
+    Ok(auth)
 }
 
 /// `options` with `serve`'s flags applied over the folder's settings.
