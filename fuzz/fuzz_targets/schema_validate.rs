@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
             input_schema(&parameters)
         }
     };
+    let schema = std::sync::Arc::new(schema);
     let Ok(validator) = ArgumentValidator::new(&schema) else {
         return;
     };
@@ -53,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(
         compiled.is_valid(&instance),
         "accepted arguments {instance} break the schema {}: {:?}",
-        Value::Object(schema.clone()),
+        Value::Object((*schema).clone()),
         compiled
             .iter_errors(&instance)
             .map(|error| error.to_string())
