@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::definition::JsonObject;
+use crate::tool::ClientBridge;
 
 /// What a completion is for: a prompt's argument or a resource template's variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,19 +42,29 @@ pub trait Forward: Send + Sync {
     /// # Errors
     ///
     /// The server's error, or why it could not be reached.
+    ///
+    /// What the server asks while it renders (sampling, elicitation, roots) is asked of
+    /// `client`, the client that asked for the prompt; without one, the server is told
+    /// there is nobody to ask.
     fn get_prompt(
         &self,
         name: &str,
         arguments: &serde_json::Map<String, Value>,
+        client: Option<&Arc<dyn ClientBridge>>,
     ) -> Result<Value, ForwardError>;
 
     /// `resources/read` of `uri`: the whole result (`{"contents": [...]}`), as the server
-    /// gave it.
+    /// gave it; what the server asks meanwhile is asked of `client`, as for
+    /// [`Forward::get_prompt`].
     ///
     /// # Errors
     ///
     /// The server's error, or why it could not be reached.
-    fn read_resource(&self, uri: &str) -> Result<Value, ForwardError>;
+    fn read_resource(
+        &self,
+        uri: &str,
+        client: Option<&Arc<dyn ClientBridge>>,
+    ) -> Result<Value, ForwardError>;
 
     /// `completion/complete`: the values the server offers for `argument` starting with
     /// `value`.

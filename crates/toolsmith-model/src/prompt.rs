@@ -8,6 +8,8 @@
 //! URI is fixed or taken from an argument, read through a [`ResourceReader`] at render
 //! time.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -18,6 +20,7 @@ use crate::names::suggestion_suffix;
 use crate::outcome::Content;
 use crate::resource::{ResourceError, ResourceReader, complete_from};
 use crate::template::TextTemplate;
+use crate::tool::ClientBridge;
 
 /// Who speaks a prompt message (MCP `Role`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -281,7 +284,7 @@ impl Prompt {
         resources: &dyn ResourceReader,
     ) -> Result<Vec<PromptMessage>, PromptError> {
         if self.remote.is_some() {
-            let result = self.get_result(arguments, resources)?;
+            let result = self.get_result(arguments, resources, None)?;
             return serde_json::from_value(result["messages"].clone()).map_err(|error| {
                 PromptError::Remote {
                     prompt: self.name.clone(),
@@ -346,17 +349,19 @@ impl Prompt {
         Ok(messages)
     }
 
-    /// The `prompts/get` result: `{"description"?, "messages": [...]}`.
+    /// The `prompts/get` result: `{"description"?, "messages": [...]}`. An upstream's prompt
+    /// asks `client` what its server asks while rendering it.
     pub fn get_result(
         &self,
         arguments: &JsonObject,
         resources: &dyn ResourceReader,
+        client: Option<&Arc<dyn ClientBridge>>,
     ) -> Result<Value, PromptError> {
         if let Some(remote) = &self.remote {
             // The upstream's result as it gave it: its messages, description and `_meta`.
             return remote
                 .forward()
-                .get_prompt(&remote.name, &Remote::string_arguments(arguments))
+                .get_prompt(&remote.name, &Remote::string_arguments(arguments), client)
                 .map_err(|error| PromptError::Remote {
                     prompt: self.name.clone(),
                     code: error.code,
@@ -430,14 +435,16 @@ impl Prompts {
             })
     }
 
-    /// Renders the prompt called `name` into its `prompts/get` result.
+    /// Renders the prompt called `name` into its `prompts/get` result (see
+    /// [`Prompt::get_result`]).
     pub fn get_result(
         &self,
         name: &str,
         arguments: &JsonObject,
         resources: &dyn ResourceReader,
+        client: Option<&Arc<dyn ClientBridge>>,
     ) -> Result<Value, PromptError> {
-        self.get(name)?.get_result(arguments, resources)
+        self.get(name)?.get_result(arguments, resources, client)
     }
 
     /// Completion values for an argument of the prompt called `name` (`completion/complete`

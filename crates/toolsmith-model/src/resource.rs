@@ -7,6 +7,7 @@
 //! resource does no I/O; the folder loader reads the files once.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -15,6 +16,7 @@ use crate::forward::{CompletionRef, ForwardError, Remote};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::outcome::EmbeddedResource;
 use crate::template::TextTemplate;
+use crate::tool::ClientBridge;
 use crate::uri_template::UriTemplate;
 
 /// The MIME type of an MCP Apps HTML document (`resources/ui/**`).
@@ -439,7 +441,7 @@ impl Resources {
     /// server answered.
     pub fn read(&self, uri: &str) -> Result<ResourceContents, ResourceError> {
         if let Some(remote) = self.remote_of(uri) {
-            let result = forward_read(remote, uri)?;
+            let result = forward_read(remote, uri, None)?;
             return result["contents"]
                 .get(0)
                 .and_then(ResourceContents::from_mcp)
@@ -463,9 +465,14 @@ impl Resources {
 
     /// The `resources/read` result for `uri`: an upstream's as its server gave it (every
     /// contents entry, `_meta` and all), the folder's own as [`ResourceContents::to_read_result`].
-    pub fn read_result(&self, uri: &str) -> Result<Value, ResourceError> {
+    /// An upstream's server is asked through `client` for what it asks meanwhile.
+    pub fn read_result(
+        &self,
+        uri: &str,
+        client: Option<&Arc<dyn ClientBridge>>,
+    ) -> Result<Value, ResourceError> {
         match self.remote_of(uri) {
-            Some(remote) => forward_read(remote, uri),
+            Some(remote) => forward_read(remote, uri, client),
             None => self.read(uri).map(|contents| contents.to_read_result()),
         }
     }
@@ -548,10 +555,14 @@ impl Resources {
 }
 
 /// `resources/read` of `uri` at `remote`'s server.
-fn forward_read(remote: &Remote, uri: &str) -> Result<Value, ResourceError> {
+fn forward_read(
+    remote: &Remote,
+    uri: &str,
+    client: Option<&Arc<dyn ClientBridge>>,
+) -> Result<Value, ResourceError> {
     remote
         .forward()
-        .read_resource(uri)
+        .read_resource(uri, client)
         .map_err(|error| ResourceError::Remote {
             uri: uri.to_owned(),
             code: error.code,

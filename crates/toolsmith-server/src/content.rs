@@ -18,7 +18,7 @@ use rmcp::model::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use toolsmith_model::{JsonObject, PromptError, Prompts, ResourceError, Resources};
+use toolsmith_model::{ClientBridge, JsonObject, PromptError, Prompts, ResourceError, Resources};
 
 /// The most values one `completion/complete` answer holds (MCP spec, utilities/completion).
 pub(crate) const MAX_COMPLETIONS: usize = 100;
@@ -101,14 +101,16 @@ impl Content {
 
     /// `prompts/get`: the prompt rendered with `arguments`; its errors carry
     /// [`PromptError::json_rpc_code`].
+    /// An upstream's prompt asks `client` what its server asks meanwhile.
     pub(crate) fn get_prompt(
         &self,
         name: &str,
         arguments: &JsonObject,
+        client: Option<&Arc<dyn ClientBridge>>,
     ) -> Result<GetPromptResult, ErrorData> {
         let result = self
             .prompts
-            .get_result(name, arguments, &*self.resources)
+            .get_result(name, arguments, &*self.resources, client)
             .map_err(|error| prompt_error(&error))?;
         let mut result: GetPromptResult = from_json(result)?;
         // Required from 2026-07-28 on; rmcp clears it for clients of older versions.
@@ -116,11 +118,16 @@ impl Content {
         Ok(result)
     }
 
-    /// `resources/read`: an unknown URI is `-32002` (resource not found).
-    pub(crate) fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    /// `resources/read`: an unknown URI is `-32002` (resource not found). An upstream's
+    /// resource asks `client` what its server asks meanwhile.
+    pub(crate) fn read_resource(
+        &self,
+        uri: &str,
+        client: Option<&Arc<dyn ClientBridge>>,
+    ) -> Result<ReadResourceResult, ErrorData> {
         let result = self
             .resources
-            .read_result(uri)
+            .read_result(uri, client)
             .map_err(|error| resource_error(&error))?;
         let mut result: ReadResourceResult = from_json(result)?;
         result.result_type = Some(ResultType::COMPLETE);
@@ -313,7 +320,7 @@ mod tests {
     #[test]
     fn unknown_resource_is_not_found() {
         let content = Content::empty();
-        let error = content.read_resource("test://nope").unwrap_err();
+        let error = content.read_resource("test://nope", None).unwrap_err();
         assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
         assert!(error.message.contains("test://nope"));
         assert_eq!(

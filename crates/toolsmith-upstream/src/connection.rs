@@ -503,14 +503,19 @@ async fn connect(
             return Err(message);
         }
     };
-    connection.tools = Mutex::new(
-        connection
-            .service
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|error| format!("answered `tools/list` with an error: {error}"))?,
-    );
+    // A server of prompts or resources only may declare no `tools` and not answer
+    // `tools/list`: it serves no tools, and is not broken for that.
+    let peer = connection.service.peer();
+    let offers_tools = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.tools.is_some());
+    if offers_tools {
+        connection.tools = Mutex::new(
+            peer.list_all_tools()
+                .await
+                .map_err(|error| format!("answered `tools/list` with an error: {error}"))?,
+        );
+    }
     connection.listing =
         Mutex::new(crate::content::list(&spec.name, connection.service.peer()).await);
     Ok(connection)

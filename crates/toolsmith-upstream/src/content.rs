@@ -9,16 +9,16 @@ use std::sync::Arc;
 
 use rmcp::RoleClient;
 use rmcp::model::{
-    ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, GetPromptResponse,
-    ReadResourceRequestParams, ReadResourceResponse, Reference, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, GetPromptResponse, NumberOrString,
+    ProgressToken, ReadResourceRequestParams, ReadResourceResponse, Reference,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{Peer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_model::{
-    CompletionRef, Forward, ForwardError, JsonObject, Prompt, PromptArgument, Remote, Resource,
-    ResourceBody, ResourceInfo, ResourceTemplate, SourceLocation, UriTemplate,
+    ClientBridge, CompletionRef, Forward, ForwardError, JsonObject, Prompt, PromptArgument, Remote,
+    Resource, ResourceBody, ResourceInfo, ResourceTemplate, SourceLocation, UriTemplate,
 };
 
 use crate::connection::{Upstream, offers_subscriptions, wait};
@@ -81,8 +81,14 @@ struct Forwarder(Arc<Upstream>);
 
 impl Forwarder {
     /// Sends one request on the running connection (started first if need be), trying a
-    /// new connection once when the old one turns out to be gone.
-    fn send<T, F, Fut>(&self, method: &str, request: F) -> Result<T, ForwardError>
+    /// new connection once when the old one turns out to be gone. What the upstream asks
+    /// meanwhile (sampling, elicitation, roots) is asked of `client`.
+    fn send<T, F, Fut>(
+        &self,
+        method: &str,
+        client: Option<&Arc<dyn ClientBridge>>,
+        request: F,
+    ) -> Result<T, ForwardError>
     where
         F: Fn(Peer<RoleClient>) -> Fut,
         Fut: Future<Output = Result<T, ServiceError>> + Send + 'static,
@@ -94,6 +100,14 @@ impl Forwarder {
                 code: -32603,
                 message: error.to_string(),
             })?;
+            // The upstream's requests of the 2025 protocol do not say which request they
+            // belong to: they go to the newest one registered (relay.rs).
+            let _asking = client.map(|client| {
+                let token = NumberOrString::String(format!("toolsmith:{method}").into());
+                connection
+                    .relay
+                    .register(Arc::clone(client), ProgressToken(token))
+            });
             let sent = request(connection.service.peer().clone());
             let answer = wait(async move {
                 tokio::time::timeout(toolsmith_model::DEFAULT_TIMEOUT, sent).await
@@ -150,10 +164,15 @@ impl Forwarder {
 }
 
 impl Forward for Forwarder {
-    fn get_prompt(&self, name: &str, arguments: &JsonObject) -> Result<Value, ForwardError> {
+    fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &JsonObject,
+        client: Option<&Arc<dyn ClientBridge>>,
+    ) -> Result<Value, ForwardError> {
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = Some(arguments.clone());
-        let answer = self.send("prompts/get", move |peer| {
+        let answer = self.send("prompts/get", client, move |peer| {
             let params = params.clone();
             async move { peer.get_prompt_once(params).await }
         })?;
@@ -163,9 +182,13 @@ impl Forward for Forwarder {
         }
     }
 
-    fn read_resource(&self, uri: &str) -> Result<Value, ForwardError> {
+    fn read_resource(
+        &self,
+        uri: &str,
+        client: Option<&Arc<dyn ClientBridge>>,
+    ) -> Result<Value, ForwardError> {
         let params = ReadResourceRequestParams::new(uri);
-        let answer = self.send("resources/read", move |peer| {
+        let answer = self.send("resources/read", client, move |peer| {
             let params = params.clone();
             async move { peer.read_resource_once(params).await }
         })?;
@@ -186,7 +209,7 @@ impl Forward for Forwarder {
             CompletionRef::Resource(uri_template) => Reference::for_resource(uri_template),
         };
         let params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
-        let result = self.send("completion/complete", move |peer| {
+        let result = self.send("completion/complete", None, move |peer| {
             let params = params.clone();
             async move { peer.complete(params).await }
         })?;
@@ -202,7 +225,7 @@ impl Forward for Forwarder {
             return Ok(());
         }
         let params = SubscribeRequestParams::new(uri);
-        let sent = self.send("resources/subscribe", move |peer| {
+        let sent = self.send("resources/subscribe", None, move |peer| {
             let params = params.clone();
             async move {
                 if !offers_subscriptions(&peer) {
@@ -223,7 +246,7 @@ impl Forward for Forwarder {
             return Ok(());
         }
         let params = UnsubscribeRequestParams::new(uri);
-        self.send("resources/unsubscribe", move |peer| {
+        self.send("resources/unsubscribe", None, move |peer| {
             let params = params.clone();
             async move {
                 if !offers_subscriptions(&peer) {

@@ -134,7 +134,7 @@ fn prompts_render_what_the_suite_checks() {
     }
     assert_eq!(
         prompts
-            .get_result("test_simple_prompt", &JsonObject::new(), &NoResources)
+            .get_result("test_simple_prompt", &JsonObject::new(), &NoResources, None)
             .unwrap()["messages"],
         json!([{"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}])
     );
@@ -143,7 +143,8 @@ fn prompts_render_what_the_suite_checks() {
             .get_result(
                 "test_prompt_with_arguments",
                 &arguments(json!({"arg1": "hello", "arg2": "world"})),
-                resources
+                resources,
+                None
             )
             .unwrap()["messages"][0]["content"]["text"],
         "Prompt with arguments: arg1='hello', arg2='world'"
@@ -153,7 +154,8 @@ fn prompts_render_what_the_suite_checks() {
             .get_result(
                 "test_prompt_with_embedded_resource",
                 &arguments(json!({"resourceUri": "test://example-resource"})),
-                resources
+                resources,
+                None
             )
             .unwrap()["messages"],
         json!([
@@ -162,7 +164,12 @@ fn prompts_render_what_the_suite_checks() {
         ])
     );
     let image = prompts
-        .get_result("test_prompt_with_image", &JsonObject::new(), resources)
+        .get_result(
+            "test_prompt_with_image",
+            &JsonObject::new(),
+            resources,
+            None,
+        )
         .unwrap();
     assert_eq!(image["messages"][0]["content"]["type"], "image");
     assert_eq!(image["messages"][0]["content"]["mimeType"], "image/png");

@@ -120,7 +120,7 @@ fn prompts_render_with_arguments_media_and_resources() {
     let resources = folder.resources().as_ref();
 
     let greet = prompts
-        .get_result("greet", &arguments(json!({"who": "Ada"})), resources)
+        .get_result("greet", &arguments(json!({"who": "Ada"})), resources, None)
         .unwrap();
     assert_eq!(
         greet,
@@ -130,12 +130,12 @@ fn prompts_render_with_arguments_media_and_resources() {
         })
     );
     let missing = prompts
-        .get_result("greet", &JsonObject::new(), resources)
+        .get_result("greet", &JsonObject::new(), resources, None)
         .unwrap_err();
     assert_eq!(missing.to_string(), "prompt `greet` needs argument `who`");
 
     let show = prompts
-        .get_result("show_and_tell", &JsonObject::new(), resources)
+        .get_result("show_and_tell", &JsonObject::new(), resources, None)
         .unwrap();
     let messages = show["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 4);

@@ -42,6 +42,7 @@ use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
 use crate::tasks::{self, Route};
 use roots::ClientRoot;
 
+mod forwarded;
 mod roots;
 
 /// The level sent until the client chooses one.
@@ -477,23 +478,22 @@ impl ServerHandler for McpHandler {
             request.arguments.as_ref(),
             request.input_responses,
             request.request_state.as_deref(),
-        )?;
+        )?
+        .map(Arc::new);
         let mut arguments = request.arguments.unwrap_or_default();
         let served = self.state.content();
-        if let Some(replay) = replay
+        if let Some(replay) = replay.as_deref()
             && let Ok(prompt) = served.prompts.get(&request.name)
-            && let Some(input_required) = mrtr::prompt_arguments(&replay, prompt, &mut arguments)
+            && let Some(input_required) = mrtr::prompt_arguments(replay, prompt, &mut arguments)
         {
             return Ok(input_required.into());
         }
-        let result = if served.forwards(Forwarded::Prompt(&request.name)) {
-            // An upstream's prompt: its answer is waited for off the runtime's threads.
-            let name = request.name;
-            blocking(move || served.get_prompt(&name, &arguments)).await?
-        } else {
-            served.get_prompt(&request.name, &arguments)?
-        };
-        Ok(result.into())
+        if served.forwards(Forwarded::Prompt(&request.name)) {
+            return self
+                .forward_prompt(request.name, arguments, replay, &context)
+                .await;
+        }
+        Ok(served.get_prompt(&request.name, &arguments, None)?.into())
     }
 
     async fn list_resources(
@@ -519,14 +519,22 @@ impl ServerHandler for McpHandler {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let content = self.state.content();
-        if content.forwards(Forwarded::Resource(&request.uri)) {
-            let uri = request.uri;
-            return Ok(blocking(move || content.read_resource(&uri)).await?.into());
+        let served = self.state.content();
+        if served.forwards(Forwarded::Resource(&request.uri)) {
+            let replay = Replay::open(
+                &context,
+                "resources/read",
+                &request.uri,
+                None,
+                request.input_responses,
+                request.request_state.as_deref(),
+            )?
+            .map(Arc::new);
+            return self.forward_read(request.uri, replay, &context).await;
         }
-        Ok(content.read_resource(&request.uri)?.into())
+        Ok(served.read_resource(&request.uri, None)?.into())
     }
 
     async fn subscribe(

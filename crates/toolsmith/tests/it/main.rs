@@ -38,6 +38,7 @@ mod services;
 mod skills;
 mod tasks;
 mod test_command;
+mod upstream_asking;
 mod upstream_everything;
 mod upstream_wraps;
 mod upstreams;

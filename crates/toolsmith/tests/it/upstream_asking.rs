@@ -1,0 +1,160 @@
+//! An upstream that asks the client something while it answers `prompts/get` or
+//! `resources/read` (issue 17, item 2: "an upstream's sampling, elicitation and roots
+//! requests are forwarded to the client, and answered in either protocol era"). The
+//! upstream (`upstream_asking/server.cjs`, on the official TypeScript SDK) elicits the
+//! user's name for its prompt and samples a line for its resource. A 2025-11-25 client over
+//! stdio is asked live; a 2026-07-28 request over HTTP gets `input_required`, answers, and
+//! retries. Skipped without `npm ci --prefix .ci/upstreams`, unless
+//! `TOOLSMITH_REQUIRE_UPSTREAMS=1`.
+
+use serde_json::{Value, json};
+
+use crate::serve_process::ServeProcess;
+use crate::{skip_unless_required, workspace};
+
+/// A folder serving the asking upstream as `[upstream.asking]`, or `None` (the test skips)
+/// without the TypeScript SDK.
+fn gateway() -> Option<tempfile::TempDir> {
+    let modules = workspace().join(".ci/upstreams/node_modules");
+    if !modules.join("@modelcontextprotocol/sdk").is_dir() {
+        skip_unless_required(
+            "the TypeScript SDK is not installed (npm ci --prefix .ci/upstreams)",
+            "TOOLSMITH_REQUIRE_UPSTREAMS",
+        );
+        return None;
+    }
+    let server = workspace().join("crates/toolsmith/tests/it/upstream_asking/server.cjs");
+    Some(crate::folder(&[(
+        "toolsmith.toml",
+        &format!(
+            "[upstream.asking]\ncommand = [\"node\", {:?}]\nenv = {{ NODE_PATH = {:?} }}\n",
+            server.display().to_string(),
+            modules.display().to_string()
+        ),
+    )]))
+}
+
+/// The answer to the request `id` (not a request of the server's with the same id).
+fn answer_to(server: &ServeProcess, id: u64) -> Value {
+    server.until(|message| message["id"] == id && message.get("method").is_none())
+}
+
+#[test]
+fn a_2025_client_is_asked_live_what_the_upstream_asks() {
+    let Some(dir) = gateway() else {
+        return;
+    };
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    server.send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "asking-test", "version": "1"}}}),
+    );
+    answer_to(&server, 0);
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let id = server.send_request("prompts/get", &json!({"name": "asking_introduce"}));
+    let asked = server.until(|message| message["method"] == "elicitation/create");
+    assert_eq!(asked["params"]["message"], "What is your name?", "{asked}");
+    server.send(json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"action": "accept", "content": {"name": "Ada"}}}));
+    let prompt = answer_to(&server, id);
+    assert_eq!(
+        prompt["result"]["messages"][0]["content"]["text"], "Please greet Ada.",
+        "{prompt}"
+    );
+
+    let id = server.send_request("resources/read", &json!({"uri": "asking://haiku"}));
+    let asked = server.until(|message| message["method"] == "sampling/createMessage");
+    server.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "leaves fall"},
+        "model": "test-model"}}));
+    let read = answer_to(&server, id);
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "sampled: leaves fall",
+        "{read}"
+    );
+}
+
+/// One stateless 2026-07-28 POST of `method` with `params`.
+fn post_2026(server: &ServeProcess, method: &str, name: &str, params: &Value) -> Value {
+    let mut params = params.clone();
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
+    });
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+        ("Mcp-Name", name),
+    ];
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let (status, _, text) = server.post(&headers, &body.to_string());
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data:"))
+        .unwrap_or(&text);
+    let answer: Value = serde_json::from_str(json.trim()).unwrap_or_else(|_| panic!("{text}"));
+    assert_eq!(status, 200, "{answer}");
+    answer
+}
+
+#[test]
+fn a_2026_request_gets_input_required_and_its_retry_the_upstreams_answer() {
+    let Some(dir) = gateway() else {
+        return;
+    };
+    let server = ServeProcess::http(&[dir.path().to_str().unwrap()], None);
+
+    let name = "asking_introduce";
+    let first = post_2026(&server, "prompts/get", name, &json!({"name": name}));
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let (key, request) = result["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.iter().next())
+        .unwrap_or_else(|| panic!("one input request: {first}"));
+    assert_eq!(request["method"], "elicitation/create", "{first}");
+    assert_eq!(
+        request["params"]["message"], "What is your name?",
+        "{first}"
+    );
+    let retry = post_2026(
+        &server,
+        "prompts/get",
+        name,
+        &json!({"name": name,
+            "inputResponses": {key.as_str(): {"action": "accept", "content": {"name": "Grace"}}},
+            "requestState": result["requestState"]}),
+    );
+    assert_eq!(
+        retry["result"]["messages"][0]["content"]["text"], "Please greet Grace.",
+        "{retry}"
+    );
+
+    let uri = "asking://haiku";
+    let first = post_2026(&server, "resources/read", uri, &json!({"uri": uri}));
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let (key, request) = result["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.iter().next())
+        .unwrap_or_else(|| panic!("one input request: {first}"));
+    assert_eq!(request["method"], "sampling/createMessage", "{first}");
+    let retry = post_2026(
+        &server,
+        "resources/read",
+        uri,
+        &json!({"uri": uri,
+            "inputResponses": {key.as_str(): {"role": "assistant",
+                "content": {"type": "text", "text": "geese fly"}, "model": "test-model"}},
+            "requestState": result["requestState"]}),
+    );
+    assert_eq!(
+        retry["result"]["contents"][0]["text"], "sampled: geese fly",
+        "{retry}"
+    );
+}
