@@ -595,3 +595,65 @@ fn opaque_tokens_are_introspected_and_the_answer_is_cached() {
     assert_eq!(status, 401, "{head}");
     assert!(head.contains("client_id"), "{head}");
 }
+
+#[test]
+fn the_python_sdk_client_calls_with_a_bearer_token() {
+    // Issue 19's tests: "the official Python SDK client calls with a bearer token".
+    let Some(mut issuer) = Issuer::start() else {
+        return;
+    };
+    let python = workspace().join(".ci/sdk/.venv/bin/python");
+    if !python.exists() {
+        skip_unless_required(
+            "the Python SDK is not installed (python3 -m venv .ci/sdk/.venv && .ci/sdk/.venv/bin/pip install -r .ci/sdk/requirements.txt)",
+            "TOOLSMITH_REQUIRE_UPSTREAMS",
+        );
+        return;
+    }
+    let dir = folder();
+    let server = serve(dir.path(), &issuer, &[]);
+    let audience = server.url().to_owned();
+    let client = |token: &str, calls: &[&str]| -> Value {
+        let output = Command::new(&python)
+            .arg(workspace().join("crates/toolsmith/tests/it/oauth/py_bearer.py"))
+            .arg(server.url())
+            .arg(token)
+            .args(calls)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+
+    let writer = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "carol", "scope": "tickets:write"}),
+    );
+    let seen = client(&writer, &["close_ticket", r#"{"id": 7}"#]);
+    assert_eq!(
+        seen["tools"],
+        json!(["close_ticket", "list_tickets"]),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["calls"]["close_ticket"]["content"][0]["text"], "carol closed 7",
+        "the tool acted for the token's subject: {seen}"
+    );
+
+    let reader = issuer.token(
+        "first",
+        600,
+        &json!({"aud": audience, "sub": "dave", "scope": "tickets:read"}),
+    );
+    let seen = client(&reader, &["list_tickets", "{}"]);
+    assert_eq!(seen["tools"], json!(["list_tickets"]), "{seen}");
+    assert_eq!(
+        seen["calls"]["list_tickets"]["content"][0]["text"],
+        "none open"
+    );
+}
