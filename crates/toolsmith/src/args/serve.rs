@@ -202,6 +202,30 @@ pub(crate) struct AuthorizationArgs {
     /// How far `exp` and `nbf` may be off: a duration such as `30s`. Default `60s`.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "http")]
     pub(crate) oauth_clock_skew: Option<Duration>,
+
+    /// Ask URL about access tokens that are not JWTs (RFC 7662 token introspection).
+    ///
+    /// Each opaque token is posted there with `--oauth-client-id` and its secret as HTTP
+    /// Basic credentials, and its answer cached for at most five minutes. Also
+    /// `[auth] introspection_url`. Example:
+    /// `--oauth-introspection-url https://auth.example.com/oauth2/introspect`.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub(crate) oauth_introspection_url: Option<String>,
+
+    /// This server's client id at the issuer, for introspection (`[auth] client_id`).
+    #[arg(long, value_name = "ID", requires = "http")]
+    pub(crate) oauth_client_id: Option<String>,
+
+    /// This server's client secret at the issuer, for introspection (`[auth]
+    /// client_secret`). Prefer the environment variable: a flag shows in `ps`.
+    #[arg(
+        long,
+        value_name = "SECRET",
+        requires = "http",
+        env = "TOOLSMITH_OAUTH_CLIENT_SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) oauth_client_secret: Option<String>,
 }
 
 /// Shared state: replicas of one server behind a load balancer (docs/deploy.md).

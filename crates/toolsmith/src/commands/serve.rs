@@ -331,6 +331,10 @@ fn oauth_settings(
         oauth_jwks_uri,
         oauth_scopes,
         oauth_clock_skew,
+        oauth_introspection_url,
+        oauth_client_id,
+        // Often in the environment for other reasons: it alone asks for nothing.
+        oauth_client_secret: _,
     } = args;
     let mut settings = match (config, oauth_issuer) {
         (Some(mut settings), Some(issuer)) => {
@@ -344,7 +348,9 @@ fn oauth_settings(
                 || oauth_resource.is_some()
                 || oauth_jwks_uri.is_some()
                 || !oauth_scopes.is_empty()
-                || oauth_clock_skew.is_some();
+                || oauth_clock_skew.is_some()
+                || oauth_introspection_url.is_some()
+                || oauth_client_id.is_some();
             if given {
                 return Err(Hinted::new("the --oauth-* flags need an issuer")
                     .hint("pass --oauth-issuer URL, or set `[auth] issuer` in toolsmith.toml")
@@ -368,6 +374,7 @@ fn oauth_settings(
     if let Some(skew) = oauth_clock_skew {
         settings.clock_skew = *skew;
     }
+    introspection_flags(args, &mut settings)?;
     for scope in catalog
         .definitions()
         .flat_map(|definition| &definition.scopes)
@@ -377,6 +384,41 @@ fn oauth_settings(
         }
     }
     Ok(Some(settings))
+}
+
+/// `--oauth-introspection-url`, `--oauth-client-id` and `--oauth-client-secret`, each
+/// winning over its `[auth]` key; together they must name an endpoint and both credentials.
+fn introspection_flags(
+    args: &AuthorizationArgs,
+    settings: &mut OAuthSettings,
+) -> anyhow::Result<()> {
+    let AuthorizationArgs {
+        oauth_introspection_url: url,
+        oauth_client_id: id,
+        oauth_client_secret: secret,
+        ..
+    } = args;
+    if url.is_none() && id.is_none() && (secret.is_none() || settings.introspection.is_none()) {
+        return Ok(());
+    }
+    let known = settings.introspection.take();
+    let pick = |flag: &Option<String>, key: Option<&String>| flag.clone().or_else(|| key.cloned());
+    let url = pick(url, known.as_ref().map(|known| &known.url));
+    let client_id = pick(id, known.as_ref().map(|known| &known.client_id));
+    let client_secret = pick(secret, known.as_ref().map(|known| &known.client_secret));
+    let (Some(url), Some(client_id), Some(client_secret)) = (url, client_id, client_secret) else {
+        return Err(Hinted::new(
+            "token introspection needs an endpoint, a client id and a client secret",
+        )
+        .hint("pass --oauth-introspection-url URL --oauth-client-id ID and set TOOLSMITH_OAUTH_CLIENT_SECRET (or the `[auth]` keys introspection_url, client_id, client_secret)")
+        .into());
+    };
+    settings.introspection = Some(toolsmith_model::Introspection {
+        url,
+        client_id,
+        client_secret,
+    });
+    Ok(())
 }
 
 /// Over HTTP, a profile's `scopes` join the scopes every OAuth caller needs (docs/auth.md);

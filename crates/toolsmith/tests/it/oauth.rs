@@ -597,6 +597,58 @@ fn opaque_tokens_are_introspected_and_the_answer_is_cached() {
 }
 
 #[test]
+fn introspection_is_configured_by_flags_too() {
+    // Issue 19, item 1: `--oauth-introspection-url`, `--oauth-client-id` and the secret
+    // from TOOLSMITH_OAUTH_CLIENT_SECRET set what `[auth]` sets.
+    let Some(mut issuer) = Issuer::start() else {
+        return;
+    };
+    let dir = folder();
+    let introspect = format!("{}/introspect", issuer.url);
+    let server = serve_configured(
+        dir.path(),
+        &[
+            "--oauth-issuer",
+            &issuer.url,
+            "--oauth-introspection-url",
+            &introspect,
+            "--oauth-client-id",
+            "gateway",
+        ],
+        &[("TOOLSMITH_OAUTH_CLIENT_SECRET", "flag-secret")],
+    );
+    issuer.ask(
+        &json!({"introspection": {"client": "gateway:flag-secret", "answer": {
+            "active": true, "sub": "erin", "scope": "tickets:write"
+        }}}),
+    );
+    assert_eq!(
+        call(&server, "opaque-token-9", "close_ticket", &json!({"id": 4}))["content"][0]["text"],
+        "erin closed 4"
+    );
+
+    // A client id without a secret is refused at start, saying what is missing.
+    let mut command = ServeProcess::http_command(&[dir.path().to_str().unwrap()], None);
+    command
+        .args([
+            "--oauth-issuer",
+            &issuer.url,
+            "--oauth-introspection-url",
+            &introspect,
+        ])
+        .args(["--oauth-client-id", "gateway"])
+        .env_remove("TOOLSMITH_OAUTH_CLIENT_SECRET");
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("a client id and a client secret")
+            && stderr.contains("TOOLSMITH_OAUTH_CLIENT_SECRET"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn the_python_sdk_client_calls_with_a_bearer_token() {
     // Issue 19's tests: "the official Python SDK client calls with a bearer token".
     let Some(mut issuer) = Issuer::start() else {
