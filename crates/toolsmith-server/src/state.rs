@@ -471,6 +471,12 @@ impl ServerState {
         })
     }
 
+    /// Puts `settings` in force from the next call on: a reloaded `[limits]`
+    /// (docs/limits.md).
+    pub fn set_limits(&self, settings: toolsmith_model::LimitSettings) {
+        self.0.limits.set_settings(settings);
+    }
+
     /// The rate limits (docs/limits.md).
     pub(crate) fn limits(&self) -> &crate::limits::Limits {
         &self.0.limits

@@ -144,6 +144,8 @@ impl ServedFolder {
         // An edited `[search]` applies (`--search` still wins over it).
         state.set_search(self.search.apply(loaded.config().search));
         state.set_evaluator(self.code_mode.apply(loaded.config().evaluator.clone()));
+        // And an edited `[limits]`, counting on from the counts so far.
+        state.set_limits(loaded.config().limits.clone());
         folder::report(printer, loaded.catalog().diagnostics());
         let published = Published {
             catalog: state.catalog(),

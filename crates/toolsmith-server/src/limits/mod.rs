@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use arc_swap::ArcSwap;
 use toolsmith_model::LimitSettings;
 
 pub use memory::MemoryCounters;
@@ -159,7 +160,8 @@ impl Refusal {
 pub struct Limits(Arc<Inner>);
 
 struct Inner {
-    settings: LimitSettings,
+    /// Replaced when the folder is loaded again (`--watch`).
+    settings: ArcSwap<LimitSettings>,
     counters: Arc<dyn Counters>,
     /// Seconds since the epoch of the last "counters unreachable" warning.
     warned_at: AtomicU64,
@@ -169,7 +171,7 @@ impl fmt::Debug for Limits {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter
             .debug_struct("Limits")
-            .field("settings", &self.0.settings)
+            .field("settings", &self.0.settings.load())
             .finish_non_exhaustive()
     }
 }
@@ -191,7 +193,7 @@ impl Limits {
     /// `settings`, counted in `counters`.
     pub fn new(settings: LimitSettings, counters: Arc<dyn Counters>) -> Self {
         Self(Arc::new(Inner {
-            settings,
+            settings: ArcSwap::from_pointee(settings),
             counters,
             warned_at: AtomicU64::new(0),
         }))
@@ -202,21 +204,28 @@ impl Limits {
         Self::new(settings, Arc::new(MemoryCounters::default()))
     }
 
-    /// The settings.
-    pub fn settings(&self) -> &LimitSettings {
-        &self.0.settings
+    /// The settings in force.
+    pub fn settings(&self) -> Arc<LimitSettings> {
+        self.0.settings.load_full()
+    }
+
+    /// Puts `settings` in force from the next call on (a reloaded `[limits]`); the counts
+    /// so far, and the calls running, are kept.
+    pub fn set_settings(&self, settings: LimitSettings) {
+        self.0.settings.store(Arc::new(settings));
     }
 
     /// Whether any limit applies to a caller (so the transports need not look at them).
     pub(crate) fn per_caller(&self) -> bool {
-        self.0.settings.calls_per_minute.is_some() || self.0.settings.concurrent_calls.is_some()
+        let settings = self.0.settings.load();
+        settings.calls_per_minute.is_some() || settings.concurrent_calls.is_some()
     }
 
     /// Admits one tool call of `caller` (`sub:SUBJECT`, `addr:IP`, `stdio`; the text after
     /// the colon is what messages show), or says which limit refuses it. The admission holds
     /// the caller's `concurrent_calls` slot until dropped.
     pub(crate) async fn admit(&self, caller: &str) -> Result<Admission, Refusal> {
-        let settings = &self.0.settings;
+        let settings = self.0.settings.load_full();
         let shown = || {
             caller.split_once(':').map_or_else(
                 || caller.to_owned(),
@@ -260,7 +269,7 @@ impl Limits {
 
     /// Counts one call of `tool` against its `[limits.tools]` entry, if it has one.
     pub(crate) async fn admit_tool(&self, tool: &str) -> Result<(), Refusal> {
-        let Some(&limit) = self.0.settings.tools.get(tool) else {
+        let Some(limit) = self.0.settings.load().tools.get(tool).copied() else {
             return Ok(());
         };
         match self.counted(&format!("tool:{tool}")).await {

@@ -138,6 +138,37 @@ fn over_stdio_a_tool_quota_is_is_error_and_the_caller_limit_a_json_rpc_error() {
     );
 }
 
+/// Issue 19, item 3: `[limits]` edited while `--watch` serves.
+#[test]
+fn an_edited_limit_applies_on_reload_and_the_counts_so_far_still_count() {
+    let tools = crate::folder(&[
+        ("tools.star", ECHO),
+        ("toolsmith.toml", "[limits.tools]\necho = 1\n"),
+    ]);
+    let mut server = ServeProcess::stdio(&[tools.path().to_str().unwrap(), "--watch"]);
+    server.initialize();
+    let echo = json!({"text": "hi"});
+    assert_eq!(server.call_text("echo", &echo), "hi");
+    assert_eq!(server.call("echo", &echo)["isError"], true);
+
+    // Raised to 3: two calls were counted this minute, so one more is let through.
+    std::fs::write(
+        tools.path().join("toolsmith.toml"),
+        "[limits.tools]\necho = 3\n",
+    )
+    .unwrap();
+    server.stderr_until(|line| line.contains("watch: reloaded"));
+    assert_eq!(server.call_text("echo", &echo), "hi");
+    let over = server.call("echo", &echo);
+    assert_eq!(over["isError"], true, "{over}");
+    assert!(
+        over["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("allows 3 calls of `echo` a minute")),
+        "the new limit is named: {over}"
+    );
+}
+
 #[test]
 fn a_caller_past_concurrent_calls_gets_429_until_its_call_ends() {
     let tools = tempfile::tempdir().unwrap();
