@@ -10,8 +10,9 @@ In one run, over stdio, the same `echo` tool (a Starlark tool of a small folder)
   proxied   `toolsmith serve OUTER`, whose `[upstream.inner]` is `toolsmith serve INNER`
 
 and prints, per call, the wall time and the CPU of each process (from /proc): the outer
-server's CPU per call is what the gateway adds (the target is under 50 µs). A second table
-times `tool_search` over a folder whose tools come from five upstreams. No threshold is
+server's CPU per call is what the gateway adds (the target is under 50 µs). The same
+calls are then written all at once (pipelined), which leaves out each call's pipe round
+trip. A last line times `tool_search` over a folder whose tools come from five upstreams. No threshold is
 asserted. Stdlib only.
 """
 
@@ -109,6 +110,37 @@ def calls(server: Server, tool: str, count: int) -> tuple[float, float, float]:
     return wall / count * 1e6, cpu / count * 1e6, kids_cpu / count * 1e6
 
 
+def pipelined(server: Server, tool: str, count: int) -> tuple[float, float, float]:
+    """As `calls`, but all `count` calls written at once and their answers read after:
+    what a busy client costs, without the pipe round trip of each call (whose wake-ups
+    dominate one-at-a-time CPU on some machines)."""
+    for _ in range(100):  # warm up
+        server.request("tools/call", {"name": tool, "arguments": {"text": "warm"}})
+    kids = children(server.proc.pid)
+    before, kids_before = cpu_seconds(server.proc.pid), sum(cpu_seconds(k) for k in kids)
+    first = server.next_id + 1
+    lines = []
+    for index in range(count):
+        server.next_id += 1
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": server.next_id, "method": "tools/call",
+                                 "params": {"name": tool, "arguments": {"text": str(index)}}}))
+    started = time.perf_counter()
+    assert server.proc.stdin and server.proc.stdout
+    server.proc.stdin.write(("\n".join(lines) + "\n").encode())
+    server.proc.stdin.flush()
+    answered = set()
+    while len(answered) < count:
+        message = json.loads(server.proc.stdout.readline())
+        if isinstance(message.get("id"), int) and message["id"] >= first:
+            if message.get("result", {}).get("isError") or "error" in message:
+                sys.exit(f"{tool}: {message}")
+            answered.add(message["id"])
+    wall = time.perf_counter() - started
+    cpu = cpu_seconds(server.proc.pid) - before
+    kids_cpu = sum(cpu_seconds(k) for k in kids) - kids_before
+    return wall / count * 1e6, cpu / count * 1e6, kids_cpu / count * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=str(ROOT / "target/release/toolsmith"))
@@ -126,9 +158,11 @@ def main() -> None:
             f"[upstream.inner]\ncommand = {json.dumps([binary, 'serve', str(inner)])}\n")
         direct = Server(binary, inner)
         direct_row = calls(direct, "echo", args.calls)
+        direct_piped = pipelined(direct, "echo", args.calls)
         direct.close()
         proxied = Server(binary, outer)
         proxied_row = calls(proxied, "inner_echo", args.calls)
+        proxied_piped = pipelined(proxied, "inner_echo", args.calls)
         proxied.close()
 
         # tool_search over five upstreams: the discovery corpus's real tools, split five ways.
@@ -142,6 +176,12 @@ def main() -> None:
     print(f"| proxied | {proxied_row[0]:.0f} | {proxied_row[1]:.0f} | {proxied_row[2]:.0f} |")
     print(f"\nadded by the gateway: {proxied_row[0] - direct_row[0]:.0f} µs of wall and "
           f"{proxied_row[1]:.0f} µs of its own CPU per call")
+    print(f"\n{args.calls} calls each, written at once (pipelined)\n")
+    print("| path | wall per call (µs) | outer CPU per call (µs) | inner CPU per call (µs) |")
+    print("|---|---|---|---|")
+    print(f"| direct | {direct_piped[0]:.0f} | | {direct_piped[1]:.0f} |")
+    print(f"| proxied | {proxied_piped[0]:.0f} | {proxied_piped[1]:.0f} | {proxied_piped[2]:.0f} |")
+    print(f"\nadded by the gateway, pipelined: {proxied_piped[1]:.0f} µs of its own CPU per call")
     if search_row:
         print(f"\ntool_search over {search_row[0]} tools from five upstreams: "
               f"{search_row[1]:.0f} µs per query (median of {search_row[2]})")
