@@ -301,18 +301,11 @@ impl ServerState {
 
     /// Sends `resources/updated` for every subscribed URI whose contents differ.
     async fn notify_updated(&self, old: &Resources, new: &Resources) {
-        let subscribers: Vec<(Peer<RoleServer>, Vec<String>)> = {
-            let mut subscribers = self
-                .0
-                .subscribers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            subscribers.retain(|(peer, _)| !peer.is_transport_closed());
-            subscribers
-                .iter()
-                .map(|(peer, uris)| (peer.clone(), uris.snapshot()))
-                .collect()
-        };
+        let subscribers: Vec<(Peer<RoleServer>, Vec<String>)> = self
+            .open_subscribers()
+            .into_iter()
+            .map(|(peer, uris)| (peer, uris.snapshot()))
+            .collect();
         for (peer, uris) in subscribers {
             // An upstream's resources are its own to report (`resources/updated`); reading
             // them here would ask it twice per reload.
@@ -511,18 +504,24 @@ impl ServerState {
         self.0.content.load_full()
     }
 
-    /// The open sessions subscribed to `uri`.
-    fn subscribers_of(&self, uri: &str) -> Vec<Peer<RoleServer>> {
+    /// The open sessions that subscribed to something, with their subscriptions; the
+    /// closed ones are forgotten.
+    fn open_subscribers(&self) -> Vec<(Peer<RoleServer>, Subscriptions)> {
         let mut subscribers = self
             .0
             .subscribers
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         subscribers.retain(|(peer, _)| !peer.is_transport_closed());
-        subscribers
-            .iter()
+        subscribers.clone()
+    }
+
+    /// The open sessions subscribed to `uri`.
+    fn subscribers_of(&self, uri: &str) -> Vec<Peer<RoleServer>> {
+        self.open_subscribers()
+            .into_iter()
             .filter(|(_, uris)| uris.contains(uri))
-            .map(|(peer, _)| peer.clone())
+            .map(|(peer, _)| peer)
             .collect()
     }
 

@@ -401,29 +401,8 @@ fn post_2026(
     name: &str,
     params: &Value,
 ) -> Value {
-    let mut params = params.clone();
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        },
-    });
-    let bearer = format!("Bearer {token}");
-    let headers = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("Authorization", bearer.as_str()),
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", method),
-        ("Mcp-Name", name),
-    ];
-    let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
-    let (status, _, text) = server.post(&headers, &body.to_string());
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data:"))
-        .unwrap_or(&text);
-    let answer: Value = serde_json::from_str(json.trim()).unwrap_or_else(|_| panic!("{text}"));
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let (status, answer) = server.post_2026(Some(token), &tasks, (method, name), params);
     assert!(
         status == 200 || answer.get("error").is_some(),
         "{status} {answer}"

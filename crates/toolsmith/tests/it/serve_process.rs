@@ -296,6 +296,42 @@ impl ServeProcess {
         (status, answer)
     }
 
+    /// One stateless 2026-07-28 request over HTTP: `method` on `name` (its `Mcp-Name`) with
+    /// `params`, the client declaring `capabilities`, with `token` as a bearer token if
+    /// given; the status and the JSON-RPC answer (read from an SSE body too).
+    pub(crate) fn post_2026(
+        &self,
+        token: Option<&str>,
+        capabilities: &Value,
+        (method, name): (&str, &str),
+        params: &Value,
+    ) -> (u16, Value) {
+        let mut params = params.clone();
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        });
+        let bearer = token.map(|token| format!("Bearer {token}"));
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", method),
+            ("Mcp-Name", name),
+        ];
+        if let Some(bearer) = &bearer {
+            headers.push(("Authorization", bearer));
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
+        let (status, _, text) = self.post(&headers, &body.to_string());
+        let json = text
+            .lines()
+            .find_map(|line| line.strip_prefix("data:"))
+            .unwrap_or(&text);
+        let answer = serde_json::from_str(json.trim()).unwrap_or_else(|_| panic!("{text}"));
+        (status, answer)
+    }
+
     /// One HTTP/1.1 POST of `body` to `/mcp` with `headers`; returns the status code, the
     /// head and the body.
     pub(crate) fn post(&self, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {

@@ -77,29 +77,23 @@ fn a_2025_client_is_asked_live_what_the_upstream_asks() {
     );
 }
 
-/// One stateless 2026-07-28 POST of `method` with `params`.
+/// One stateless 2026-07-28 request of a client that can elicit and sample.
 fn post_2026(server: &ServeProcess, method: &str, name: &str, params: &Value) -> Value {
-    let mut params = params.clone();
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
-    });
-    let headers = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", method),
-        ("Mcp-Name", name),
-    ];
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let (status, _, text) = server.post(&headers, &body.to_string());
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data:"))
-        .unwrap_or(&text);
-    let answer: Value = serde_json::from_str(json.trim()).unwrap_or_else(|_| panic!("{text}"));
+    let capabilities = json!({"elicitation": {}, "sampling": {}});
+    let (status, answer) = server.post_2026(None, &capabilities, (method, name), params);
     assert_eq!(status, 200, "{answer}");
     answer
+}
+
+/// The one request an `input_required` result asks: its key and the request.
+fn asked(answer: &Value) -> (String, Value) {
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "input_required", "{answer}");
+    let requests = result["inputRequests"].as_object();
+    let (key, request) = requests
+        .and_then(|requests| requests.iter().next())
+        .unwrap_or_else(|| panic!("one input request: {answer}"));
+    (key.clone(), request.clone())
 }
 
 #[test]
@@ -111,12 +105,7 @@ fn a_2026_request_gets_input_required_and_its_retry_the_upstreams_answer() {
 
     let name = "asking_introduce";
     let first = post_2026(&server, "prompts/get", name, &json!({"name": name}));
-    let result = &first["result"];
-    assert_eq!(result["resultType"], "input_required", "{first}");
-    let (key, request) = result["inputRequests"]
-        .as_object()
-        .and_then(|requests| requests.iter().next())
-        .unwrap_or_else(|| panic!("one input request: {first}"));
+    let (key, request) = asked(&first);
     assert_eq!(request["method"], "elicitation/create", "{first}");
     assert_eq!(
         request["params"]["message"], "What is your name?",
@@ -128,7 +117,7 @@ fn a_2026_request_gets_input_required_and_its_retry_the_upstreams_answer() {
         name,
         &json!({"name": name,
             "inputResponses": {key.as_str(): {"action": "accept", "content": {"name": "Grace"}}},
-            "requestState": result["requestState"]}),
+            "requestState": first["result"]["requestState"]}),
     );
     assert_eq!(
         retry["result"]["messages"][0]["content"]["text"], "Please greet Grace.",
@@ -137,12 +126,7 @@ fn a_2026_request_gets_input_required_and_its_retry_the_upstreams_answer() {
 
     let uri = "asking://haiku";
     let first = post_2026(&server, "resources/read", uri, &json!({"uri": uri}));
-    let result = &first["result"];
-    assert_eq!(result["resultType"], "input_required", "{first}");
-    let (key, request) = result["inputRequests"]
-        .as_object()
-        .and_then(|requests| requests.iter().next())
-        .unwrap_or_else(|| panic!("one input request: {first}"));
+    let (key, request) = asked(&first);
     assert_eq!(request["method"], "sampling/createMessage", "{first}");
     let retry = post_2026(
         &server,
@@ -151,7 +135,7 @@ fn a_2026_request_gets_input_required_and_its_retry_the_upstreams_answer() {
         &json!({"uri": uri,
             "inputResponses": {key.as_str(): {"role": "assistant",
                 "content": {"type": "text", "text": "geese fly"}, "model": "test-model"}},
-            "requestState": result["requestState"]}),
+            "requestState": first["result"]["requestState"]}),
     );
     assert_eq!(
         retry["result"]["contents"][0]["text"], "sampled: geese fly",
