@@ -3,7 +3,7 @@
 //! look up → coerce and validate → run → apply the result contract → check the output.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -31,9 +31,20 @@ pub struct CatalogEntry {
     tool: Arc<dyn Tool>,
     arguments: Arc<ArgumentValidator>,
     output: Option<Arc<SchemaValidator>>,
+    /// [`ToolDefinition::mcp_json_len`] of `definition`, once asked: `[search] mode =
+    /// "auto"` weighs the tools more than once per load.
+    published_len: OnceLock<usize>,
 }
 
 impl CatalogEntry {
+    /// The length of the definition as `tools/list` publishes it, in bytes of compact
+    /// JSON ([`ToolDefinition::mcp_json_len`], measured once).
+    pub fn published_len(&self) -> usize {
+        *self
+            .published_len
+            .get_or_init(|| self.definition.mcp_json_len())
+    }
+
     /// The tool's definition.
     pub fn definition(&self) -> &ToolDefinition {
         &self.definition
@@ -330,6 +341,7 @@ impl Catalog {
             tool,
             arguments: Arc::new(arguments),
             output,
+            published_len: OnceLock::new(),
         })
     }
 
@@ -355,6 +367,7 @@ impl Catalog {
                 adjust(&mut adjusted);
                 if adjusted != *entry.definition {
                     entry.definition = Arc::new(adjusted);
+                    entry.published_len = OnceLock::new();
                 }
                 entry
             })

@@ -196,6 +196,18 @@ impl ToolDefinition {
         Value::Object(tool)
     }
 
+    /// The length in bytes of [`ToolDefinition::to_mcp`] as compact JSON, without building
+    /// it: the schemas are measured where they are, not copied (issue 21: `[search] mode =
+    /// "auto"` weighs every tool on each load).
+    pub fn mcp_json_len(&self) -> usize {
+        let skeleton = Value::Object(self.to_mcp_skeleton());
+        // Each schema stands in the skeleton as `{}`.
+        let schemas = std::iter::once(&self.input_schema).chain(self.output_schema.as_ref());
+        schemas.fold(json_len(&skeleton), |total, schema| {
+            total + json_len(&**schema) - "{}".len()
+        })
+    }
+
     /// [`ToolDefinition::to_mcp`] with empty schemas (`{}`, in their places): for a
     /// converter that shares the schemas (`Arc`) instead of copying them.
     pub fn to_mcp_skeleton(&self) -> JsonObject {
@@ -621,6 +633,25 @@ impl std::fmt::Display for SourceLocation {
     }
 }
 
+/// The length of `value` as compact JSON (what `to_string` gives), counted as it is
+/// written, not kept.
+fn json_len(value: &impl serde::Serialize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Serializing JSON values into a writer that cannot fail does not fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -650,5 +681,26 @@ mod tests {
             "ui://dash/index.html"
         );
         assert_eq!(published["annotations"], json!({"readOnlyHint": true}));
+    }
+
+    #[test]
+    fn mcp_json_len_is_the_length_of_the_published_text() {
+        let schema = json!({"type": "object", "properties": {"q": {"type": "string",
+            "description": "What to find, \"quoted\" and ünïcode"}}, "required": ["q"]});
+        let mut tool = ToolDefinition::new(
+            "find",
+            "Find things.\nTabs\tand quotes \" too.",
+            schema.as_object().cloned().unwrap(),
+        );
+        assert_eq!(tool.mcp_json_len(), tool.to_mcp().to_string().len());
+        tool.output_schema = Some(Arc::new(
+            json!({"type": "object", "properties": {"found": {"type": "array"}}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        ));
+        tool.title = Some("Find".into());
+        tool.annotations.read_only = Some(true);
+        assert_eq!(tool.mcp_json_len(), tool.to_mcp().to_string().len());
     }
 }

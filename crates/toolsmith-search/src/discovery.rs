@@ -26,8 +26,11 @@ impl Plan {
     /// What `settings` decide for `catalog`.
     pub fn new(catalog: &Catalog, settings: SearchSettings) -> Self {
         let listed_tokens = match settings.mode {
-            SearchMode::Auto => tokens::total_over(
-                catalog.definitions().filter(|d| !d.discoverable),
+            SearchMode::Auto => tokens::total_over_entries(
+                catalog
+                    .entries()
+                    .iter()
+                    .filter(|entry| !entry.definition().discoverable),
                 settings.budget_tokens,
             ),
             SearchMode::Always | SearchMode::Never => None,

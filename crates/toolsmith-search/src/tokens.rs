@@ -2,7 +2,7 @@
 //! is embedded in the `tiktoken-rs` crate, so counting works offline. Other models' tokenizers
 //! differ by a few percent; budgets and limits are rules of thumb, not exact.
 
-use toolsmith_model::ToolDefinition;
+use toolsmith_model::{CatalogEntry, ToolDefinition};
 
 /// The name of the encoding the counts use, for messages and docs.
 pub const ENCODING: &str = "o200k_base";
@@ -37,11 +37,29 @@ pub fn total_over<'a>(
     definitions: impl IntoIterator<Item = &'a ToolDefinition>,
     budget: usize,
 ) -> Option<usize> {
-    let texts: Vec<String> = definitions
+    let measured = definitions
         .into_iter()
-        .map(|definition| definition.to_mcp().to_string())
-        .collect();
-    let bytes = texts.iter().map(String::len).sum::<usize>();
+        .map(|definition| (definition, definition.mcp_json_len()));
+    total_of(&measured.collect::<Vec<_>>(), budget)
+}
+
+/// [`total_over`] for catalog entries, whose lengths are measured once however often
+/// they are weighed.
+#[must_use]
+pub fn total_over_entries<'a>(
+    entries: impl IntoIterator<Item = &'a CatalogEntry>,
+    budget: usize,
+) -> Option<usize> {
+    let measured = entries
+        .into_iter()
+        .map(|entry| (entry.definition(), entry.published_len()));
+    total_of(&measured.collect::<Vec<_>>(), budget)
+}
+
+/// Definitions with their published lengths, measured first without writing the texts
+/// out: far over the budget, or within it, the texts are never needed.
+fn total_of(definitions: &[(&ToolDefinition, usize)], budget: usize) -> Option<usize> {
+    let bytes = definitions.iter().map(|(_, len)| len).sum::<usize>();
     if bytes <= budget {
         return None;
     }
@@ -49,7 +67,12 @@ pub fn total_over<'a>(
     if at_least > budget {
         return Some(at_least);
     }
-    Some(texts.iter().map(|text| count(text)).sum())
+    Some(
+        definitions
+            .iter()
+            .map(|(definition, _)| count(&definition.to_mcp().to_string()))
+            .sum(),
+    )
 }
 
 #[cfg(test)]
