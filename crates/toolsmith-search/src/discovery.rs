@@ -26,11 +26,12 @@ impl Plan {
     /// What `settings` decide for `catalog`.
     pub fn new(catalog: &Catalog, settings: SearchSettings) -> Self {
         let listed_tokens = match settings.mode {
-            SearchMode::Auto => tokens::total_over_entries(
+            SearchMode::Auto => tokens::total_over(
                 catalog
                     .entries()
                     .iter()
-                    .filter(|entry| !entry.definition().discoverable),
+                    .filter(|entry| !entry.definition().discoverable)
+                    .map(|entry| (entry.definition(), entry.published_len())),
                 settings.budget_tokens,
             ),
             SearchMode::Always | SearchMode::Never => None,

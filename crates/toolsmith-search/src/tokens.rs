@@ -2,7 +2,7 @@
 //! is embedded in the `tiktoken-rs` crate, so counting works offline. Other models' tokenizers
 //! differ by a few percent; budgets and limits are rules of thumb, not exact.
 
-use toolsmith_model::{CatalogEntry, ToolDefinition};
+use toolsmith_model::ToolDefinition;
 
 /// The name of the encoding the counts use, for messages and docs.
 pub const ENCODING: &str = "o200k_base";
@@ -26,39 +26,20 @@ pub fn cost(definition: &ToolDefinition) -> usize {
 /// budget is over it without counting (docs/performance.md).
 pub const MAX_BYTES_PER_TOKEN: usize = 8;
 
-/// The tokens of `definitions` as `tools/list` sends them, counted only when they may pass
-/// `budget`: `None` when their size in bytes is within it (every token is at least one
-/// byte), which spares loading the vocabulary for small servers. Far over the budget (their
-/// bytes over [`MAX_BYTES_PER_TOKEN`] still pass it) the vocabulary is not loaded either
-/// and the answer is that lower bound, so thousands of tools start without the tokenizer
-/// (issue 21); the real count is made only near the budget, where it decides.
+/// The tokens of `definitions` as `tools/list` sends them, each given with its length in
+/// bytes of compact JSON (a catalog entry's [`toolsmith_model::CatalogEntry::published_len`], measured once),
+/// counted only when they may pass `budget`: `None` when their size in bytes is within it
+/// (every token is at least one byte), which spares loading the vocabulary for small
+/// servers. Far over the budget (their bytes over [`MAX_BYTES_PER_TOKEN`] still pass it) the
+/// vocabulary is not loaded either and the answer is that lower bound, so thousands of tools
+/// start without the tokenizer (issue 21); the real count is made only near the budget,
+/// where it decides. Within the budget or far over it, no tool's text is written out.
 #[must_use]
 pub fn total_over<'a>(
-    definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+    definitions: impl IntoIterator<Item = (&'a ToolDefinition, usize)>,
     budget: usize,
 ) -> Option<usize> {
-    let measured = definitions
-        .into_iter()
-        .map(|definition| (definition, definition.mcp_json_len()));
-    total_of(&measured.collect::<Vec<_>>(), budget)
-}
-
-/// [`total_over`] for catalog entries, whose lengths are measured once however often
-/// they are weighed.
-#[must_use]
-pub fn total_over_entries<'a>(
-    entries: impl IntoIterator<Item = &'a CatalogEntry>,
-    budget: usize,
-) -> Option<usize> {
-    let measured = entries
-        .into_iter()
-        .map(|entry| (entry.definition(), entry.published_len()));
-    total_of(&measured.collect::<Vec<_>>(), budget)
-}
-
-/// Definitions with their published lengths, measured first without writing the texts
-/// out: far over the budget, or within it, the texts are never needed.
-fn total_of(definitions: &[(&ToolDefinition, usize)], budget: usize) -> Option<usize> {
+    let definitions: Vec<(&ToolDefinition, usize)> = definitions.into_iter().collect();
     let bytes = definitions.iter().map(|(_, len)| len).sum::<usize>();
     if bytes <= budget {
         return None;
@@ -94,8 +75,9 @@ mod tests {
             .unwrap_or_default();
         let tool = ToolDefinition::new("get_weather", "Current weather for a city.", schema);
         let bytes = tool.to_mcp().to_string().len();
-        assert_eq!(total_over([&tool], bytes), None);
-        let tokens = total_over([&tool, &tool], bytes).unwrap();
+        let measured = (&tool, tool.mcp_json_len());
+        assert_eq!(total_over([measured], bytes), None);
+        let tokens = total_over([measured, measured], bytes).unwrap();
         assert_eq!(tokens, 2 * cost(&tool));
         assert!(tokens < bytes, "{tokens} tokens for {bytes} bytes");
     }
@@ -112,7 +94,8 @@ mod tests {
         let bytes = tool.to_mcp().to_string().len();
         let tools = vec![tool; 10];
         let budget = 10 * bytes / MAX_BYTES_PER_TOKEN - 1;
-        let at_least = total_over(&tools, budget).unwrap();
+        let measured = tools.iter().map(|tool| (tool, tool.mcp_json_len()));
+        let at_least = total_over(measured, budget).unwrap();
         assert_eq!(at_least, 10 * bytes / MAX_BYTES_PER_TOKEN);
         // The bound is below the real count: what `auto` decides is the same.
         let real: usize = tools.iter().map(cost).sum();
