@@ -8,9 +8,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use rmcp::model::{
-    GetPromptResponse, InputRequiredResult, ReadResourceResponse, ReadResourceResult,
-};
+use rmcp::model::{GetPromptResponse, InputRequiredResult, ReadResourceResponse};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use toolsmith_model::{ClientBridge, JsonObject};
@@ -30,15 +28,10 @@ impl McpHandler {
         context: &RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let served = self.state.content();
-        let answer = self
-            .asking_client(context, replay.clone(), move |client| {
-                served.get_prompt(&name, &arguments, Some(&client))
-            })
-            .await;
-        Ok(match answered(replay.as_deref(), answer)? {
-            Answered::Result(result) => GetPromptResponse::from(result),
-            Answered::InputRequired(input_required) => input_required.into(),
+        self.asking_client(context, replay, move |client| {
+            served.get_prompt(&name, &arguments, Some(&client))
         })
+        .await
     }
 
     /// `resources/read` of an upstream's resource.
@@ -49,30 +42,26 @@ impl McpHandler {
         context: &RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let served = self.state.content();
-        let answer = self
-            .asking_client(context, replay.clone(), move |client| {
-                served.read_resource(&uri, Some(&client))
-            })
-            .await;
-        Ok(match answered(replay.as_deref(), answer)? {
-            Answered::Result(result) => ReadResourceResult::into(result),
-            Answered::InputRequired(input_required) => input_required.into(),
+        self.asking_client(context, replay, move |client| {
+            served.read_resource(&uri, Some(&client))
         })
+        .await
     }
 
     /// Runs `forward` on a blocking thread with a bridge to this request's client, carrying
-    /// out what it asks of the client until it returns.
-    async fn asking_client<T: Send + 'static>(
+    /// out what it asks of the client until it returns; its result is the answer, unless a
+    /// 2026-07-28 request must answer `input_required` (see [`answered`]).
+    async fn asking_client<T: Send + 'static, R: From<T> + From<InputRequiredResult>>(
         &self,
         context: &RequestContext<RoleServer>,
         replay: Option<Arc<Replay>>,
         forward: impl FnOnce(Arc<dyn ClientBridge>) -> Result<T, ErrorData> + Send + 'static,
-    ) -> Result<T, ErrorData> {
+    ) -> Result<R, ErrorData> {
         let min_level = context
             .meta
             .log_level()
             .map_or_else(|| self.session_log_level(), log_level);
-        let bridge = Arc::new(McpBridge::new(false, min_level, replay));
+        let bridge = Arc::new(McpBridge::new(false, min_level, replay.clone()));
         let client = Arc::clone(&bridge) as Arc<dyn ClientBridge>;
         let mut finished = tokio::task::spawn_blocking(move || forward(client));
         // The upstream's own answer is bounded by the same timeout (content.rs of the
@@ -99,42 +88,41 @@ impl McpHandler {
         };
         // A request of the upstream still waiting on the client gets an error now.
         bridge.close();
-        answer?
+        answered(replay.as_deref(), answer.and_then(|answer| answer))
     }
-}
-
-enum Answered<T> {
-    Result(T),
-    InputRequired(InputRequiredResult),
 }
 
 /// The answer to a forwarded request: on a 2026-07-28 request, what the upstream asked and
 /// the client has not answered yet comes first (the upstream's answer to the refusal it got
 /// meanwhile does not count), then a capability the client lacks.
-fn answered<T>(
+fn answered<T, R: From<T> + From<InputRequiredResult>>(
     replay: Option<&Replay>,
     answer: Result<T, ErrorData>,
-) -> Result<Answered<T>, ErrorData> {
+) -> Result<R, ErrorData> {
     if let Some(replay) = replay {
         if let Some(error) = replay.undeclared() {
             return Err(error);
         }
         if let Some(input_required) = replay.finish() {
-            return Ok(Answered::InputRequired(input_required));
+            return Ok(input_required.into());
         }
     }
-    answer.map(Answered::Result)
+    answer.map(R::from)
 }
 
 #[cfg(test)]
 mod tests {
+    use rmcp::model::ReadResourceResult;
+
     use super::*;
 
     #[test]
     fn without_a_replay_the_answer_is_the_upstreams() {
-        let answer: Result<u8, ErrorData> = Ok(7);
-        assert!(matches!(answered(None, answer), Ok(Answered::Result(7))));
-        let refused: Result<u8, ErrorData> = Err(ErrorData::internal_error("no", None));
-        assert!(answered(None, refused).is_err());
+        let result = ReadResourceResult::new(Vec::new());
+        let answer: Result<ReadResourceResponse, ErrorData> = answered(None, Ok(result));
+        assert!(matches!(answer, Ok(ReadResourceResponse::Complete(_))));
+        let refused: Result<ReadResourceResult, ErrorData> =
+            Err(ErrorData::internal_error("no", None));
+        assert!(answered::<_, ReadResourceResponse>(None, refused).is_err());
     }
 }
