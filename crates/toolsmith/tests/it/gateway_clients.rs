@@ -68,14 +68,7 @@ fn client(sdk: Sdk) -> Option<Command> {
             Some(command)
         }
         Sdk::TypeScript => {
-            let modules = workspace().join(".ci/upstreams/node_modules");
-            if !modules.join("@modelcontextprotocol/sdk").is_dir() {
-                skip_unless_required(
-                    "the TypeScript SDK is not installed (npm ci --prefix .ci/upstreams)",
-                    "TOOLSMITH_REQUIRE_UPSTREAMS",
-                );
-                return None;
-            }
+            let modules = crate::typescript_sdk()?;
             let mut command = Command::new("node");
             command.env("NODE_PATH", modules).arg(here("ts_client.cjs"));
             Some(command)

@@ -91,6 +91,20 @@ pub(crate) fn skip_unless_required(reason: &str, required: &str) {
     eprintln!("skipped: {reason}");
 }
 
+/// The `node_modules` of `.ci/upstreams`, which holds the official TypeScript SDK, or
+/// `None` (the test skips) when it is not installed, unless `TOOLSMITH_REQUIRE_UPSTREAMS=1`.
+pub(crate) fn typescript_sdk() -> Option<PathBuf> {
+    let modules = workspace().join(".ci/upstreams/node_modules");
+    if modules.join("@modelcontextprotocol/sdk").is_dir() {
+        return Some(modules);
+    }
+    skip_unless_required(
+        "the TypeScript SDK is not installed (npm ci --prefix .ci/upstreams)",
+        "TOOLSMITH_REQUIRE_UPSTREAMS",
+    );
+    None
+}
+
 /// A temporary tools folder with the given files.
 pub(crate) fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -10,19 +10,12 @@
 use serde_json::{Value, json};
 
 use crate::serve_process::ServeProcess;
-use crate::{skip_unless_required, workspace};
+use crate::workspace;
 
 /// A folder serving the asking upstream as `[upstream.asking]`, or `None` (the test skips)
 /// without the TypeScript SDK.
 fn gateway() -> Option<tempfile::TempDir> {
-    let modules = workspace().join(".ci/upstreams/node_modules");
-    if !modules.join("@modelcontextprotocol/sdk").is_dir() {
-        skip_unless_required(
-            "the TypeScript SDK is not installed (npm ci --prefix .ci/upstreams)",
-            "TOOLSMITH_REQUIRE_UPSTREAMS",
-        );
-        return None;
-    }
+    let modules = crate::typescript_sdk()?;
     let server = workspace().join("crates/toolsmith/tests/it/upstream_asking/server.cjs");
     Some(crate::folder(&[(
         "toolsmith.toml",
