@@ -204,11 +204,6 @@ impl Limits {
         Self::new(settings, Arc::new(MemoryCounters::default()))
     }
 
-    /// The settings in force.
-    pub fn settings(&self) -> Arc<LimitSettings> {
-        self.0.settings.load_full()
-    }
-
     /// Puts `settings` in force from the next call on (a reloaded `[limits]`); the counts
     /// so far, and the calls running, are kept.
     pub fn set_settings(&self, settings: LimitSettings) {
