@@ -20,7 +20,7 @@ use std::time::Instant;
 use rmcp::model::{
     ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
     ElicitationSchema, GetMeta, JsonRpcRequest, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ServerRequest,
+    ProgressNotificationParam, ProgressToken, ServerNotification, ServerRequest,
 };
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
@@ -30,6 +30,23 @@ use toolsmith_model::{ClientBridge, LogLevel};
 
 use crate::convert::logging_level;
 use crate::mrtr::{Kind, Replay};
+
+/// Where a session's notifications for its GET stream go when another replica may hold
+/// that stream (issue 19, item 4; docs/deploy.md): the HTTP endpoint puts one in the
+/// extensions of each request of a session when replicas share their state.
+pub(crate) trait StreamElsewhere: Send + Sync {
+    /// Takes `notification` to relay it to the replicas holding the session's GET stream,
+    /// when this one holds none; `false` when it is this replica's to send.
+    fn take(&self, notification: &ServerNotification) -> bool;
+}
+
+/// The request's [`StreamElsewhere`], if any (inside the HTTP request's parts).
+fn stream_elsewhere(context: &RequestContext<RoleServer>) -> Option<&Arc<dyn StreamElsewhere>> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Arc<dyn StreamElsewhere>>())
+}
 
 /// What a tool asked of the client; handled by [`serve`] on the request's task.
 pub(crate) enum ClientRequest {
@@ -303,7 +320,15 @@ pub(crate) async fn serve(
             let mut params =
                 LoggingMessageNotificationParam::new(logging_level(level), Value::String(message));
             params.logger = Some(logger);
-            if let Err(error) = peer.notify_logging_message(params).await {
+            let notification = ServerNotification::LoggingMessageNotification(
+                rmcp::model::Notification::new(params),
+            );
+            if let Some(elsewhere) = stream_elsewhere(context)
+                && elsewhere.take(&notification)
+            {
+                return;
+            }
+            if let Err(error) = peer.send_notification(notification).await {
                 tracing::debug!(%error, "could not send a log notification");
             }
         }

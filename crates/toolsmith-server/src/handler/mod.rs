@@ -29,7 +29,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::SessionRestoreMarker;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
 use toolsmith_model::{Caller, LogLevel, OutcomeKind, TaskSupport};
 
@@ -73,6 +73,13 @@ pub(crate) trait SessionJoin: Send + Sync {
     /// The log level a client set for `session` on another replica, when this one
     /// restores the session.
     async fn shared_log_level(&self, session: &str) -> Option<LogLevel>;
+
+    /// Tells the other replicas (if any) that `session` now subscribes to `uri`, or no
+    /// longer does.
+    async fn share_subscription(&self, session: &str, uri: &str, subscribed: bool);
+
+    /// The URIs `session` subscribed to on any replica, when this one restores it.
+    async fn shared_subscriptions(&self, session: &str) -> Vec<String>;
 }
 
 /// The rmcp handler of one connection or session.
@@ -277,6 +284,71 @@ impl McpHandler {
         self.log_level.store(level as u8, Ordering::Relaxed);
     }
 
+    /// Subscribes the session to `uri` here, as `resources/subscribe` does (also when the
+    /// client subscribed through another replica): reloads then send it `resources/updated`,
+    /// and an upstream's resource is subscribed to at the upstream (docs/gateway.md,
+    /// "Prompts and resources").
+    pub(crate) async fn follow(
+        &self,
+        uri: String,
+        peer: &Peer<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let served = self.state.content();
+        served.check_uri(&uri)?;
+        let added = self.subscriptions.add(uri.clone()).map_err(|_| {
+            ErrorData::invalid_params(
+                format!(
+                    "this session already subscribes to {MAX_SUBSCRIPTIONS} resources, the most \
+                     one session may; unsubscribe from some first"
+                ),
+                None,
+            )
+        })?;
+        if added.first {
+            self.state.track_subscriptions(peer, &self.subscriptions);
+        }
+        if added.new && served.forwards(Forwarded::Resource(&uri)) {
+            let forwarded = {
+                let uri = uri.clone();
+                blocking(move || served.forward_subscription(&uri, true)).await
+            };
+            if forwarded.is_err() {
+                self.subscriptions.remove(&uri);
+            }
+            forwarded?;
+        }
+        Ok(())
+    }
+
+    /// Ends the session's subscription to `uri` here, as `resources/unsubscribe` does (also
+    /// when the client unsubscribed through another replica).
+    pub(crate) async fn unfollow(&self, uri: &str) -> Result<(), ErrorData> {
+        let content = self.state.content();
+        if self.subscriptions.remove(uri)
+            && content.forwards(Forwarded::Resource(uri))
+            && !self.state.is_subscribed(uri)
+        {
+            let uri = uri.to_owned();
+            blocking(move || content.forward_subscription(&uri, false)).await?;
+        }
+        Ok(())
+    }
+
+    /// Tells the other replicas of a `resources/subscribe` (`subscribed`) or
+    /// `resources/unsubscribe` of `uri` in the session of `context` (issue 19, item 4).
+    async fn share_subscription(
+        &self,
+        context: &RequestContext<RoleServer>,
+        uri: &str,
+        subscribed: bool,
+    ) {
+        if let Transport::HttpSession(sessions) = &self.transport
+            && let Some(session) = session_of(context)
+        {
+            sessions.share_subscription(session, uri, subscribed).await;
+        }
+    }
+
     fn session_log_level(&self) -> LogLevel {
         LEVELS
             .get(usize::from(self.log_level.load(Ordering::Relaxed)))
@@ -295,11 +367,7 @@ fn log_call(tool: &str, kind: OutcomeKind, started: Instant, context: &RequestCo
         tool,
         outcome = kind.as_str(),
         duration_ms = started.elapsed().as_secs_f64() * 1000.0,
-        session = context
-            .extensions
-            .get::<Parts>()
-            .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
-            .and_then(|id| id.to_str().ok()),
+        session = session_of(context),
         request_id = %context.id,
         "tool call"
     );
@@ -322,6 +390,15 @@ impl Drop for Counted<'_> {
         self.metrics.record(kind, self.started.elapsed());
         log_call(self.tool, kind, self.started, self.context);
     }
+}
+
+/// The Streamable HTTP session (`Mcp-Session-Id`) of the request; none over stdio.
+fn session_of(context: &RequestContext<RoleServer>) -> Option<&str> {
+    context
+        .extensions
+        .get::<Parts>()
+        .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
+        .and_then(|id| id.to_str().ok())
 }
 
 /// Who made the request: the [`Caller`] the HTTP endpoint's OAuth check put on the
@@ -354,8 +431,8 @@ impl ServerHandler for McpHandler {
         self.state.info().clone()
     }
 
-    /// As rmcp's own, and a session restored from the shared state takes the log level a
-    /// client set on another replica (issue 19, item 4).
+    /// As rmcp's own, and a session restored from the shared state takes the log level and
+    /// the subscriptions a client set on another replica (issue 19, item 4).
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -364,9 +441,15 @@ impl ServerHandler for McpHandler {
         context.peer.set_peer_info(request.clone());
         if let Transport::HttpSession(sessions) = &self.transport
             && let Some(restored) = context.extensions.get::<SessionRestoreMarker>()
-            && let Some(level) = sessions.shared_log_level(&restored.id).await
         {
-            self.set_session_log_level(level);
+            if let Some(level) = sessions.shared_log_level(&restored.id).await {
+                self.set_session_log_level(level);
+            }
+            for uri in sessions.shared_subscriptions(&restored.id).await {
+                if let Err(error) = self.follow(uri.clone(), &context.peer).await {
+                    tracing::debug!(uri, %error.message, "a subscription of a restored session no longer holds");
+                }
+            }
         }
         self.negotiate_initialize(&request)
     }
@@ -445,11 +528,7 @@ impl ServerHandler for McpHandler {
         let level = log_level(request.level);
         self.set_session_log_level(level);
         if let Transport::HttpSession(sessions) = &self.transport
-            && let Some(session) = context
-                .extensions
-                .get::<Parts>()
-                .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
-                .and_then(|id| id.to_str().ok())
+            && let Some(session) = session_of(&context)
         {
             sessions.share_log_level(session, level).await;
         }
@@ -542,47 +621,18 @@ impl ServerHandler for McpHandler {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let served = self.state.content();
-        served.check_uri(&request.uri)?;
-        let added = self.subscriptions.add(request.uri.clone()).map_err(|_| {
-            ErrorData::invalid_params(
-                format!(
-                    "this session already subscribes to {MAX_SUBSCRIPTIONS} resources, the most \
-                     one session may; unsubscribe from some first"
-                ),
-                None,
-            )
-        })?;
-        if added.first {
-            self.state
-                .track_subscriptions(&context.peer, &self.subscriptions);
-        }
-        // An upstream's resource: the upstream is asked to report its changes
-        // (docs/gateway.md, "Prompts and resources").
-        if added.new && served.forwards(Forwarded::Resource(&request.uri)) {
-            let uri = request.uri.clone();
-            let forwarded = blocking(move || served.forward_subscription(&uri, true)).await;
-            if forwarded.is_err() {
-                self.subscriptions.remove(&request.uri);
-            }
-            forwarded?;
-        }
+        self.follow(request.uri.clone(), &context.peer).await?;
+        self.share_subscription(&context, &request.uri, true).await;
         Ok(())
     }
 
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let content = self.state.content();
-        if self.subscriptions.remove(&request.uri)
-            && content.forwards(Forwarded::Resource(&request.uri))
-            && !self.state.is_subscribed(&request.uri)
-        {
-            let uri = request.uri;
-            blocking(move || content.forward_subscription(&uri, false)).await?;
-        }
+        self.unfollow(&request.uri).await?;
+        self.share_subscription(&context, &request.uri, false).await;
         Ok(())
     }
 

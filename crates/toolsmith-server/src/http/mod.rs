@@ -507,23 +507,42 @@ async fn delete_session(State(endpoint): State<Arc<Endpoint>>, request: Request)
 }
 
 /// GET, a session's stream, and any other method, which rmcp refuses: to the session
-/// service. A `GET` stream keeps its session busy while it is open.
+/// service. A `GET` stream keeps its session busy while it is open, and is counted so that
+/// other replicas' notifications for it come here (docs/deploy.md).
 async fn to_sessions(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let in_flight = request
+    let session = request
         .headers()
         .get(SESSION_HEADER)
         .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    let in_flight = session
+        .as_deref()
         .and_then(|session| endpoint.book.enter(session, None).ok())
         .flatten();
+    let get = request.method() == axum::http::Method::GET;
     let response = endpoint.sessions.handle(request).await.map(Body::new);
-    until_sent(response, in_flight)
+    let stream = session
+        .filter(|_| get && endpoint.shared.is_some() && response.status().is_success())
+        .map(|session| endpoint.calls.stream_opened(&session));
+    if in_flight.is_none() && stream.is_none() {
+        return response;
+    }
+    until_sent(response, Some((in_flight, stream)))
 }
 
 impl Endpoint {
     /// A POST carrying a session id: a plain call takes the direct path, the rest goes to
     /// the session service.
-    async fn post_in_session(&self, parts: Parts, bytes: Bytes) -> Response {
+    async fn post_in_session(&self, mut parts: Parts, bytes: Bytes) -> Response {
         let bytes = experimental_tasks::renamed(&parts, bytes);
+        if let Some(elsewhere) = parts
+            .headers
+            .get(SESSION_HEADER)
+            .and_then(|id| id.to_str().ok())
+            .and_then(|session| self.calls.stream_elsewhere(session))
+        {
+            parts.extensions.insert(elsewhere);
+        }
         let session = parts
             .headers
             .get(SESSION_HEADER)

@@ -73,8 +73,9 @@ pub(super) fn request_id(body: &[u8]) -> Option<RequestId> {
 }
 
 /// Whether the body is a message another replica may be waiting for (issue 19, item 4): a
-/// response or an error (an answer to a server→client request), or
-/// `notifications/cancelled`. Read without building the message.
+/// response or an error (an answer to a server→client request), `notifications/cancelled`
+/// (the call may run elsewhere), or `notifications/roots/list_changed` (every replica
+/// holding the session asks for the roots again). Read without building the message.
 pub(super) fn for_any_replica(body: &[u8]) -> bool {
     #[derive(serde::Deserialize)]
     struct Peek<'a> {
@@ -83,7 +84,9 @@ pub(super) fn for_any_replica(body: &[u8]) -> bool {
         method: Option<Cow<'a, str>>,
     }
     serde_json::from_slice::<Peek<'_>>(body).is_ok_and(|peek| match peek.method {
-        Some(method) => method == "notifications/cancelled",
+        Some(method) => {
+            method == "notifications/cancelled" || method == "notifications/roots/list_changed"
+        }
         None => peek.id.is_some(),
     })
 }
@@ -147,5 +150,25 @@ mod tests {
             "notifications/cancelled"
         ));
         assert!(!has_method(b"[]", "notifications/cancelled"));
+    }
+
+    /// Issue 19, item 4: what other replicas of the session must see too.
+    #[test]
+    fn answers_cancellations_and_root_changes_are_for_any_replica() {
+        for body in [
+            br#"{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}"#.as_slice(),
+            br#"{"jsonrpc":"2.0","id":0,"error":{"code":-1,"message":"no"}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+        ] {
+            assert!(for_any_replica(body), "{}", String::from_utf8_lossy(body));
+        }
+        for body in [
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#.as_slice(),
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            b"[]",
+        ] {
+            assert!(!for_any_replica(body), "{}", String::from_utf8_lossy(body));
+        }
     }
 }

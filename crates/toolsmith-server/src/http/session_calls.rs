@@ -36,7 +36,7 @@ use axum::http::{HeaderMap, header};
 use axum::response::Response;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta, JsonRpcMessage,
-    JsonRpcNotification, JsonRpcRequest, ProtocolVersion,
+    JsonRpcNotification, JsonRpcRequest, ProtocolVersion, ServerNotification,
 };
 use rmcp::service::{NotificationContext, Service};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -47,6 +47,7 @@ use toolsmith_model::LogLevel;
 use super::guard::HostRule;
 use super::peek::{accepts, has_method, is_json};
 use super::replies::{empty_event_stream, json_response};
+use crate::bridge::StreamElsewhere;
 use crate::direct::{self, Calls};
 use crate::handler::{McpHandler, SessionJoin};
 use crate::replicas::{Message, Relayed, SharedState};
@@ -70,6 +71,22 @@ struct Registry {
     /// The state shared with other replicas, and how long a session's records there
     /// outlive its last use.
     shared: Option<(SharedState, Duration)>,
+    /// How many `GET` streams of each session are open here: notifications for a session's
+    /// `GET` stream go to the replicas that hold one (docs/deploy.md).
+    streams: Mutex<HashMap<Box<str>, usize>>,
+}
+
+/// A session's `GET` stream open here, until dropped.
+pub(super) struct StreamHeld {
+    registry: Arc<Registry>,
+    session: Box<str>,
+}
+
+/// A session's notifications for its `GET` stream, on a replica that shares its state:
+/// relayed to the replicas holding such a stream when this one holds none.
+struct ToStreamHolders {
+    registry: Weak<Registry>,
+    session: Box<str>,
 }
 
 /// What a session's handler holds to join the registry once its session is initialized;
@@ -179,11 +196,90 @@ impl SessionJoin for Joiner {
             .ok()
             .flatten()
     }
+
+    async fn share_subscription(&self, session: &str, uri: &str, subscribed: bool) {
+        let Some((shared, ttl)) = self
+            .0
+            .upgrade()
+            .and_then(|registry| registry.shared.clone())
+        else {
+            return;
+        };
+        if let Err(error) = shared.set_subscription(session, uri, subscribed, ttl).await {
+            tracing::warn!(%error, session, uri, "could not share a session's subscription with the other replicas");
+        }
+    }
+
+    async fn shared_subscriptions(&self, session: &str) -> Vec<String> {
+        let Some((shared, _)) = self
+            .0
+            .upgrade()
+            .and_then(|registry| registry.shared.clone())
+        else {
+            return Vec::new();
+        };
+        shared
+            .subscriptions(session)
+            .await
+            .inspect_err(|error| {
+                tracing::warn!(%error, session, "could not read a session's subscriptions from the shared state");
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl StreamElsewhere for ToStreamHolders {
+    fn take(&self, notification: &ServerNotification) -> bool {
+        let Some(registry) = self.registry.upgrade() else {
+            return false;
+        };
+        let Some((shared, _)) = registry.shared.clone() else {
+            return false;
+        };
+        if registry.holds_stream(&self.session) {
+            return false;
+        }
+        let message = match serde_json::to_value(notification) {
+            Ok(message) => Message::ToClient(message),
+            Err(error) => {
+                tracing::debug!(%error, "a notification that is not JSON");
+                return false;
+            }
+        };
+        let session = self.session.clone();
+        tokio::spawn(async move {
+            if let Err(error) = shared.relay(&session, message).await {
+                tracing::warn!(%error, session = &*session, "could not relay a notification to the replicas holding the session's stream");
+            }
+        });
+        true
+    }
+}
+
+impl Drop for StreamHeld {
+    fn drop(&mut self) {
+        let mut streams = self.registry.lock_streams();
+        if let Some(open) = streams.get_mut(&self.session) {
+            *open = open.saturating_sub(1);
+            if *open == 0 {
+                streams.remove(&self.session);
+            }
+        }
+    }
 }
 
 impl Registry {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<Session>>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_streams(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, usize>> {
+        self.streams.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether a `GET` stream of `session` is open here.
+    fn holds_stream(&self, session: &str) -> bool {
+        self.lock_streams().contains_key(session)
     }
 }
 
@@ -198,13 +294,34 @@ impl SessionCalls {
             sessions: Mutex::default(),
             rmcp,
             shared,
+            streams: Mutex::default(),
+        }))
+    }
+
+    /// Counts a `GET` stream of `session` open here until the returned guard drops.
+    pub(super) fn stream_opened(&self, session: &str) -> StreamHeld {
+        *self.0.lock_streams().entry(session.into()).or_default() += 1;
+        StreamHeld {
+            registry: Arc::clone(&self.0),
+            session: session.into(),
+        }
+    }
+
+    /// Where the notifications a request of `session` makes for its `GET` stream go when
+    /// replicas share their state ([`StreamElsewhere`]): none without a shared state.
+    pub(super) fn stream_elsewhere(&self, session: &str) -> Option<Arc<dyn StreamElsewhere>> {
+        self.0.shared.as_ref()?;
+        Some(Arc::new(ToStreamHolders {
+            registry: Arc::downgrade(&self.0),
+            session: session.into(),
         }))
     }
 
     /// Acts on what another replica relayed for a session this one holds (issue 19, item
     /// 4): hands a client's message to rmcp's session, as if posted here (a cancellation
-    /// also stops a call on the direct path), or applies a log level. A session not held
-    /// here is left alone: it is not restored for that.
+    /// also stops a call on the direct path), applies a log level or a subscription, or
+    /// sends a notification on the session's `GET` stream when one is open here. A session
+    /// not held here is left alone: it is not restored for that.
     pub(super) async fn relayed(&self, relayed: Relayed) {
         let id: SessionId = relayed.session.into();
         if !self.0.rmcp.has_session(&id).await.unwrap_or(false) {
@@ -237,6 +354,32 @@ impl SessionCalls {
             Message::LogLevel(level) => {
                 if let (Some(session), Some(level)) = (session, LogLevel::parse(&level)) {
                     session.handler.set_session_log_level(level);
+                }
+            }
+            Message::Subscription { uri, subscribed } => {
+                let Some(session) = session else { return };
+                let followed = if subscribed {
+                    session.handler.follow(uri.clone(), &session.peer).await
+                } else {
+                    session.handler.unfollow(&uri).await
+                };
+                if let Err(error) = followed {
+                    tracing::debug!(uri, %error.message, session = %id, "a subscription made on another replica does not hold here");
+                }
+            }
+            Message::ToClient(notification) => {
+                let Some(session) = session.filter(|_| self.0.holds_stream(&id)) else {
+                    return;
+                };
+                match serde_json::from_value::<ServerNotification>(notification) {
+                    Ok(notification) => {
+                        if let Err(error) = session.peer.send_notification(notification).await {
+                            tracing::debug!(%error, session = %id, "could not send a relayed notification");
+                        }
+                    }
+                    Err(error) => {
+                        tracing::debug!(%error, session = %id, "a relayed notification that is not a server's");
+                    }
                 }
             }
         }

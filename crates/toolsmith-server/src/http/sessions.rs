@@ -290,26 +290,24 @@ pub(super) async fn keep_alive(rmcp: &LocalSessionManager, id: &str) {
     }
 }
 
-/// `response`, with the request kept in flight until its body has been sent or dropped
-/// (an event stream lasts as long as the client listens).
-pub(super) fn until_sent(response: Response, in_flight: Option<InFlight>) -> Response {
-    match in_flight {
-        Some(in_flight) => response.map(|body| {
-            Body::new(Tracked {
-                body,
-                _in_flight: in_flight,
-            })
-        }),
+/// `response`, with `held` (the request in flight, a `GET` stream counted) kept until its
+/// body has been sent or dropped (an event stream lasts as long as the client listens).
+pub(super) fn until_sent<H: Send + Unpin + 'static>(
+    response: Response,
+    held: Option<H>,
+) -> Response {
+    match held {
+        Some(held) => response.map(|body| Body::new(Tracked { body, _held: held })),
         None => response,
     }
 }
 
-struct Tracked {
+struct Tracked<H> {
     body: Body,
-    _in_flight: InFlight,
+    _held: H,
 }
 
-impl HttpBody for Tracked {
+impl<H: Unpin> HttpBody for Tracked<H> {
     type Data = Bytes;
     type Error = axum::Error;
 

@@ -12,10 +12,11 @@
 //! - MCP tasks, as `tasks/get` shows them, and the inboxes that carry `tasks/cancel` and
 //!   `tasks/update` to the replica running a task (`toolsmith:task:*`, `tasks/redis.rs`);
 //! - rate-limit counters (`toolsmith:limit:*`, `limits/redis.rs`);
-//! - each session's `logging/setLevel` (`toolsmith:session:ID:log-level`), and, on the
+//! - each session's `logging/setLevel` (`toolsmith:session:ID:log-level`) and
+//!   `resources/subscribe` URIs (`toolsmith:session:ID:subscriptions`), and, on the
 //!   channel `toolsmith:session-messages`, what a client posted to one replica for a
-//!   request another holds: answers to server→client requests and cancellations
-//!   ([`relay`]);
+//!   request another holds (answers to server→client requests, cancellations), changes
+//!   of those two, and notifications for a GET stream another replica holds ([`relay`]);
 //! - nothing else: each replica's name (`--replica-name`, by default `HOST:PORT`) is sent
 //!   back in the `Toolsmith-Replica` header of every response, so a client (and a test)
 //!   can tell which one served it.
@@ -200,6 +201,10 @@ impl SharedState {
             .ignore()
             .cmd("EXPIRE")
             .arg(relay::log_level_key(session))
+            .arg(seconds)
+            .ignore()
+            .cmd("EXPIRE")
+            .arg(relay::subscriptions_key(session))
             .arg(seconds)
             .ignore();
         tokio::spawn(async move {

@@ -1,7 +1,7 @@
 //! Messages for a session that one replica got and another must act on, carried by Redis
 //! pub/sub on one channel every replica subscribes to ([`CHANNEL`]).
 //!
-//! Two kinds travel (issue 19, item 4):
+//! Four kinds travel (issue 19, item 4):
 //! - what a client POSTs that is for a request another replica may hold: an answer to a
 //!   server→client request (elicitation, sampling, `roots/list`), which rides the POST
 //!   stream of the replica running the call while the answer may land anywhere, and
@@ -16,6 +16,13 @@
 //! - a session's `logging/setLevel`: kept under `toolsmith:session:ID:log-level` (same TTL
 //!   as the session's record), read by a replica that restores the session, and published
 //!   so replicas holding it already apply it at once.
+//! - a session's `resources/subscribe` and `resources/unsubscribe`: kept in the set
+//!   `toolsmith:session:ID:subscriptions` (same TTL), read by a replica that restores the
+//!   session, and published so every replica holding it follows it. Each replica then
+//!   notices a subscribed resource's change itself (its own reload, its own upstream), and
+//!   the one holding the session's GET stream sends `resources/updated` there.
+//! - a notification a call made for the session's GET stream (a log message) on a replica
+//!   that holds no GET stream of that session: the replicas that do send it there.
 //!
 //! Pub/sub and not a polled list as for tasks (`tasks/redis.rs`): these messages are for a
 //! request waiting now, and any replica may be the one; a message published while a
@@ -46,6 +53,11 @@ pub(super) fn log_level_key(id: &str) -> String {
     format!("toolsmith:session:{id}:log-level")
 }
 
+/// The Redis key of the set of URIs session `id` subscribes to.
+pub(super) fn subscriptions_key(id: &str) -> String {
+    format!("toolsmith:session:{id}:subscriptions")
+}
+
 /// What one replica tells the others about a session.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,6 +78,12 @@ pub(crate) enum Message {
     FromClient(serde_json::Value),
     /// The session's new `logging/setLevel`: the level's MCP name.
     LogLevel(String),
+    /// The session subscribed to `uri` (`resources/subscribe`), or no longer does.
+    #[serde(rename_all = "camelCase")]
+    Subscription { uri: String, subscribed: bool },
+    /// A notification for the session's GET stream (`method` and `params`), from a
+    /// replica that holds none of its GET streams.
+    ToClient(serde_json::Value),
 }
 
 impl SharedState {
@@ -119,6 +137,46 @@ impl SharedState {
             .query_async(&mut connection)
             .await?;
         Ok(stored.as_deref().and_then(LogLevel::parse))
+    }
+
+    /// Keeps whether `session` subscribes to `uri` for `ttl` and tells the other replicas.
+    pub(crate) async fn set_subscription(
+        &self,
+        session: &str,
+        uri: &str,
+        subscribed: bool,
+        ttl: Duration,
+    ) -> Result<(), redis::RedisError> {
+        let key = subscriptions_key(session);
+        let mut connection = self.connection();
+        let mut change = redis::pipe();
+        change
+            .cmd(if subscribed { "SADD" } else { "SREM" })
+            .arg(&key)
+            .arg(uri)
+            .ignore()
+            .cmd("EXPIRE")
+            .arg(&key)
+            .arg(ttl.as_secs().max(1))
+            .ignore();
+        change.query_async::<()>(&mut connection).await?;
+        let message = Message::Subscription {
+            uri: uri.to_owned(),
+            subscribed,
+        };
+        self.relay(session, message).await
+    }
+
+    /// The URIs `session` subscribes to (on any replica).
+    pub(crate) async fn subscriptions(
+        &self,
+        session: &str,
+    ) -> Result<Vec<String>, redis::RedisError> {
+        let mut connection = self.connection();
+        redis::cmd("SMEMBERS")
+            .arg(subscriptions_key(session))
+            .query_async(&mut connection)
+            .await
     }
 
     /// The messages other replicas publish, as they come, until the receiver is dropped.

@@ -70,6 +70,7 @@ impl SessionStore for RedisSessions {
         redis::cmd("DEL")
             .arg(key(session_id))
             .arg(super::relay::log_level_key(session_id))
+            .arg(super::relay::subscriptions_key(session_id))
             .query_async::<()>(&mut connection)
             .await?;
         Ok(())

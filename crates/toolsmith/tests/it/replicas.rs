@@ -420,3 +420,96 @@ fn a_log_level_set_on_one_replica_applies_on_the_other() {
     let logged = stream_on_b.until(debug_line);
     assert_eq!(logged["params"]["data"], "a debug line", "{logged}");
 }
+
+#[test]
+fn a_log_from_a_call_on_one_replica_reaches_the_get_stream_on_the_other() {
+    // Issue 19, item 4: a session's notifications for its GET stream reach it on whichever
+    // replica holds it, from a call on either path of the other one (restoring, then direct).
+    let Some((_tools, _redis, a, b)) = two_replicas() else {
+        return;
+    };
+    let session = open_session(&a, &json!({}));
+    let set_debug = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
+        "params": {"level": "debug"}});
+    let (status, head, body) = post(&a, &session, &set_debug);
+    assert_eq!(status, 200, "{head}\n{body}");
+    let mut stream_on_a = Messages::open(a.address(), "GET", &session, None);
+    std::thread::sleep(Duration::from_millis(300));
+    for id in [2, 3] {
+        let chatty = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "chatty", "arguments": {}}});
+        let (status, head, body) = post(&b, &session, &chatty);
+        assert_eq!(status, 200, "{head}\n{body}");
+        assert!(body.contains("said"), "{body}");
+        let logged = stream_on_a.until(|message| message["method"] == "notifications/message");
+        assert_eq!(logged["params"]["data"], "a debug line", "{logged}");
+    }
+}
+
+#[test]
+fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_is() {
+    // Issue 19, item 4: `resources/subscribe` is shared like the log level. Session one is
+    // held by A and subscribes through B; session two subscribes on A and is restored by B
+    // later. When the resource changes, each session's GET stream (on A, on B) gets
+    // `resources/updated` once, and the next reload's `tools/list_changed` once.
+    if !redis_present() {
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let mut files = CLIENT_TOOLS.to_vec();
+    files.extend([
+        ("resources/note.txt", "first"),
+        ("resources/note.txt.toml", "uri = \"test://note\"\n"),
+    ]);
+    let tools = crate::folder(&files);
+    let redis_port = free_port();
+    let _redis = redis(temp.path(), redis_port);
+    let state = format!("redis://127.0.0.1:{redis_port}/0");
+    let a = crate::services::replica_with(tools.path(), &state, "replica-a", &["--watch"]);
+    let b = crate::services::replica_with(tools.path(), &state, "replica-b", &["--watch"]);
+    let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "test://note"}});
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+
+    let one = open_session(&a, &json!({}));
+    let mut stream_of_one = Messages::open(a.address(), "GET", &one, None);
+    let (status, head, body) = post(&b, &one, &subscribe);
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("toolsmith-replica: replica-b"),
+        "{head}"
+    );
+
+    let two = open_session(&a, &json!({}));
+    let (status, head, body) = post(&a, &two, &subscribe);
+    assert_eq!(status, 200, "{head}\n{body}");
+    let (status, head, body) = post(&b, &two, &ping);
+    assert_eq!(status, 200, "{head}\n{body}");
+    let mut stream_of_two = Messages::open(b.address(), "GET", &two, None);
+    std::thread::sleep(Duration::from_millis(500));
+
+    std::fs::write(tools.path().join("resources/note.txt"), "second").unwrap();
+    for stream in [&mut stream_of_one, &mut stream_of_two] {
+        let updated =
+            stream.until(|message| message["method"] == "notifications/resources/updated");
+        assert_eq!(updated["params"]["uri"], "test://note", "{updated}");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::write(tools.path().join("echo.star"), ECHO).unwrap();
+    for stream in [&mut stream_of_one, &mut stream_of_two] {
+        let mut seen = Vec::new();
+        stream.until(|message| {
+            seen.push(message["method"].as_str().unwrap_or_default().to_owned());
+            message["method"] == "notifications/tools/list_changed"
+        });
+        let updated = seen
+            .iter()
+            .filter(|method| *method == "notifications/resources/updated")
+            .count();
+        assert_eq!(
+            updated, 0,
+            "resources/updated came more than once: {seen:?}"
+        );
+    }
+}
