@@ -80,6 +80,14 @@ pub(crate) trait SessionJoin: Send + Sync {
 
     /// The URIs `session` subscribed to on any replica, when this one restores it.
     async fn shared_subscriptions(&self, session: &str) -> Vec<String>;
+
+    /// Keeps the URIs of the roots `session`'s client gave for the other replicas, or
+    /// forgets them (`None`: they changed).
+    async fn share_roots(&self, session: &str, roots: Option<&[String]>);
+
+    /// The URIs of the roots `session`'s client gave another replica, if it asked since
+    /// they last changed.
+    async fn shared_roots(&self, session: &str) -> Option<Vec<String>>;
 }
 
 /// The rmcp handler of one connection or session.
@@ -454,8 +462,19 @@ impl ServerHandler for McpHandler {
         self.negotiate_initialize(&request)
     }
 
-    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+    /// Forgets the client's root, here and, when the client posted this here (not relayed
+    /// from another replica, which forgot them already), in the shared state.
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         *self.root.lock().await = ClientRoot::Unasked;
+        if let Transport::HttpSession(sessions) = &self.transport
+            && let Some(session) = context
+                .extensions
+                .get::<Parts>()
+                .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
+                .and_then(|id| id.to_str().ok())
+        {
+            sessions.share_roots(session, None).await;
+        }
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -1,13 +1,15 @@
 //! The client's root (docs/tools.md, "Command tools"): command tools run in the client's
 //! first `file://` root that is a directory here, asked for with `roots/list` once per
-//! session and again after `notifications/roots/list_changed`.
+//! session and again after `notifications/roots/list_changed`. Replicas that share their
+//! state keep the answer there, so the next replica to serve the session does not ask
+//! again (docs/deploy.md).
 
 use std::path::PathBuf;
 
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
-use super::McpHandler;
+use super::{McpHandler, Transport, session_of};
 
 /// What the session knows of the client's root.
 #[derive(Debug, Clone, Default)]
@@ -49,8 +51,26 @@ impl McpHandler {
         if let ClientRoot::Known(known) = &*cached {
             return known.clone();
         }
+        let shared = match &self.transport {
+            Transport::HttpSession(sessions) => session_of(context).map(|id| (sessions, id)),
+            _ => None,
+        };
+        if let Some((sessions, id)) = shared
+            && let Some(uris) = sessions.shared_roots(id).await
+        {
+            let found = uris.iter().find_map(|uri| directory_of(uri));
+            *cached = ClientRoot::Known(found.clone());
+            return found;
+        }
         let found = match tokio::time::timeout(ROOTS_PATIENCE, context.peer.list_roots()).await {
-            Ok(Ok(result)) => result.roots.iter().find_map(|root| directory_of(&root.uri)),
+            Ok(Ok(result)) => {
+                if let Some((sessions, id)) = shared {
+                    let uris: Vec<String> =
+                        result.roots.iter().map(|root| root.uri.clone()).collect();
+                    sessions.share_roots(id, Some(&uris)).await;
+                }
+                result.roots.iter().find_map(|root| directory_of(&root.uri))
+            }
             Ok(Err(error)) => {
                 tracing::debug!(%error, "roots/list failed; tools run in the tools folder");
                 None

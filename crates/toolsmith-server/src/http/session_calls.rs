@@ -144,6 +144,13 @@ impl Session {
     }
 }
 
+impl Joiner {
+    /// The state shared with other replicas, with the session timeout; `None` without one.
+    fn shared(&self) -> Option<(SharedState, Duration)> {
+        self.0.upgrade()?.shared.clone()
+    }
+}
+
 #[async_trait::async_trait]
 impl SessionJoin for Joiner {
     /// Registers the session whose `notifications/initialized` this is (the POST carried the
@@ -173,11 +180,7 @@ impl SessionJoin for Joiner {
     }
 
     async fn share_log_level(&self, session: &str, level: LogLevel) {
-        let Some((shared, ttl)) = self
-            .0
-            .upgrade()
-            .and_then(|registry| registry.shared.clone())
-        else {
+        let Some((shared, ttl)) = self.shared() else {
             return;
         };
         if let Err(error) = shared.set_log_level(session, level, ttl).await {
@@ -186,7 +189,7 @@ impl SessionJoin for Joiner {
     }
 
     async fn shared_log_level(&self, session: &str) -> Option<LogLevel> {
-        let (shared, _) = self.0.upgrade()?.shared.clone()?;
+        let (shared, _) = self.shared()?;
         shared
             .log_level(session)
             .await
@@ -198,11 +201,7 @@ impl SessionJoin for Joiner {
     }
 
     async fn share_subscription(&self, session: &str, uri: &str, subscribed: bool) {
-        let Some((shared, ttl)) = self
-            .0
-            .upgrade()
-            .and_then(|registry| registry.shared.clone())
-        else {
+        let Some((shared, ttl)) = self.shared() else {
             return;
         };
         if let Err(error) = shared.set_subscription(session, uri, subscribed, ttl).await {
@@ -211,11 +210,7 @@ impl SessionJoin for Joiner {
     }
 
     async fn shared_subscriptions(&self, session: &str) -> Vec<String> {
-        let Some((shared, _)) = self
-            .0
-            .upgrade()
-            .and_then(|registry| registry.shared.clone())
-        else {
+        let Some((shared, _)) = self.shared() else {
             return Vec::new();
         };
         shared
@@ -225,6 +220,27 @@ impl SessionJoin for Joiner {
                 tracing::warn!(%error, session, "could not read a session's subscriptions from the shared state");
             })
             .unwrap_or_default()
+    }
+
+    async fn share_roots(&self, session: &str, roots: Option<&[String]>) {
+        let Some((shared, ttl)) = self.shared() else {
+            return;
+        };
+        if let Err(error) = shared.set_roots(session, roots, ttl).await {
+            tracing::warn!(%error, session, "could not share a session's roots with the other replicas");
+        }
+    }
+
+    async fn shared_roots(&self, session: &str) -> Option<Vec<String>> {
+        let (shared, _) = self.shared()?;
+        shared
+            .roots(session)
+            .await
+            .inspect_err(|error| {
+                tracing::warn!(%error, session, "could not read a session's roots from the shared state");
+            })
+            .ok()
+            .flatten()
     }
 }
 

@@ -12,11 +12,13 @@
 //! - MCP tasks, as `tasks/get` shows them, and the inboxes that carry `tasks/cancel` and
 //!   `tasks/update` to the replica running a task (`toolsmith:task:*`, `tasks/redis.rs`);
 //! - rate-limit counters (`toolsmith:limit:*`, `limits/redis.rs`);
-//! - each session's `logging/setLevel` (`toolsmith:session:ID:log-level`) and
-//!   `resources/subscribe` URIs (`toolsmith:session:ID:subscriptions`), and, on the
-//!   channel `toolsmith:session-messages`, what a client posted to one replica for a
-//!   request another holds (answers to server→client requests, cancellations), changes
-//!   of those two, and notifications for a GET stream another replica holds ([`relay`]);
+//! - each session's `logging/setLevel` (`toolsmith:session:ID:log-level`),
+//!   `resources/subscribe` URIs (`toolsmith:session:ID:subscriptions`) and the roots its
+//!   client gave (`toolsmith:session:ID:roots`), and, on the channel
+//!   `toolsmith:session-messages`, what a client posted to one replica for a request
+//!   another holds (answers to server→client requests, cancellations, roots changes),
+//!   changes of the log level and subscriptions, and notifications for a GET stream
+//!   another replica holds ([`relay`]);
 //! - nothing else: each replica's name (`--replica-name`, by default `HOST:PORT`) is sent
 //!   back in the `Toolsmith-Replica` header of every response, so a client (and a test)
 //!   can tell which one served it.
@@ -198,15 +200,10 @@ impl SharedState {
             .cmd("EXPIRE")
             .arg(sessions::key(session))
             .arg(seconds)
-            .ignore()
-            .cmd("EXPIRE")
-            .arg(relay::log_level_key(session))
-            .arg(seconds)
-            .ignore()
-            .cmd("EXPIRE")
-            .arg(relay::subscriptions_key(session))
-            .arg(seconds)
             .ignore();
+        for key in relay::session_keys(session) {
+            expire.cmd("EXPIRE").arg(key).arg(seconds).ignore();
+        }
         tokio::spawn(async move {
             if let Err(error) = expire.query_async::<()>(&mut connection).await {
                 tracing::debug!(%error, "could not extend a session's TTL in the shared state");

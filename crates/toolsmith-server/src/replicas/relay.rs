@@ -4,8 +4,9 @@
 //! Four kinds travel (issue 19, item 4):
 //! - what a client POSTs that is for a request another replica may hold: an answer to a
 //!   server→client request (elicitation, sampling, `roots/list`), which rides the POST
-//!   stream of the replica running the call while the answer may land anywhere, and
-//!   `notifications/cancelled` for a call running elsewhere. The replica that got it
+//!   stream of the replica running the call while the answer may land anywhere;
+//!   `notifications/cancelled` for a call running elsewhere; and
+//!   `notifications/roots/list_changed` (every replica asks again). The replica that got it
 //!   handles it as before and publishes it; every other replica that holds the session
 //!   hands it to its session too, where rmcp matches it to the request waiting for it and
 //!   drops it when none is (an answer or a cancellation for an unknown id is ignored, as
@@ -23,6 +24,11 @@
 //!   the one holding the session's GET stream sends `resources/updated` there.
 //! - a notification a call made for the session's GET stream (a log message) on a replica
 //!   that holds no GET stream of that session: the replicas that do send it there.
+//!
+//! And one is kept without travelling: the roots a session's client gave, under
+//! `toolsmith:session:ID:roots` (same TTL), so a replica that serves the session next does
+//! not ask again; `notifications/roots/list_changed` travels as a cancellation does, and
+//! the replica that got it forgets them there.
 //!
 //! Pub/sub and not a polled list as for tasks (`tasks/redis.rs`): these messages are for a
 //! request waiting now, and any replica may be the one; a message published while a
@@ -49,13 +55,23 @@ const PING_EVERY: Duration = Duration::from_secs(10);
 const BACKLOG: usize = 1024;
 
 /// The Redis key of session `id`'s log level.
-pub(super) fn log_level_key(id: &str) -> String {
+fn log_level_key(id: &str) -> String {
     format!("toolsmith:session:{id}:log-level")
 }
 
 /// The Redis key of the set of URIs session `id` subscribes to.
-pub(super) fn subscriptions_key(id: &str) -> String {
+fn subscriptions_key(id: &str) -> String {
     format!("toolsmith:session:{id}:subscriptions")
+}
+
+/// The Redis key of the roots session `id`'s client gave (`roots/list`), as JSON.
+fn roots_key(id: &str) -> String {
+    format!("toolsmith:session:{id}:roots")
+}
+
+/// The keys besides its record that session `id` may have, which live and die with it.
+pub(super) fn session_keys(id: &str) -> [String; 3] {
+    [log_level_key(id), subscriptions_key(id), roots_key(id)]
 }
 
 /// What one replica tells the others about a session.
@@ -177,6 +193,50 @@ impl SharedState {
             .arg(subscriptions_key(session))
             .query_async(&mut connection)
             .await
+    }
+
+    /// Keeps the URIs of the roots `session`'s client gave for `ttl`, or forgets them
+    /// (`None`: the client said they changed), for the replicas that serve the session next.
+    pub(crate) async fn set_roots(
+        &self,
+        session: &str,
+        roots: Option<&[String]>,
+        ttl: Duration,
+    ) -> Result<(), redis::RedisError> {
+        let mut connection = self.connection();
+        let key = roots_key(session);
+        match roots {
+            Some(roots) => {
+                let roots = serde_json::to_string(roots).expect("URIs are plain JSON");
+                redis::cmd("SET")
+                    .arg(key)
+                    .arg(roots)
+                    .arg("EX")
+                    .arg(ttl.as_secs().max(1))
+                    .query_async(&mut connection)
+                    .await
+            }
+            None => {
+                redis::cmd("DEL")
+                    .arg(key)
+                    .query_async(&mut connection)
+                    .await
+            }
+        }
+    }
+
+    /// The URIs of the roots `session`'s client gave, when a replica asked for them since
+    /// they last changed.
+    pub(crate) async fn roots(
+        &self,
+        session: &str,
+    ) -> Result<Option<Vec<String>>, redis::RedisError> {
+        let mut connection = self.connection();
+        let stored: Option<String> = redis::cmd("GET")
+            .arg(roots_key(session))
+            .query_async(&mut connection)
+            .await?;
+        Ok(stored.and_then(|roots| serde_json::from_str(&roots).ok()))
     }
 
     /// The messages other replicas publish, as they come, until the receiver is dropped.

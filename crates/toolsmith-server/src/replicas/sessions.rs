@@ -69,8 +69,7 @@ impl SessionStore for RedisSessions {
         let mut connection = self.shared.connection();
         redis::cmd("DEL")
             .arg(key(session_id))
-            .arg(super::relay::log_level_key(session_id))
-            .arg(super::relay::subscriptions_key(session_id))
+            .arg(&super::relay::session_keys(session_id))
             .query_async::<()>(&mut connection)
             .await?;
         Ok(())

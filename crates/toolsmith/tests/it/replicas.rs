@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use crate::mcp_client::{McpClient, text};
 use crate::serve_process::ServeProcess;
 use crate::services::{
-    free_port, nginx, redis, redis_present, replica, replicas_that_answered, services_present,
+    free_port, nginx, redis, redis_present, replica, replica_with, replicas_that_answered,
+    services_present,
 };
 
 const ECHO: &str = "def echo(text: str) -> str:\n    \"\"\"Echo the text back.\n\n    Args:\n        text: What to echo.\n    \"\"\"\n    return text\n\nmcp.tool(echo)\n";
@@ -104,16 +105,30 @@ fn two_replicas() -> Option<(
     ServeProcess,
     ServeProcess,
 )> {
+    replicas_of(&CLIENT_TOOLS, &[])
+}
+
+/// Redis and two replicas, `replica-a` and `replica-b`, serving a folder of `files` with
+/// `flags`. `None` when the test skips.
+fn replicas_of(
+    files: &[(&str, &str)],
+    flags: &[&str],
+) -> Option<(
+    tempfile::TempDir,
+    crate::services::Daemon,
+    ServeProcess,
+    ServeProcess,
+)> {
     if !redis_present() {
         return None;
     }
     let temp = tempfile::tempdir().unwrap();
-    let tools = crate::folder(&CLIENT_TOOLS);
+    let tools = crate::folder(files);
     let redis_port = free_port();
     let redis = redis(temp.path(), redis_port);
     let state = format!("redis://127.0.0.1:{redis_port}/0");
-    let a = replica(tools.path(), &state, "replica-a");
-    let b = replica(tools.path(), &state, "replica-b");
+    let a = replica_with(tools.path(), &state, "replica-a", flags);
+    let b = replica_with(tools.path(), &state, "replica-b", flags);
     drop(temp);
     Some((tools, redis, a, b))
 }
@@ -452,21 +467,14 @@ fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_i
     // held by A and subscribes through B; session two subscribes on A and is restored by B
     // later. When the resource changes, each session's GET stream (on A, on B) gets
     // `resources/updated` once, and the next reload's `tools/list_changed` once.
-    if !redis_present() {
-        return;
-    }
-    let temp = tempfile::tempdir().unwrap();
     let mut files = CLIENT_TOOLS.to_vec();
     files.extend([
         ("resources/note.txt", "first"),
         ("resources/note.txt.toml", "uri = \"test://note\"\n"),
     ]);
-    let tools = crate::folder(&files);
-    let redis_port = free_port();
-    let _redis = redis(temp.path(), redis_port);
-    let state = format!("redis://127.0.0.1:{redis_port}/0");
-    let a = crate::services::replica_with(tools.path(), &state, "replica-a", &["--watch"]);
-    let b = crate::services::replica_with(tools.path(), &state, "replica-b", &["--watch"]);
+    let Some((tools, _redis, a, b)) = replicas_of(&files, &["--watch"]) else {
+        return;
+    };
     let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
         "params": {"uri": "test://note"}});
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
@@ -512,4 +520,61 @@ fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_i
             "resources/updated came more than once: {seen:?}"
         );
     }
+}
+
+#[test]
+fn the_roots_a_client_gave_one_replica_serve_the_other_until_they_change() {
+    // Issue 19, item 4: a session's roots are kept in the shared state. A asks the client
+    // for them; B then runs the command tool in that root without asking. After
+    // `notifications/roots/list_changed` posted to B, A asks again, and B takes the new
+    // answer from the shared state.
+    let files = [(
+        "here.toml",
+        "description = \"Print the working directory.\"\ncommand = [\"pwd\"]\n",
+    )];
+    let Some((_tools, _redis, a, b)) = replicas_of(&files, &[]) else {
+        return;
+    };
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    let session = open_session(&a, &json!({"roots": {}}));
+    let call = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "here", "arguments": {}}})
+    };
+    // Calls `here` on `replica`, answering `roots/list` with `root` if it asks: the
+    // directory the tool ran in, and whether it asked.
+    let run = |replica: &ServeProcess, id: u32, root: &std::path::Path| {
+        let mut stream = Messages::open(replica.address(), "POST", &session, Some(&call(id)));
+        let mut asked = false;
+        loop {
+            let message = stream
+                .next()
+                .expect("the call's stream ended without its result");
+            if message["method"] == "roots/list" {
+                asked = true;
+                let uri = format!("file://{}", root.canonicalize().unwrap().display());
+                let answer = json!({"jsonrpc": "2.0", "id": message["id"],
+                    "result": {"roots": [{"uri": uri}]}});
+                let (status, head, _) = post(replica, &session, &answer);
+                assert_eq!(status, 202, "{head}");
+            } else if message["id"] == id {
+                let ran = message["result"]["content"][0]["text"].as_str();
+                let ran = ran.unwrap_or_else(|| panic!("no text: {message}")).trim();
+                return (std::path::PathBuf::from(ran), asked);
+            }
+        }
+    };
+
+    let first_path = first.path().canonicalize().unwrap();
+    let second_path = second.path().canonicalize().unwrap();
+    assert_eq!(run(&a, 1, first.path()), (first_path.clone(), true));
+    assert_eq!(run(&b, 2, second.path()), (first_path, false));
+
+    let changed = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    let (status, head, _) = post(&b, &session, &changed);
+    assert_eq!(status, 202, "{head}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(run(&a, 3, second.path()), (second_path.clone(), true));
+    assert_eq!(run(&b, 4, first.path()), (second_path, false));
 }
