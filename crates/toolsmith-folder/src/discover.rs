@@ -3,6 +3,8 @@
 //! `toolsmith.toml`) are manifests. Names starting with `_` or `.` are ignored, and so are
 //! the folders that hold prompts, resources, icons and tests.
 
+use std::collections::HashSet;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use toolsmith_model::{Diagnostic, SourceLocation};
@@ -24,8 +26,25 @@ pub(crate) enum ToolFile {
     Manifest(PathBuf),
 }
 
+/// The tool files of a folder, with every file the walk listed beside them.
+pub(crate) struct ToolFiles {
+    /// The tool files, sorted by path.
+    pub(crate) files: Vec<ToolFile>,
+    /// Every file the walk listed, by its path's bytes: whether a manifest's script exists
+    /// is looked up here rather than asked of the file system (a folder of thousands of
+    /// manifests paid two `stat`s for each; issue 21).
+    listed: HashSet<OsString>,
+}
+
+impl ToolFiles {
+    /// Whether `path` was among the folder's files.
+    pub(crate) fn lists(&self, path: &Path) -> bool {
+        self.listed.contains(path.as_os_str())
+    }
+}
+
 /// Lists the tool files under `root`, sorted by path.
-pub(crate) fn tool_files(root: &Path) -> std::io::Result<Vec<ToolFile>> {
+pub(crate) fn tool_files(root: &Path) -> std::io::Result<ToolFiles> {
     let reserved = |dir: &Path| {
         dir.parent() == Some(root)
             && dir.file_name().is_some_and(|name| {
@@ -34,15 +53,26 @@ pub(crate) fn tool_files(root: &Path) -> std::io::Result<Vec<ToolFile>> {
                     || crate::walk::BUILD_FOLDERS.contains(&name.as_ref())
             })
     };
-    let files = crate::Walk::new(root).prune(&reserved).files()?;
-    Ok(files
+    let listed = crate::Walk::new(root).prune(&reserved).files()?;
+    let mut found = ToolFiles {
+        files: Vec::new(),
+        listed: listed
+            .iter()
+            .map(|path| path.as_os_str().to_owned())
+            .collect(),
+    };
+    let config = root.join(CONFIG_FILE);
+    found.files = listed
         .into_iter()
         .filter_map(|path| match path.extension().and_then(|e| e.to_str()) {
-            Some("toml") if path != root.join(CONFIG_FILE) => Some(ToolFile::Manifest(path)),
-            Some("star") if !path.with_extension("toml").exists() => Some(ToolFile::Starlark(path)),
+            Some("toml") if path != config => Some(ToolFile::Manifest(path)),
+            Some("star") if !found.lists(&path.with_extension("toml")) => {
+                Some(ToolFile::Starlark(path))
+            }
             _ => None,
         })
-        .collect())
+        .collect();
+    Ok(found)
 }
 
 /// Loads one tool file; never fails as a whole. A manifest's `init` command joins the

@@ -138,6 +138,19 @@ fn current_dir() -> String {
     )
 }
 
+/// What a reload reuses of the folder it replaces.
+#[derive(Default, Clone, Copy)]
+struct Previous<'a> {
+    /// What each tool file loaded: a file that did not change is not evaluated again.
+    files: &'a [loading::LoadedFile],
+    /// The upstream servers, kept running.
+    upstreams: &'a [Arc<toolsmith_upstream::Upstream>],
+    /// The catalog: a tool of a file that did not change keeps its entry.
+    catalog: Option<&'a Catalog>,
+    /// The folder's files as the reload began, with their stamps.
+    seen: Option<&'a Snapshot>,
+}
+
 /// A loaded tools folder.
 #[derive(Debug)]
 pub struct ToolFolder {
@@ -173,7 +186,7 @@ impl ToolFolder {
     /// overrides"). A tool whose override is invalid is left out with an `invalid-override`
     /// diagnostic.
     pub fn load_for(root: &Path, transport: Option<Transport>) -> Result<Self, FolderError> {
-        Self::load_reusing(root, transport, &[], &[], true)
+        Self::load_reusing(root, transport, Previous::default(), true)
     }
 
     /// Loads the folder again (for the same transport), evaluating only the tool files
@@ -182,11 +195,27 @@ impl ToolFolder {
     /// a reload caused by another file (issue 14, item 6). Prompts, resources and
     /// `toolsmith.toml` are always read again.
     pub fn reload(&self) -> Result<Self, FolderError> {
+        self.reload_reusing(None)
+    }
+
+    /// [`ToolFolder::reload`] as of `seen`, the snapshot of the folder's files taken when
+    /// the reload began (`serve --watch`): the files' stamps are taken from it instead of
+    /// asked of the file system again, so a reload of a folder of thousands of files costs
+    /// one `stat` a file, not four (issue 21, docs/performance.md).
+    pub fn reload_as_of(&self, seen: &Snapshot) -> Result<Self, FolderError> {
+        self.reload_reusing(Some(seen))
+    }
+
+    fn reload_reusing(&self, seen: Option<&Snapshot>) -> Result<Self, FolderError> {
         let reloaded = Self::load_reusing(
             &self.root,
             self.transport,
-            &self.files,
-            &self.upstreams,
+            Previous {
+                files: &self.files,
+                upstreams: &self.upstreams,
+                catalog: Some(&self.catalog),
+                seen,
+            },
             self.source_facts,
         )?;
         match &self.profile {
@@ -224,7 +253,7 @@ impl ToolFolder {
         profile: Option<&str>,
         source_facts: bool,
     ) -> Result<Self, FolderError> {
-        let folder = Self::load_reusing(root, transport, &[], &[], source_facts)?;
+        let folder = Self::load_reusing(root, transport, Previous::default(), source_facts)?;
         match profile {
             Some(profile) => folder.with_profile(profile),
             None => Ok(folder),
@@ -327,8 +356,7 @@ impl ToolFolder {
     fn load_reusing(
         root: &Path,
         transport: Option<Transport>,
-        previous: &[loading::LoadedFile],
-        previous_upstreams: &[Arc<toolsmith_upstream::Upstream>],
+        previous: Previous<'_>,
         source_facts: bool,
     ) -> Result<Self, FolderError> {
         Self::check_root(root)?;
@@ -345,7 +373,7 @@ impl ToolFolder {
             restrict: None,
             source_facts,
         };
-        let mut files = loading::load_files(found, &settings, previous);
+        let mut files = loading::load_files(found, &settings, previous.files, previous.seen);
         let mut tools = Vec::new();
         for loaded in &files {
             tools.extend(loaded.module.tools.iter().cloned());
@@ -353,9 +381,12 @@ impl ToolFolder {
         }
         // A package's manifests cannot wrap this folder's upstreams' tools.
         let own_files = files.len();
-        let packages =
-            packages::load(root, &config, previous).join(&mut tools, &mut files, &mut diagnostics);
-        let mut upstreams = upstreams::load(root, &config, previous_upstreams);
+        let packages = packages::load(root, &config, previous.files).join(
+            &mut tools,
+            &mut files,
+            &mut diagnostics,
+        );
+        let mut upstreams = upstreams::load(root, &config, previous.upstreams);
         let wrapped = upstreams.wrap(&files[..own_files]);
         tools.extend(
             std::mem::take(&mut upstreams.tools)
@@ -382,7 +413,7 @@ impl ToolFolder {
             .or_else(|| options.get(toolsmith_model::RUN_CODE))
             .cloned()
             .unwrap_or_default();
-        let catalog = Catalog::build(tools, diagnostics, |definition| {
+        let adjusted = |definition: &mut ToolDefinition| {
             if let Some(transport) = transport {
                 apply_overrides(definition, transport)?;
             }
@@ -393,7 +424,11 @@ impl ToolFolder {
                     .extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
             Ok(())
-        });
+        };
+        let catalog = match previous.catalog {
+            Some(previous) => Catalog::rebuild(tools, diagnostics, adjusted, previous),
+            None => Catalog::build(tools, diagnostics, adjusted),
+        };
         Ok(Self {
             root: root.to_owned(),
             config,

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant, SystemTime};
 use toolsmith_model::{Diagnostic, Watchdog};
 use toolsmith_starlark::{LoadSettings, LoadedModule};
 
-use crate::discover::{self, ToolFile};
+use crate::discover::{self, ToolFile, ToolFiles};
 use crate::inits::CommandInits;
+use crate::reload::Snapshot;
 
 /// At most this many files load at once (never fewer than two, so one slow file cannot
 /// hold the others up on a one-core machine).
@@ -41,7 +42,10 @@ pub(crate) struct LoadedFile {
 struct Stamp(Vec<Option<(Option<SystemTime>, u64)>>);
 
 impl Stamp {
-    fn of(file: &ToolFile) -> Self {
+    /// `file`'s stamp: a path the walk did not list (`found`) is missing, and one it did
+    /// is stamped as `seen` (the snapshot a `--watch` reload began with) has it, else asked
+    /// of the file system.
+    fn of(file: &ToolFile, found: &ToolFiles, seen: Option<&Snapshot>) -> Self {
         let paths: Vec<PathBuf> = match file {
             ToolFile::Starlark(path) => vec![path.clone()],
             ToolFile::Manifest(path) => vec![
@@ -50,13 +54,15 @@ impl Stamp {
                 path.with_extension("py"),
             ],
         };
-        Self(paths.iter().map(|path| metadata(path)).collect())
+        let stamp = |path: &Path| {
+            if !found.lists(path) {
+                return None;
+            }
+            seen.and_then(|seen| seen.stamp(path))
+                .or_else(|| crate::reload::stamp(path))
+        };
+        Self(paths.iter().map(|path| stamp(path)).collect())
     }
-}
-
-fn metadata(path: &Path) -> Option<(Option<SystemTime>, u64)> {
-    let metadata = std::fs::metadata(path).ok()?;
-    Some((metadata.modified().ok(), metadata.len()))
 }
 
 /// Loads `files` (in their order), reusing from `previous` the result of each file that
@@ -66,23 +72,28 @@ fn metadata(path: &Path) -> Option<(Option<SystemTime>, u64)> {
 /// plus a grace after it started is reported as a `load-timeout` diagnostic and its thread
 /// left behind; another thread takes its place.
 pub(crate) fn load_files(
-    files: Vec<ToolFile>,
+    found: ToolFiles,
     settings: &LoadSettings,
     previous: &[LoadedFile],
+    seen: Option<&Snapshot>,
 ) -> Vec<LoadedFile> {
     let restrict = settings
         .restrict
         .as_ref()
         .map(|restrict| restrict.id.clone());
-    let mut done: Vec<Option<LoadedFile>> = Vec::with_capacity(files.len());
+    let mut done: Vec<Option<LoadedFile>> = Vec::with_capacity(found.files.len());
     let mut queue = VecDeque::new();
     // By file, so a reload of a folder of thousands of files is not quadratic (issue 21).
     let previous: HashMap<&ToolFile, &LoadedFile> = previous
         .iter()
         .map(|loaded| (&loaded.file, loaded))
         .collect();
-    for (index, file) in files.into_iter().enumerate() {
-        let stamp = Stamp::of(&file);
+    let stamps: Vec<Stamp> = found
+        .files
+        .iter()
+        .map(|file| Stamp::of(file, &found, seen))
+        .collect();
+    for (index, (file, stamp)) in found.files.into_iter().zip(stamps).enumerate() {
         let unchanged = previous.get(&file).copied().filter(|loaded| {
             loaded.stamp == stamp
                 && loaded.load_timeout == settings.load_timeout

@@ -285,8 +285,30 @@ impl Catalog {
     /// adjustment fails is left out with the returned diagnostic.
     pub fn build(
         tools: Vec<Arc<dyn Tool>>,
+        diagnostics: Vec<Diagnostic>,
+        adjust: impl Fn(&mut ToolDefinition) -> Result<(), Diagnostic>,
+    ) -> Self {
+        Self::build_keeping(tools, diagnostics, adjust, None)
+    }
+
+    /// [`Catalog::build`], keeping what `previous` prepared for a tool that is the same one
+    /// (the same `Arc`, as a reload keeps for a file that did not change) and publishes the
+    /// same definition: its entry, validators and measured length are reused, so a reload
+    /// prepares only what changed (docs/performance.md).
+    pub fn rebuild(
+        tools: Vec<Arc<dyn Tool>>,
+        diagnostics: Vec<Diagnostic>,
+        adjust: impl Fn(&mut ToolDefinition) -> Result<(), Diagnostic>,
+        previous: &Self,
+    ) -> Self {
+        Self::build_keeping(tools, diagnostics, adjust, Some(previous))
+    }
+
+    fn build_keeping(
+        tools: Vec<Arc<dyn Tool>>,
         mut diagnostics: Vec<Diagnostic>,
         adjust: impl Fn(&mut ToolDefinition) -> Result<(), Diagnostic>,
+        previous: Option<&Self>,
     ) -> Self {
         let mut entries: Vec<CatalogEntry> = Vec::with_capacity(tools.len());
         let mut seen: HashMap<String, crate::definition::SourceLocation> = HashMap::new();
@@ -298,6 +320,17 @@ impl Catalog {
             }
             if let Some(first) = seen.get(&definition.name) {
                 diagnostics.push(duplicate_name(&definition, first));
+                continue;
+            }
+            let kept = previous
+                .and_then(|previous| previous.get(&definition.name))
+                .filter(|entry| {
+                    std::ptr::addr_eq(Arc::as_ptr(&entry.tool), Arc::as_ptr(&tool))
+                        && *entry.definition == definition
+                });
+            if let Some(entry) = kept {
+                seen.insert(definition.name, definition.source);
+                entries.push(entry.clone());
                 continue;
             }
             let location = (definition.name.clone(), definition.source.clone());
@@ -549,6 +582,51 @@ mod tests {
 
     fn context() -> CallContext {
         CallContext::detached(std::time::Duration::from_secs(1))
+    }
+
+    /// Issue 21, item 1: a reload prepares only the tools that changed.
+    #[test]
+    fn a_rebuild_keeps_the_entries_of_the_same_tools_and_prepares_the_others() {
+        let kept = echo("kept", json!(1));
+        let replaced = echo("replaced", json!(1));
+        let first = Catalog::new(vec![Arc::clone(&kept), replaced], vec![]);
+        let adjusted = |definition: &mut ToolDefinition| {
+            definition.description = "Adjusted.".into();
+            Ok(())
+        };
+        let second = Catalog::rebuild(
+            vec![Arc::clone(&kept), echo("replaced", json!(2))],
+            vec![],
+            |_| Ok(()),
+            &first,
+        );
+        let same = |catalog: &Catalog, name: &str| {
+            Arc::ptr_eq(
+                &first.get(name).unwrap().arguments,
+                &catalog.get(name).unwrap().arguments,
+            )
+        };
+        assert!(
+            same(&second, "kept"),
+            "an unchanged tool keeps its validator"
+        );
+        assert!(
+            !same(&second, "replaced"),
+            "a new tool of the same name is prepared"
+        );
+        let outcome = second.get("replaced").unwrap().call(
+            JsonObject::from_iter([("days".into(), json!(1))]),
+            &context(),
+        );
+        assert!(outcome.is_error, "the new schema's minimum applies");
+
+        // The same tool published differently (its settings changed) is prepared again.
+        let third = Catalog::rebuild(vec![Arc::clone(&kept)], vec![], adjusted, &second);
+        assert!(!same(&third, "kept"));
+        assert_eq!(
+            third.get("kept").unwrap().definition().description,
+            "Adjusted."
+        );
     }
 
     #[test]

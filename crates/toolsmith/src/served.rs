@@ -133,9 +133,10 @@ impl ServedFolder {
     ) -> Result<Arc<ToolFolder>, FolderError> {
         let printer = self.printer;
         // What the files were when the reload began: a write during it is seen next time.
-        current.seen = seen;
         let state = &self.state;
-        let loaded = current.folder.reload().inspect_err(|error| {
+        let loaded = current.folder.reload_as_of(&seen);
+        current.seen = seen;
+        let loaded = loaded.inspect_err(|error| {
             state.count_reload(Reload::Failed);
             printer.message(&format!(
                 "{why}: cannot reload: {error}; still serving the previous tools"

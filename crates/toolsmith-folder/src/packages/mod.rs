@@ -334,7 +334,7 @@ fn load_package(
         restrict: Some(allow.restriction()),
         source_facts: true,
     };
-    let files = crate::loading::load_files(found, &settings, previous);
+    let files = crate::loading::load_files(found, &settings, previous, None);
     let prefixed = |tool: &str| {
         if prefix.is_empty() {
             tool.to_owned()

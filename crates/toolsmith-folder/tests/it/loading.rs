@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use toolsmith_folder::ToolFolder;
+use toolsmith_folder::{Snapshot, ToolFolder};
 
 const SLOW: &str = "for i in range(10000000):\n    for j in range(10000000):\n        pass\n";
 
@@ -57,6 +57,50 @@ fn reload_evaluates_only_the_files_that_changed() {
     ));
     assert!(after.catalog().get("edited").is_none());
     assert!(after.catalog().get("edited_again").is_some());
+}
+
+#[test]
+fn a_reload_as_of_a_snapshot_reuses_what_it_saw_unchanged_and_notices_a_new_script() {
+    // Issue 21, item 1: `--watch` reloads take the files' stamps from the snapshot that
+    // started them, and whether a manifest has a script from the folder's listing. An
+    // unchanged manifest keeps its tool and its catalog entry; a manifest that gains a
+    // `.star` script is loaded again and runs it.
+    let dir = tempfile::tempdir().unwrap();
+    let command = "description = \"Say.\"\ncommand = [\"echo\", \"said\"]\n";
+    std::fs::write(dir.path().join("kept.toml"), command).unwrap();
+    std::fs::write(dir.path().join("scripted.toml"), "description = \"Say.\"\n").unwrap();
+    let before = ToolFolder::load(dir.path()).unwrap();
+    assert!(
+        before.catalog().get("scripted").is_none(),
+        "no script, no command yet"
+    );
+
+    std::fs::write(
+        dir.path().join("scripted.star"),
+        "def scripted() -> str:\n    return \"from the script\"\n",
+    )
+    .unwrap();
+    let seen = Snapshot::take(dir.path());
+    let after = before.reload_as_of(&seen).unwrap();
+    let entry_of = |folder: &ToolFolder, name: &str| {
+        folder.catalog().get(name).expect("the tool loaded").clone()
+    };
+    assert!(Arc::ptr_eq(
+        entry_of(&before, "kept").tool(),
+        entry_of(&after, "kept").tool()
+    ));
+    assert!(
+        after.catalog().get("scripted").is_some(),
+        "{:?}",
+        after.catalog().diagnostics()
+    );
+
+    // Nothing changed since `seen`: nothing is loaded again.
+    let again = after.reload_as_of(&seen).unwrap();
+    assert!(Arc::ptr_eq(
+        entry_of(&after, "scripted").tool(),
+        entry_of(&again, "scripted").tool()
+    ));
 }
 
 #[test]
