@@ -391,7 +391,7 @@ impl Catalog {
         extra: Vec<Arc<dyn Tool>>,
         extra_diagnostics: Vec<Diagnostic>,
     ) -> Self {
-        let mut entries: Vec<CatalogEntry> = self
+        let entries: Vec<CatalogEntry> = self
             .entries
             .iter()
             .map(|entry| {
@@ -405,6 +405,24 @@ impl Catalog {
                 entry
             })
             .collect();
+        self.joined(entries, extra, extra_diagnostics)
+    }
+
+    /// This catalog plus `extra` tools, as [`Catalog::derive`] without adjusting its own
+    /// (a server's built-in tools join a reload this way without copying every definition
+    /// of a big folder; issue 21).
+    #[must_use]
+    pub fn with_tools(&self, extra: Vec<Arc<dyn Tool>>) -> Self {
+        self.joined(self.entries.clone(), extra, Vec::new())
+    }
+
+    /// `entries` (this catalog's, adjusted) plus `extra` tools and `extra_diagnostics`.
+    fn joined(
+        &self,
+        mut entries: Vec<CatalogEntry>,
+        extra: Vec<Arc<dyn Tool>>,
+        extra_diagnostics: Vec<Diagnostic>,
+    ) -> Self {
         let mut diagnostics = self.diagnostics.clone();
         diagnostics.extend(extra_diagnostics);
         let added = Self::build(extra, Vec::new(), |_| Ok(()));

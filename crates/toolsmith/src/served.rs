@@ -186,7 +186,7 @@ impl ServedFolder {
     fn with_builtins(&self, catalog: &Arc<Catalog>) -> Arc<Catalog> {
         match self.builtins.get() {
             Some(builtins) if !builtins.is_empty() => {
-                Arc::new(catalog.derive(|_| {}, builtins.clone(), Vec::new()))
+                Arc::new(catalog.with_tools(builtins.clone()))
             }
             _ => Arc::clone(catalog),
         }
