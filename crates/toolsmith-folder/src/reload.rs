@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -151,6 +151,44 @@ impl Snapshot {
         )
     }
 
+    /// This snapshot with the files at `changed` looked at again (the paths the operating
+    /// system reported, `serve --watch`), which costs a `stat` a path rather than one a file
+    /// of the folder (issue 21). `None` when only a new [`Snapshot::take`] can tell: a path
+    /// that is a folder now (created or moved in), one the snapshot did not hold that is
+    /// gone (perhaps a removed folder), or one outside `root`.
+    #[must_use]
+    pub fn updated(&self, root: &Path, changed: &[PathBuf]) -> Option<Self> {
+        let canonical = std::fs::canonicalize(root).ok();
+        let mut updated = self.clone();
+        for path in changed {
+            // The snapshot names files as `root` joined with their path below it.
+            let relative = path
+                .strip_prefix(root)
+                .ok()
+                .or_else(|| path.strip_prefix(canonical.as_ref()?).ok())?;
+            let components: Vec<_> = relative.components().collect();
+            let hidden = components
+                .iter()
+                .any(|part| part.as_os_str().to_string_lossy().starts_with('.'));
+            if components.is_empty() || path.is_dir() {
+                return None;
+            }
+            if hidden || components.len() > MAX_DEPTH + 1 {
+                continue;
+            }
+            let key = root.join(relative).into_os_string();
+            match stamp(Path::new(&key)) {
+                Some(stamp) => {
+                    updated.0.insert(key, stamp);
+                }
+                None => {
+                    updated.0.remove(&key)?;
+                }
+            }
+        }
+        Some(updated)
+    }
+
     /// The modification time and size of `path` as the snapshot saw it; `None` for a path
     /// it did not list.
     pub(crate) fn stamp(&self, path: &Path) -> Option<(Option<SystemTime>, u64)> {
@@ -170,6 +208,41 @@ pub(crate) fn stamp(path: &Path) -> Option<(Option<SystemTime>, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 21: a snapshot updated at the reported paths is the one a new walk takes, and
+    /// what only a walk can tell is left to one.
+    #[test]
+    fn a_snapshot_updated_at_the_changed_paths_is_a_fresh_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        for file in ["a.star", "sub/b.toml", "gone.star"] {
+            std::fs::write(root.join(file), "x").unwrap();
+        }
+        let before = Snapshot::take(root);
+        std::fs::write(root.join("sub/b.toml"), "longer").unwrap();
+        std::fs::write(root.join("new.toml"), "x").unwrap();
+        std::fs::write(root.join(".hidden.swp"), "x").unwrap();
+        std::fs::remove_file(root.join("gone.star")).unwrap();
+        let changed =
+            ["sub/b.toml", "new.toml", ".hidden.swp", "gone.star"].map(|file| root.join(file));
+        let updated = before.updated(root, &changed).expect("files only");
+        assert_eq!(updated, Snapshot::take(root));
+        assert_ne!(updated, before);
+
+        // Reported by their canonical paths, as some watchers do.
+        let canonical = root.canonicalize().unwrap();
+        std::fs::write(root.join("a.star"), "edited").unwrap();
+        let again = updated.updated(root, &[canonical.join("a.star")]).unwrap();
+        assert_eq!(again, Snapshot::take(root));
+
+        // A new folder, a path that was never there, one outside: a walk is needed.
+        std::fs::create_dir(root.join("more")).unwrap();
+        std::fs::write(root.join("more/c.star"), "x").unwrap();
+        assert_eq!(again.updated(root, &[root.join("more")]), None);
+        assert_eq!(again.updated(root, &[root.join("never")]), None);
+        assert_eq!(again.updated(root, &[std::env::temp_dir()]), None);
+    }
 
     const TWO_TOOLS: &str = r#"
 def first(text: str) -> str:

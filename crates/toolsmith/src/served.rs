@@ -114,6 +114,26 @@ impl ServedFolder {
         self.reload_locked(current, why, (now, started))
     }
 
+    /// [`ServedFolder::fresh`] after the files at `changed` changed (as the OS reported):
+    /// only those are looked at again when that tells what the folder is now
+    /// ([`Snapshot::updated`]), else every file is.
+    pub(crate) fn fresh_after(
+        &self,
+        why: &str,
+        changed: &[PathBuf],
+    ) -> Result<Arc<ToolFolder>, FolderError> {
+        let current = self.lock();
+        let started = Instant::now();
+        let now = current
+            .seen
+            .updated(&self.root, changed)
+            .unwrap_or_else(|| Snapshot::take(&self.root));
+        if current.seen == now {
+            return Ok(Arc::clone(&current.folder));
+        }
+        self.reload_locked(current, why, (now, started))
+    }
+
     /// Loads the folder again and publishes it; returns what was loaded. `why` starts the
     /// messages printed to stderr (`watch: reloaded ...`).
     ///

@@ -3,7 +3,9 @@
 //! The OS tells the watcher that something under the folder changed (inotify, `FSEvents`,
 //! `ReadDirectoryChangesW`, through the `notify` crate), so a folder of thousands of files
 //! costs no CPU while nothing changes (issue 21, item 1). Once a change has been quiet for
-//! [`DEBOUNCE`] (editors write in several steps) the folder is reloaded and published
+//! [`DEBOUNCE`] (editors write in several steps) the folder is reloaded, looking again
+//! only at the paths the OS named (`Snapshot::updated`; every file when that cannot tell,
+//! docs/performance.md), and published
 //! ([`ServedFolder::fresh`], the one reload path, which the `toolsmith-dev` tools use too),
 //! which tells every connected client the lists changed. Where notifications cannot be had
 //! (the OS refused a watch: too many watches, a network mount) the watcher falls back to
@@ -13,7 +15,7 @@
 //! that fails to load does not take its tools away. The diagnostics are printed to stderr
 //! with file and line. docs/serve.md, "Watching a folder", says what users see.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
@@ -53,33 +55,50 @@ pub(crate) fn spawn(served: Arc<ServedFolder>) -> std::io::Result<()> {
         .map(drop)
 }
 
+/// What changed under the folder, as the OS reports it: these paths, or `None` when only a
+/// look at the whole folder can tell (an event was lost, or named no path).
+type Changed = Option<Vec<PathBuf>>;
+
 /// A watcher of everything under `root` and the channel it reports changes on (reads,
 /// which reloading itself causes, are not changes).
-fn notifications(root: &Path) -> notify::Result<(notify::RecommendedWatcher, Receiver<()>)> {
+fn notifications(root: &Path) -> notify::Result<(notify::RecommendedWatcher, Receiver<Changed>)> {
     let (sender, events) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let changed = match event {
-            Ok(event) => !matches!(event.kind, EventKind::Access(_)),
+            Ok(event) if matches!(event.kind, EventKind::Access(_)) => return,
+            Ok(event) if !event.paths.is_empty() && !event.need_rescan() => Some(event.paths),
             // A lost event (an overflowed queue): look at the folder to be sure.
-            Err(_) => true,
+            Ok(_) | Err(_) => None,
         };
-        if changed {
-            let _ = sender.send(());
-        }
+        let _ = sender.send(changed);
     })?;
     watcher.watch(root, RecursiveMode::Recursive)?;
     Ok((watcher, events))
 }
 
-fn watch_notified(served: &ServedFolder, events: &Receiver<()>) {
+fn watch_notified(served: &ServedFolder, events: &Receiver<Changed>) {
     // A change made after the folder was loaded but before the OS watch was set up.
     let _ = served.fresh("watch");
-    while events.recv().is_ok() {
-        while events.recv_timeout(DEBOUNCE).is_ok() {}
+    while let Ok(first) = events.recv() {
+        let mut changed = first;
+        while let Ok(more) = events.recv_timeout(DEBOUNCE) {
+            changed = changed.zip(more).map(|(mut paths, more)| {
+                paths.extend(more);
+                paths
+            });
+        }
         // The files are compared with what was last loaded: nothing is reloaded for a
-        // change a dev tool's write has reloaded for already. Unreadable: the reload said
-        // so, and the previous version goes on serving.
-        let _ = served.fresh("watch");
+        // change a dev tool's write has reloaded for already. Only the reported paths are
+        // looked at again when they say enough (issue 21). Unreadable: the reload said so,
+        // and the previous version goes on serving.
+        let _ = match changed {
+            Some(mut paths) => {
+                paths.sort();
+                paths.dedup();
+                served.fresh_after("watch", &paths)
+            }
+            None => served.fresh("watch"),
+        };
     }
 }
 
