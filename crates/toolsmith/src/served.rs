@@ -105,13 +105,7 @@ impl ServedFolder {
     /// The folder as it is on disk now: as last loaded, or loaded again (and published)
     /// when its files changed since.
     pub(crate) fn fresh(&self, why: &str) -> Result<Arc<ToolFolder>, FolderError> {
-        let current = self.lock();
-        let started = Instant::now();
-        let now = Snapshot::take(&self.root);
-        if current.seen == now {
-            return Ok(Arc::clone(&current.folder));
-        }
-        self.reload_locked(current, why, (now, started))
+        self.fresh_as(why, |_| Snapshot::take(&self.root))
     }
 
     /// [`ServedFolder::fresh`] after the files at `changed` changed (as the OS reported):
@@ -122,12 +116,21 @@ impl ServedFolder {
         why: &str,
         changed: &[PathBuf],
     ) -> Result<Arc<ToolFolder>, FolderError> {
+        self.fresh_as(why, |seen| {
+            seen.updated(&self.root, changed)
+                .unwrap_or_else(|| Snapshot::take(&self.root))
+        })
+    }
+
+    /// Reloads when `look` (given what was last seen) says the files differ from it.
+    fn fresh_as(
+        &self,
+        why: &str,
+        look: impl FnOnce(&Snapshot) -> Snapshot,
+    ) -> Result<Arc<ToolFolder>, FolderError> {
         let current = self.lock();
         let started = Instant::now();
-        let now = current
-            .seen
-            .updated(&self.root, changed)
-            .unwrap_or_else(|| Snapshot::take(&self.root));
+        let now = look(&current.seen);
         if current.seen == now {
             return Ok(Arc::clone(&current.folder));
         }

@@ -27,9 +27,8 @@ use rmcp::model::{
     UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
-use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::SessionRestoreMarker;
-use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
 use toolsmith_model::{Caller, LogLevel, OutcomeKind, TaskSupport};
 
@@ -38,12 +37,16 @@ use crate::content::Forwarded;
 use crate::convert::{Published, log_level};
 use crate::metrics::ToolMetrics;
 use crate::mrtr::{self, Replay};
-use crate::state::{ListChanges, MAX_SUBSCRIPTIONS, ServerState, Subscriptions};
+use crate::state::{ListChanges, ServerState, Subscriptions};
 use crate::tasks::{self, Route};
 use roots::ClientRoot;
 
 mod forwarded;
 mod roots;
+mod session;
+
+pub(crate) use session::SessionJoin;
+use session::session_of;
 
 /// The level sent until the client chooses one.
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
@@ -57,37 +60,6 @@ pub(crate) enum Transport {
     Http,
     /// A Streamable HTTP session, which joins the direct path once initialized.
     HttpSession(Arc<dyn SessionJoin>),
-}
-
-/// Where a Streamable HTTP session's handler registers once its client is initialized, so
-/// that the session's plain calls skip rmcp's session worker (`http/session_calls.rs`);
-/// and, with replicas, where its log level is shared.
-#[async_trait::async_trait]
-pub(crate) trait SessionJoin: Send + Sync {
-    /// Registers `handler`'s session, whose `notifications/initialized` `context` is.
-    fn join(&self, handler: &McpHandler, context: &NotificationContext<RoleServer>);
-
-    /// Tells the other replicas (if any) that `session`'s log level is now `level`.
-    async fn share_log_level(&self, session: &str, level: LogLevel);
-
-    /// The log level a client set for `session` on another replica, when this one
-    /// restores the session.
-    async fn shared_log_level(&self, session: &str) -> Option<LogLevel>;
-
-    /// Tells the other replicas (if any) that `session` now subscribes to `uri`, or no
-    /// longer does.
-    async fn share_subscription(&self, session: &str, uri: &str, subscribed: bool);
-
-    /// The URIs `session` subscribed to on any replica, when this one restores it.
-    async fn shared_subscriptions(&self, session: &str) -> Vec<String>;
-
-    /// Keeps the URIs of the roots `session`'s client gave for the other replicas, or
-    /// forgets them (`None`: they changed).
-    async fn share_roots(&self, session: &str, roots: Option<&[String]>);
-
-    /// The URIs of the roots `session`'s client gave another replica, if it asked since
-    /// they last changed.
-    async fn shared_roots(&self, session: &str) -> Option<Vec<String>>;
 }
 
 /// The rmcp handler of one connection or session.
@@ -292,71 +264,6 @@ impl McpHandler {
         self.log_level.store(level as u8, Ordering::Relaxed);
     }
 
-    /// Subscribes the session to `uri` here, as `resources/subscribe` does (also when the
-    /// client subscribed through another replica): reloads then send it `resources/updated`,
-    /// and an upstream's resource is subscribed to at the upstream (docs/gateway.md,
-    /// "Prompts and resources").
-    pub(crate) async fn follow(
-        &self,
-        uri: String,
-        peer: &Peer<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        let served = self.state.content();
-        served.check_uri(&uri)?;
-        let added = self.subscriptions.add(uri.clone()).map_err(|_| {
-            ErrorData::invalid_params(
-                format!(
-                    "this session already subscribes to {MAX_SUBSCRIPTIONS} resources, the most \
-                     one session may; unsubscribe from some first"
-                ),
-                None,
-            )
-        })?;
-        if added.first {
-            self.state.track_subscriptions(peer, &self.subscriptions);
-        }
-        if added.new && served.forwards(Forwarded::Resource(&uri)) {
-            let forwarded = {
-                let uri = uri.clone();
-                blocking(move || served.forward_subscription(&uri, true)).await
-            };
-            if forwarded.is_err() {
-                self.subscriptions.remove(&uri);
-            }
-            forwarded?;
-        }
-        Ok(())
-    }
-
-    /// Ends the session's subscription to `uri` here, as `resources/unsubscribe` does (also
-    /// when the client unsubscribed through another replica).
-    pub(crate) async fn unfollow(&self, uri: &str) -> Result<(), ErrorData> {
-        let content = self.state.content();
-        if self.subscriptions.remove(uri)
-            && content.forwards(Forwarded::Resource(uri))
-            && !self.state.is_subscribed(uri)
-        {
-            let uri = uri.to_owned();
-            blocking(move || content.forward_subscription(&uri, false)).await?;
-        }
-        Ok(())
-    }
-
-    /// Tells the other replicas of a `resources/subscribe` (`subscribed`) or
-    /// `resources/unsubscribe` of `uri` in the session of `context` (issue 19, item 4).
-    async fn share_subscription(
-        &self,
-        context: &RequestContext<RoleServer>,
-        uri: &str,
-        subscribed: bool,
-    ) {
-        if let Transport::HttpSession(sessions) = &self.transport
-            && let Some(session) = session_of(context)
-        {
-            sessions.share_subscription(session, uri, subscribed).await;
-        }
-    }
-
     fn session_log_level(&self) -> LogLevel {
         LEVELS
             .get(usize::from(self.log_level.load(Ordering::Relaxed)))
@@ -398,15 +305,6 @@ impl Drop for Counted<'_> {
         self.metrics.record(kind, self.started.elapsed());
         log_call(self.tool, kind, self.started, self.context);
     }
-}
-
-/// The Streamable HTTP session (`Mcp-Session-Id`) of the request; none over stdio.
-fn session_of(context: &RequestContext<RoleServer>) -> Option<&str> {
-    context
-        .extensions
-        .get::<Parts>()
-        .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
-        .and_then(|id| id.to_str().ok())
 }
 
 /// Who made the request: the [`Caller`] the HTTP endpoint's OAuth check put on the
@@ -467,11 +365,7 @@ impl ServerHandler for McpHandler {
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         *self.root.lock().await = ClientRoot::Unasked;
         if let Transport::HttpSession(sessions) = &self.transport
-            && let Some(session) = context
-                .extensions
-                .get::<Parts>()
-                .and_then(|parts| parts.headers.get(HEADER_SESSION_ID))
-                .and_then(|id| id.to_str().ok())
+            && let Some(session) = session::session_in(&context.extensions)
         {
             sessions.share_roots(session, None).await;
         }

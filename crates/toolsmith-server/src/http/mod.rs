@@ -35,6 +35,7 @@ mod limits;
 mod metrics;
 mod page;
 mod peek;
+mod relay;
 mod replies;
 mod session_calls;
 mod sessions;
@@ -69,7 +70,7 @@ use guard::{Guard, HostRule, OriginRule};
 pub use health::{HEALTH_PATH, READY_PATH};
 pub use metrics::{METRICS_PATH, serve_metrics};
 pub use page::{INFO_PATH, InstallSnippet, InstallSnippets, PAGE_PATH, SnippetServer};
-use peek::{accepts, for_any_replica, has_method, is_json, request_id};
+use peek::{accepts, has_method, is_json, request_id};
 use replies::{id_in_use, not_a_message, sessions_busy, state_unreachable, too_large};
 use session_calls::{SESSION_HEADER, SessionCalls};
 use sessions::{SessionBook, until_sent};
@@ -253,7 +254,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         shared: options.shared_state.clone(),
         session_timeout: options.session_timeout,
     });
-    relay_to(&endpoint);
+    relay::relay_to(&endpoint);
     let mcp = post(post_message.layer(guard.clone()))
         .delete(delete_session.layer(guard.clone()))
         .get(to_sessions.layer(guard.clone()))
@@ -439,34 +440,6 @@ struct Endpoint {
     session_timeout: Duration,
 }
 
-/// With a shared state, hands what other replicas relay to `endpoint`'s sessions
-/// ([`SessionCalls::relayed`]), until the server shuts down or the endpoint is dropped.
-/// Outside a tokio runtime (a router built for a test without one) nothing is relayed.
-fn relay_to(endpoint: &Arc<Endpoint>) {
-    let Some(shared) = &endpoint.shared else {
-        return;
-    };
-    if tokio::runtime::Handle::try_current().is_err() {
-        tracing::warn!("no runtime: messages from other replicas are not received");
-        return;
-    }
-    let mut inbox = shared.listen();
-    let shutdown = endpoint.state.shutdown_token().clone();
-    let endpoint = Arc::downgrade(endpoint);
-    tokio::spawn(async move {
-        loop {
-            let relayed = tokio::select! {
-                () = shutdown.cancelled() => return,
-                relayed = inbox.recv() => relayed,
-            };
-            let (Some(relayed), Some(endpoint)) = (relayed, endpoint.upgrade()) else {
-                return;
-            };
-            endpoint.calls.relayed(relayed).await;
-        }
-    });
-}
-
 /// POST: a message, in a session or not.
 async fn post_message(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
@@ -572,24 +545,6 @@ impl Endpoint {
             self.book.adopt(&session);
         }
         until_sent(response, in_flight)
-    }
-
-    /// Publishes a client's message that another replica may be waiting for (an answer to
-    /// its request, a cancellation of its call: [`peek::for_any_replica`]) to the other
-    /// replicas, before this one handles it too (docs/deploy.md; issue 19, item 4).
-    async fn relay(&self, shared: &SharedState, session: &str, bytes: &Bytes) {
-        if !for_any_replica(bytes) {
-            return;
-        }
-        let Ok(message) = serde_json::from_slice(bytes) else {
-            return;
-        };
-        if let Err(error) = shared
-            .relay(session, crate::replicas::Message::FromClient(message))
-            .await
-        {
-            tracing::warn!(%error, session, "could not relay a message to the other replicas");
-        }
     }
 
     /// A POST without a session id: `initialize` from a client that accepts event streams
