@@ -14,7 +14,7 @@ use crate::ending::OutcomeKind;
 use crate::init::{InitStatus, LazyInit};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::notifications::Throttled;
-use crate::outcome::CallOutcome;
+use crate::outcome::{CallOutcome, ToolReturn};
 use crate::tool::{CallContext, ClientBridge, Tool, ToolFailure};
 use crate::validate::{ArgumentValidator, SchemaValidator};
 use crate::watchdog::Watchdog;
@@ -98,35 +98,76 @@ impl CatalogEntry {
         arguments: JsonObject,
         context: &CallContext,
     ) -> (CallOutcome, OutcomeKind) {
-        let definition = &self.definition;
-        let arguments = match self.arguments.validate(arguments) {
-            Ok(arguments) => arguments,
-            Err(errors) => {
-                let outcome = CallOutcome::error(format!("tool `{}`: {errors}", definition.name));
-                return (outcome, OutcomeKind::InvalidArguments);
-            }
-        };
-        // Every notification of the call passes through one budget.
-        let throttled = Arc::new(Throttled::new(
-            Arc::clone(&context.client),
-            &definition.name,
-        ));
-        let mut throttled_context = CallContext {
-            client: Arc::clone(&throttled) as Arc<dyn ClientBridge>,
-            ..context.clone()
+        let (arguments, throttled, mut throttled_context) = match self.prepare(arguments, context) {
+            Ok(prepared) => prepared,
+            Err(invalid) => return (CallOutcome::error(invalid), OutcomeKind::InvalidArguments),
         };
         if let Some(init) = self.tool.init() {
-            match init.ensure(definition, &throttled_context) {
+            match init.ensure(&self.definition, &throttled_context) {
                 // The call's own time starts once the init is done.
                 Ok(spent) => throttled_context.deadline += spent,
                 Err(failure) => {
                     throttled.finish();
-                    return failure_outcome(&definition.name, &failure);
+                    return failure_outcome(&self.definition.name, &failure);
                 }
             }
         }
         let returned = self.tool.call(&arguments, &throttled_context);
         throttled.finish();
+        self.ended(returned)
+    }
+
+    /// [`CatalogEntry::call_with_kind`] as a future, for a tool whose calls are futures
+    /// ([`Tool::as_async`]) and that has no init; any other tool's `arguments` come back,
+    /// to be called on a thread.
+    pub fn call_async_with_kind(
+        &self,
+        arguments: JsonObject,
+        context: &CallContext,
+    ) -> Result<impl Future<Output = (CallOutcome, OutcomeKind)> + Send + '_, JsonObject> {
+        let Some(tool) = self.tool.as_async().filter(|_| self.tool.init().is_none()) else {
+            return Err(arguments);
+        };
+        let prepared = self.prepare(arguments, context);
+        Ok(async move {
+            let (arguments, throttled, throttled_context) = match prepared {
+                Ok(prepared) => prepared,
+                Err(invalid) => {
+                    return (CallOutcome::error(invalid), OutcomeKind::InvalidArguments);
+                }
+            };
+            let returned = tool.call_async(arguments, throttled_context).await;
+            throttled.finish();
+            self.ended(returned)
+        })
+    }
+
+    /// The call's validated arguments, and its context with every notification passing
+    /// through one budget; or, when its arguments are invalid, what is wrong with them.
+    fn prepare(
+        &self,
+        arguments: JsonObject,
+        context: &CallContext,
+    ) -> Result<(JsonObject, Arc<Throttled>, CallContext), String> {
+        let definition = &self.definition;
+        let arguments = self
+            .arguments
+            .validate(arguments)
+            .map_err(|errors| format!("tool `{}`: {errors}", definition.name))?;
+        let throttled = Arc::new(Throttled::new(
+            Arc::clone(&context.client),
+            &definition.name,
+        ));
+        let throttled_context = CallContext {
+            client: Arc::clone(&throttled) as Arc<dyn ClientBridge>,
+            ..context.clone()
+        };
+        Ok((arguments, throttled, throttled_context))
+    }
+
+    /// The outcome of a call whose tool returned `returned`.
+    fn ended(&self, returned: Result<ToolReturn, ToolFailure>) -> (CallOutcome, OutcomeKind) {
+        let definition = &self.definition;
         let outcome = match returned {
             Ok(returned) => returned.into_outcome(definition.text_format),
             Err(ToolFailure::TimedOut { .. }) => {

@@ -105,7 +105,8 @@ pub use resource::{
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
 pub use serving::{Introspection, LimitSettings, OAuthSettings};
 pub use tool::{
-    CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool, ToolFailure,
+    AsyncTool, CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool,
+    ToolFailure, ToolFuture,
 };
 pub use transport::Transport;
 pub use uri_template::{UriTemplate, UriTemplateError, percent_encode};

@@ -1,17 +1,23 @@
-//! One `tools/call`: the tool runs on a call thread ([`crate::pool`]) with its deadline,
+//! One `tools/call`: the tool runs on a call thread ([`crate::pool`]), or on the request's
+//! task when its calls are futures (an upstream's, [`toolsmith_model::AsyncTool`]), with its deadline,
 //! options and working directory, while the request's task serves the tool's client requests and
 //! watches for cancellation and the hard watchdog. Calls never block one another. The
 //! deadline, the watchdog and the results of calls whose tool gives none are the model's call
 //! policy ([`Watchdog`], [`CallFailure`]), which `toolsmith call` follows too.
 
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
+
+use futures_util::FutureExt as _;
 
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ProgressToken};
 use rmcp::service::RequestContext;
 use toolsmith_model::{
-    CallContext, CallFailure, Interrupt, JsonObject, LogLevel, OutcomeKind, StopReason, Watchdog,
+    CallContext, CallFailure, CallOutcome, Interrupt, JsonObject, LogLevel, OutcomeKind,
+    StopReason, Watchdog,
 };
 
 use crate::bridge::{self, McpBridge};
@@ -103,13 +109,7 @@ pub(crate) async fn run(
         ),
         caller: request.caller.clone(),
     };
-    let catalog = Arc::clone(&published.catalog);
-    // The slots are held until the tool's thread ends, or until this task gives up on it
-    // (watchdog, cancellation): then the pool takes it back, within its bound on abandoned
-    // threads (`pool.rs`), so a tool that never returns does not keep them.
-    let mut finished = state.pool().spawn(slots, move || {
-        catalog.entries()[index].call_with_kind(arguments, &context)
-    });
+    let mut finished = start(state, published, index, arguments, context, slots);
 
     let fired = tokio::time::sleep_until(watchdog.fires_at().into());
     tokio::pin!(fired);
@@ -148,6 +148,39 @@ pub(crate) async fn run(
                     }
                 }
             }
+        }
+    }
+}
+
+/// A running call: its outcome, or `Err` when the tool panicked.
+type Finished<'a> =
+    Pin<Box<dyn Future<Output = Result<(CallOutcome, OutcomeKind), ()>> + Send + 'a>>;
+
+/// Starts the call of the catalog entry at `index`. A tool whose calls are futures (an
+/// upstream's) runs on the request's task; any other on a call thread. The slots are held
+/// until the tool's thread ends, or until the request's task gives up on it (watchdog,
+/// cancellation): then the pool takes it back, within its bound on abandoned threads
+/// (`pool.rs`), so a tool that never returns does not keep them.
+fn start<'a, S: Send + 'static>(
+    state: &ServerState,
+    published: &'a Published,
+    index: usize,
+    arguments: JsonObject,
+    context: CallContext,
+    slots: S,
+) -> Finished<'a> {
+    let entry = &published.catalog.entries()[index];
+    match entry.call_async_with_kind(arguments, &context) {
+        Ok(call) => Box::pin(async move {
+            let _slots = slots;
+            AssertUnwindSafe(call).catch_unwind().await.map_err(drop)
+        }),
+        Err(arguments) => {
+            let catalog = Arc::clone(&published.catalog);
+            let running = state.pool().spawn(slots, move || {
+                catalog.entries()[index].call_with_kind(arguments, &context)
+            });
+            Box::pin(running.map(|joined| joined.map_err(drop)))
         }
     }
 }

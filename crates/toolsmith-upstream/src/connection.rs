@@ -82,6 +82,15 @@ where
         .expect("the upstreams' runtime finishes every future it is given")
 }
 
+/// Runs `work`, which may block, on a thread of the upstreams' runtime's blocking pool, and
+/// waits for it without blocking the caller's runtime.
+pub(crate) async fn unblocked<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    runtime()
+        .spawn_blocking(work)
+        .await
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic.into_panic()))
+}
+
 /// The last lines of a program's stderr.
 #[derive(Debug, Default)]
 pub(crate) struct StderrTail(VecDeque<String>);
@@ -245,6 +254,16 @@ impl Upstream {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         Ok(listing)
+    }
+
+    /// The running connection, if there is one; never starts it.
+    pub(crate) fn running(&self) -> Option<Arc<Connection>> {
+        match &*self.state.lock().unwrap_or_else(PoisonError::into_inner) {
+            State::Up(connection) if !connection.service.is_closed() => {
+                Some(Arc::clone(connection))
+            }
+            _ => None,
+        }
     }
 
     /// The running connection, started (again) when there is none and the backoff after
@@ -448,7 +467,8 @@ async fn connect(
                 let _ = child.wait().await;
             });
             // rmcp's client reads and writes through the direct path's reader and writer.
-            let (calls, read, write) = crate::direct::start(stdout, stdin, relay.clone());
+            let (calls, read, write) = crate::direct::start(stdout, stdin, relay.clone())
+                .map_err(|error| format!("cannot share its stdin: {error}"))?;
             direct = Some(calls);
             let service = relay
                 .clone()

@@ -7,6 +7,11 @@
 //! program, their answers) goes through rmcp's client as before: the one reader of stdout
 //! hands rmcp every line that is not a direct call's, and rmcp's writes share the one writer.
 //!
+//! A line to the program is written by whoever sends it, at once, while the pipe takes it
+//! (a `tools/call` is then on its way without waking the upstreams' thread); only what the
+//! pipe does not take is queued for the writer task, and while anything is queued every
+//! line goes behind it, so lines are never reordered or interleaved.
+//!
 //! The program's progress and log notifications are routed on the reader, in the order they
 //! came, before the response that follows them, so they reach the client of the call ahead of
 //! its result.
@@ -17,9 +22,11 @@
 )]
 
 use std::collections::HashMap;
+use std::io::Write as _;
+use std::os::fd::AsFd as _;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
@@ -27,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::oneshot;
 use toolsmith_model::{CallOutcome, JsonObject};
 
 use crate::relay::Relay;
@@ -47,8 +55,8 @@ pub(crate) enum Answer {
 
 /// The calls of one upstream program on the direct path, and its one writer.
 pub(crate) struct Direct {
-    writer: UnboundedSender<Vec<u8>>,
-    waiting: Mutex<HashMap<u64, mpsc::SyncSender<Answer>>>,
+    writer: Arc<Outbox>,
+    waiting: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     next: AtomicU64,
 }
 
@@ -56,7 +64,7 @@ pub(crate) struct Direct {
 pub(crate) struct Pending {
     direct: Arc<Direct>,
     number: u64,
-    pub(crate) answer: mpsc::Receiver<Answer>,
+    pub(crate) answer: oneshot::Receiver<Answer>,
 }
 
 impl Drop for Pending {
@@ -118,7 +126,7 @@ impl Direct {
         };
         let mut line = serde_json::to_vec(&request).ok()?;
         line.push(b'\n');
-        let (sender, answer) = mpsc::sync_channel(1);
+        let (sender, answer) = oneshot::channel();
         self.waiting
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -128,8 +136,7 @@ impl Direct {
             number,
             answer,
         };
-        self.writer.send(line).ok()?;
-        Some(pending)
+        self.writer.put(line).then_some(pending)
     }
 
     /// Tells the program that the call `id` is cancelled.
@@ -141,7 +148,7 @@ impl Direct {
         });
         let mut line = notification.to_string().into_bytes();
         line.push(b'\n');
-        let _ = self.writer.send(line);
+        self.writer.put(line);
     }
 
     fn answer(&self, number: u64, answer: Answer) {
@@ -151,40 +158,96 @@ impl Direct {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&number);
         if let Some(waiting) = waiting {
-            let _ = waiting.try_send(answer);
+            let _ = waiting.send(answer);
         }
     }
 }
 
 /// Starts the reader of the program's `stdout` and the writer of its `stdin` (on the
 /// current runtime); returns the direct path and the two ends rmcp's client reads and
-/// writes for everything else.
+/// writes for everything else. `None` when the pipe cannot be shared.
 pub(crate) fn start(
     stdout: tokio::process::ChildStdout,
     stdin: tokio::process::ChildStdin,
     relay: Relay,
-) -> (Arc<Direct>, tokio::io::DuplexStream, SharedWriter) {
-    let (writer, lines) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(write_all(lines, stdin));
+) -> std::io::Result<(Arc<Direct>, tokio::io::DuplexStream, SharedWriter)> {
+    let (queue, lines) = tokio::sync::mpsc::unbounded_channel();
+    let outbox = Arc::new(Outbox {
+        pipe: Mutex::new(Pipe {
+            file: std::fs::File::from(stdin.as_fd().try_clone_to_owned()?),
+            backlog: false,
+        }),
+        queue,
+    });
+    tokio::spawn(write_all(lines, stdin, Arc::clone(&outbox)));
     let direct = Arc::new(Direct {
-        writer: writer.clone(),
+        writer: Arc::clone(&outbox),
         waiting: Mutex::default(),
         next: AtomicU64::new(1),
     });
     let (for_rmcp, from_reader) = tokio::io::duplex(64 * 1024);
     tokio::spawn(read_all(stdout, for_rmcp, Arc::clone(&direct), relay));
-    (direct, from_reader, SharedWriter(writer))
+    Ok((direct, from_reader, SharedWriter(outbox)))
+}
+
+/// The program's stdin, shared by every sender of a line (module docs).
+pub(crate) struct Outbox {
+    pipe: Mutex<Pipe>,
+    /// What the pipe did not take, for the writer task.
+    queue: UnboundedSender<Vec<u8>>,
+}
+
+struct Pipe {
+    /// The program's stdin, non-blocking (a copy of the writer task's descriptor).
+    file: std::fs::File,
+    /// Lines are queued for the writer task and not written yet.
+    backlog: bool,
+}
+
+impl Outbox {
+    /// Writes `line` now if the pipe takes it, else queues what is left; `false` when the
+    /// program's stdin is closed.
+    fn put(&self, mut line: Vec<u8>) -> bool {
+        let mut pipe = self.pipe.lock().unwrap_or_else(PoisonError::into_inner);
+        if !pipe.backlog {
+            let mut written = 0;
+            while written < line.len() {
+                match (&pipe.file).write(&line[written..]) {
+                    Ok(0) => return false,
+                    Ok(count) => written += count,
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(_) => return false,
+                }
+            }
+            if written == line.len() {
+                return true;
+            }
+            line.drain(..written);
+            pipe.backlog = true;
+        }
+        self.queue.send(line).is_ok()
+    }
 }
 
 /// Writes what is queued, all that is ready at once; ends when every sender is gone or
 /// the program's stdin is closed.
-async fn write_all(mut lines: UnboundedReceiver<Vec<u8>>, mut stdin: tokio::process::ChildStdin) {
+async fn write_all(
+    mut lines: UnboundedReceiver<Vec<u8>>,
+    mut stdin: tokio::process::ChildStdin,
+    outbox: Arc<Outbox>,
+) {
     while let Some(mut bytes) = lines.recv().await {
         while let Ok(more) = lines.try_recv() {
             bytes.extend_from_slice(&more);
         }
         if stdin.write_all(&bytes).await.is_err() {
             break;
+        }
+        // Lines are queued under the lock: none is queued now, so senders write again.
+        let mut pipe = outbox.pipe.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.is_empty() {
+            pipe.backlog = false;
         }
     }
 }
@@ -306,9 +369,9 @@ fn direct_number(id: &str) -> Option<u64> {
     id.strip_prefix(PREFIX)?.parse().ok()
 }
 
-/// The program's stdin as rmcp's client writes it: each write queued whole on the one
-/// writer, so its messages and the direct calls' never interleave.
-pub(crate) struct SharedWriter(UnboundedSender<Vec<u8>>);
+/// The program's stdin as rmcp's client writes it: each write put whole on the one
+/// outbox, so its messages and the direct calls' never interleave.
+pub(crate) struct SharedWriter(Arc<Outbox>);
 
 impl AsyncWrite for SharedWriter {
     fn poll_write(
@@ -316,9 +379,10 @@ impl AsyncWrite for SharedWriter {
         _context: &mut Context<'_>,
         bytes: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Poll::Ready(match self.0.send(bytes.to_vec()) {
-            Ok(()) => Ok(bytes.len()),
-            Err(_) => Err(std::io::ErrorKind::BrokenPipe.into()),
+        Poll::Ready(if self.0.put(bytes.to_vec()) {
+            Ok(bytes.len())
+        } else {
+            Err(std::io::ErrorKind::BrokenPipe.into())
         })
     }
 

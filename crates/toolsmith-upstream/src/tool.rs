@@ -13,11 +13,9 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
 use toolsmith_model::{
-    Annotations, CallContext, CallOutcome, Icon, JsonObject, SourceLocation, StopReason, Tool,
-    ToolDefinition, ToolFailure, ToolReturn,
+    Annotations, AsyncTool, CallContext, CallOutcome, Icon, JsonObject, SourceLocation, StopReason,
+    Tool, ToolDefinition, ToolFailure, ToolFuture, ToolReturn,
 };
-
-use std::sync::mpsc::RecvTimeoutError;
 
 use rmcp::model::{NumberOrString, ProgressToken};
 
@@ -131,35 +129,61 @@ impl Tool for UpstreamTool {
         arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
-        let timeout = self
-            .definition
-            .timeout
-            .unwrap_or(toolsmith_model::DEFAULT_TIMEOUT);
+        wait(self.call_async(arguments.clone(), context.clone()))
+    }
+
+    fn as_async(&self) -> Option<&dyn AsyncTool> {
+        Some(self)
+    }
+}
+
+impl AsyncTool for UpstreamTool {
+    fn call_async(&self, arguments: JsonObject, context: CallContext) -> ToolFuture {
+        let arguments = match &self.arguments {
+            Some(map) => map.apply(&arguments),
+            None => arguments,
+        };
+        let call = Forwarded {
+            upstream: Arc::clone(&self.upstream),
+            remote: self.remote.clone(),
+            arguments,
+            context,
+            timeout: self
+                .definition
+                .timeout
+                .unwrap_or(toolsmith_model::DEFAULT_TIMEOUT),
+        };
+        Box::pin(call.run())
+    }
+}
+
+/// One call of an upstream's tool, as the upstream names it and with its arguments.
+struct Forwarded {
+    upstream: Arc<Upstream>,
+    remote: String,
+    arguments: JsonObject,
+    context: CallContext,
+    timeout: Duration,
+}
+
+impl Forwarded {
+    async fn run(self) -> Result<ToolReturn, ToolFailure> {
         // A connection whose program died between two calls may not know it yet: the
         // request cannot be sent, and one new connection is tried.
         for attempt in 0..2 {
-            let connection = self
-                .upstream
-                .connection()
-                .map_err(|error| ToolFailure::failed(error.to_string()))?;
-            let mapped = self.arguments.as_ref().map(|map| map.apply(arguments));
-            let arguments = mapped.as_ref().unwrap_or(arguments);
+            let connection = self.connection().await?;
             let ended = match &connection.direct {
-                Some(direct) => call_direct(
-                    direct,
-                    &connection,
-                    &self.remote,
-                    arguments,
-                    context,
-                    timeout,
-                ),
-                None => wait(forward(
-                    Arc::clone(&connection),
-                    self.remote.clone(),
-                    arguments.clone(),
-                    context.clone(),
-                    timeout,
-                )),
+                Some(direct) => call_direct(direct, &connection, &self).await,
+                None => {
+                    forward(
+                        Arc::clone(&connection),
+                        self.remote.clone(),
+                        self.arguments.clone(),
+                        self.context.clone(),
+                        self.timeout,
+                    )
+                    .await
+                }
             };
             match ended {
                 Ok(outcome) => return Ok(ToolReturn::Outcome(outcome)),
@@ -177,18 +201,28 @@ impl Tool for UpstreamTool {
         }
         unreachable!("the second attempt returns")
     }
+
+    /// The upstream's running connection; starting it (which blocks) happens on a thread
+    /// of the upstreams' runtime's own, not on the runtime that polls the call.
+    async fn connection(&self) -> Result<Arc<Connection>, ToolFailure> {
+        if let Some(connection) = self.upstream.running() {
+            return Ok(connection);
+        }
+        let upstream = Arc::clone(&self.upstream);
+        let connection = crate::connection::unblocked(move || upstream.connection()).await;
+        connection.map_err(|error| ToolFailure::failed(error.to_string()))
+    }
 }
 
-/// Sends the call on the direct path of an upstream program (`direct.rs`) and waits on
-/// this thread for its answer, the caller's cancellation or the deadline.
-fn call_direct(
+/// Sends the call on the direct path of an upstream program (`direct.rs`) and waits for
+/// its answer, the caller's cancellation or the deadline. Dropped before it ends (the
+/// client cancelled), it tells the program the call is cancelled.
+async fn call_direct(
     direct: &Arc<Direct>,
     connection: &Connection,
-    name: &str,
-    arguments: &JsonObject,
-    context: &CallContext,
-    timeout: Duration,
+    call: &Forwarded,
 ) -> Result<CallOutcome, Ended> {
+    let context = &call.context;
     let mut meta = JsonObject::new();
     if !context.options.is_empty() {
         meta.insert(
@@ -203,22 +237,45 @@ fn call_direct(
         ProgressToken(NumberOrString::String(id.as_str().into())),
     );
     let progress = context.client.wants_progress();
-    let pending = direct
-        .send((number, &id), name, arguments, meta, progress)
+    let mut pending = direct
+        .send((number, &id), &call.remote, &call.arguments, meta, progress)
         .ok_or_else(|| Ended::Unsent("cannot be reached: its stdin is closed".to_owned()))?;
+    let mut unanswered = Unanswered {
+        direct,
+        id: Some(&id),
+    };
     loop {
-        match pending.answer.recv_timeout(POLL) {
-            Ok(Answer::Result(outcome)) => return Ok(outcome),
-            Ok(Answer::Failed(message)) => return Err(Ended::Failed(message)),
-            Err(RecvTimeoutError::Disconnected) => {
-                return Err(Ended::Failed("stopped during the call".to_owned()));
+        tokio::select! {
+            answer = &mut pending.answer => {
+                unanswered.id = None;
+                return match answer {
+                    Ok(Answer::Result(outcome)) => Ok(outcome),
+                    Ok(Answer::Failed(message)) => Err(Ended::Failed(message)),
+                    Err(_) => Err(Ended::Failed("stopped during the call".to_owned())),
+                };
             }
-            Err(RecvTimeoutError::Timeout) => {
+            () = tokio::time::sleep(POLL) => {
                 if let Some(reason) = context.stop_reason() {
+                    unanswered.id = None;
                     direct.cancel(&id, stop_text(reason));
-                    return Err(Ended::Stopped(stopped(reason, timeout)));
+                    return Err(Ended::Stopped(stopped(reason, call.timeout)));
                 }
             }
+        }
+    }
+}
+
+/// A direct call sent and not answered: when its future is dropped (the client
+/// cancelled), the program hears that the call is cancelled.
+struct Unanswered<'a> {
+    direct: &'a Direct,
+    id: Option<&'a str>,
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            self.direct.cancel(id, stop_text(StopReason::Cancelled));
         }
     }
 }

@@ -252,6 +252,11 @@ impl ServeProcess {
         (status, rest(&self.stderr, self.patience).join("\n"))
     }
 
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGTERM, as a service manager stops a server, and waits for the exit.
     pub(crate) fn stop(mut self) -> Option<i32> {
         let terminated = Command::new("kill")

@@ -321,6 +321,81 @@ fn progress_sampling_and_cancellation_cross_an_upstream_both_ways() {
     );
 }
 
+/// Rests a second, then says so.
+const NAP: &str = r#"description = "Rests for a second, then says it has rested."
+command = ["sh", "-c", "sleep 1; echo rested"]
+"#;
+
+#[test]
+fn calls_in_flight_hold_no_thread_and_a_line_bigger_than_the_pipe_arrives_whole() {
+    // Issue 17, "the overhead of a proxied call": an upstream's calls are futures on the
+    // server's runtime (docs/performance.md, "The gateway"), so calls waiting on it hold no
+    // call thread each; and a call is written to the upstream's stdin by its sender, the
+    // rest of a line the pipe does not take queued whole, in order, with later lines
+    // behind it.
+    let fixture = Fixture::stdio();
+    fixture.write("inner/nap.toml", NAP);
+    let mut server = ServeProcess::stdio(&[&fixture.outer()]);
+    server.initialize();
+    let naps: Vec<u64> = (0..6)
+        .map(|_| server.send_request("tools/call", &json!({"name": "inner_nap"})))
+        .collect();
+    // Far more than a pipe holds (64 KiB), between small calls.
+    let big = "0123456789abcdef".repeat(10_000);
+    let mut echoes = Vec::new();
+    for text in ["before", big.as_str(), "after", "last"] {
+        let id = server.send_request(
+            "tools/call",
+            &json!({"name": "inner_echo", "arguments": {"text": text}}),
+        );
+        echoes.push((id, text));
+    }
+    // Answers come in any order: each is kept until all are in.
+    let mut answers = std::collections::HashMap::new();
+    let mut answered = |server: &ServeProcess, id: u64| -> Value {
+        while !answers.contains_key(&id) {
+            let message = server.until(|message| message["id"].is_u64());
+            answers.insert(message["id"].as_u64().unwrap(), message);
+        }
+        answers[&id].clone()
+    };
+    for (id, text) in &echoes {
+        let answer = answered(&server, *id);
+        assert_eq!(
+            answer["result"]["structuredContent"]["text"].as_str(),
+            Some(*text),
+            "call {id} came back whole and as its own"
+        );
+    }
+    // The naps are still resting at the upstream.
+    let call_threads = call_threads(server.pid());
+    assert_eq!(
+        call_threads, 0,
+        "no call thread waits for an upstream's answer"
+    );
+    for id in naps {
+        let answer = answered(&server, id);
+        assert_eq!(
+            answer["result"]["content"][0]["text"]
+                .as_str()
+                .map(str::trim),
+            Some("rested"),
+            "{answer}"
+        );
+    }
+}
+
+/// How many of process `pid`'s threads are tool call threads.
+fn call_threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter(|task| {
+            let comm = std::fs::read_to_string(task.as_ref().unwrap().path().join("comm"));
+            comm.is_ok_and(|comm| comm.trim() == "toolsmith-call")
+        })
+        .count()
+}
+
 /// Whether process `pid` runs (a zombie, dead but not yet reaped, does not).
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
