@@ -1,8 +1,7 @@
 //! The search index: per-field term postings over tool definitions, scored BM25-style with
 //! field weights, with prefix and typo-tolerant expansion of each query term.
 
-use std::collections::HashMap;
-
+use fnv::FnvHashMap as HashMap;
 use serde_json::Value;
 use toolsmith_model::ToolDefinition;
 

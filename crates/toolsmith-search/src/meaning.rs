@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 // and they come from tool definitions, not from an adversary.
 use fnv::FnvHashMap as FnvMap;
 
-use crate::text::{STOP_WORDS, for_each_word};
+use crate::text::{for_each_word, is_stop_word};
 
 static TABLE_BYTES: &[u8] = include_bytes!("../data/wordpieces.bin");
 
@@ -126,7 +126,7 @@ fn text_pieces(
 ) {
     pieces.clear();
     for_each_word(text, |word| {
-        if STOP_WORDS.contains(&word) {
+        if is_stop_word(word) {
             return;
         }
         let Some(known) = known.as_deref_mut() else {

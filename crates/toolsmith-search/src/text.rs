@@ -8,6 +8,30 @@ pub(crate) const STOP_WORDS: &[&str] = &[
     "which", "with", "you",
 ];
 
+/// Whether `word` is one of [`STOP_WORDS`]. This runs for every word of every indexed
+/// tool, so each word is packed into a number (every stop word has at most 7 bytes) and
+/// looked up among the stop words' numbers, sorted, by halves: no string compared.
+pub(crate) fn is_stop_word(word: &str) -> bool {
+    static PACKED: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {
+        let mut packed: Vec<u64> = STOP_WORDS.iter().filter_map(|word| packed(word)).collect();
+        packed.sort_unstable();
+        packed
+    });
+    packed(word).is_some_and(|word| PACKED.binary_search(&word).is_ok())
+}
+
+/// `word`'s bytes and length as one number, for a word of at most 7 bytes.
+fn packed(word: &str) -> Option<u64> {
+    let bytes = word.as_bytes();
+    let length = u8::try_from(bytes.len())
+        .ok()
+        .filter(|&length| length <= 7)?;
+    let mut packed = [0; 8];
+    packed[..bytes.len()].copy_from_slice(bytes);
+    packed[7] = length;
+    Some(u64::from_le_bytes(packed))
+}
+
 /// The terms of `text`: words (split on anything not alphanumeric, and on camel case and
 /// letter/digit boundaries), lowercased and stemmed, stop words left out.
 pub(crate) fn terms(text: &str) -> Vec<String> {
@@ -31,7 +55,7 @@ pub(crate) fn for_each_indexed_term(text: &str, visit: impl FnMut(&str)) {
 fn each_term(text: &str, compounds: bool, mut visit: impl FnMut(&str)) {
     let mut stemmed = String::new();
     let mut each = |word: &str| {
-        if !STOP_WORDS.contains(&word) {
+        if !is_stop_word(word) {
             stem_into(word, &mut stemmed);
             visit(&stemmed);
         }
@@ -99,7 +123,11 @@ pub(crate) fn for_each_word(text: &str, mut visit: impl FnMut(&str)) {
                     word.clear();
                 }
             }
-            word.extend(current.to_lowercase());
+            if current.is_ascii() {
+                word.push(current.to_ascii_lowercase());
+            } else {
+                word.extend(current.to_lowercase());
+            }
             previous = Some(current);
         }
         if !word.is_empty() {
@@ -231,6 +259,20 @@ pub(crate) fn bounded_distance(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_words_are_known_by_their_packed_bytes() {
+        assert!(
+            STOP_WORDS.iter().all(|word| word.len() <= 7),
+            "packed() holds 7 bytes"
+        );
+        assert!(STOP_WORDS.iter().all(|word| is_stop_word(word)));
+        for word in [
+            "issue", "them", "thes", "th", "", "tools", "withdraw", "a\0",
+        ] {
+            assert!(!is_stop_word(word), "{word}");
+        }
+    }
 
     #[test]
     fn mixed_case_words_are_also_whole() {
