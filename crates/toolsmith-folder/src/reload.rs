@@ -151,6 +151,26 @@ impl Snapshot {
         )
     }
 
+    /// A number that changes whenever any file of the snapshot does (its path, modification
+    /// time or size), for a cache of what was made from the folder (`toolsmith search`
+    /// keeps its index by it). The same files give the same number in every run of one
+    /// build of Toolsmith.
+    #[must_use]
+    pub fn digest(&self) -> u64 {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut files: Vec<_> = self.0.iter().collect();
+        files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut hasher = std::hash::DefaultHasher::new();
+        for (path, (modified, size)) in files {
+            path.hash(&mut hasher);
+            modified
+                .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .hash(&mut hasher);
+            size.hash(&mut hasher);
+        }
+        hasher.finish()
+    }
+
     /// This snapshot with the files at `changed` looked at again (the paths the operating
     /// system reported, `serve --watch`), which costs a `stat` a path rather than one a file
     /// of the folder (issue 21). `None` when only a new [`Snapshot::take`] can tell: a path

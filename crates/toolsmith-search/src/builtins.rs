@@ -68,21 +68,35 @@ pub fn results(catalog: &Catalog, hits: &[Hit]) -> Value {
         .iter()
         .filter_map(|hit| {
             let definition = catalog.get(&hit.name)?.definition();
-            let mut result = JsonObject::new();
-            result.insert("name".into(), json!(definition.name));
-            if let Some(title) = &definition.title {
-                result.insert("title".into(), json!(title));
-            }
-            result.insert("description".into(), json!(definition.description));
-            result.insert("score".into(), json!(hit.score));
-            result.insert(
-                "inputSchema".into(),
+            Some(result(
+                &definition.name,
+                definition.title.as_deref(),
+                &definition.description,
+                hit.score,
                 Value::Object((*definition.input_schema).clone()),
-            );
-            Some(Value::Object(result))
+            ))
         })
         .collect();
     json!({ "results": results })
+}
+
+/// One of [`results`]: a found tool with its score and what it takes to call it.
+pub fn result(
+    name: &str,
+    title: Option<&str>,
+    description: &str,
+    score: f64,
+    input_schema: Value,
+) -> Value {
+    let mut result = JsonObject::new();
+    result.insert("name".into(), json!(name));
+    if let Some(title) = title {
+        result.insert("title".into(), json!(title));
+    }
+    result.insert("description".into(), json!(description));
+    result.insert("score".into(), json!(score));
+    result.insert("inputSchema".into(), input_schema);
+    Value::Object(result)
 }
 
 /// `tool_search(query, max_results=5)`: the best-matching tools with everything needed to

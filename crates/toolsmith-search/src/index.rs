@@ -2,6 +2,7 @@
 //! field weights, with prefix and typo-tolerant expansion of each query term.
 
 use fnv::FnvHashMap as HashMap;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith_model::ToolDefinition;
 
@@ -11,7 +12,7 @@ use crate::synonyms::synonyms;
 use crate::text::{bounded_distance, for_each_indexed_term, terms, words};
 
 /// The parts of a definition that are indexed, each with its own weight.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 enum Field {
     Name,
     Title,
@@ -79,15 +80,16 @@ pub struct Hit {
     pub score: f64,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Posting {
     document: u32,
     field: Field,
     frequency: u32,
 }
 
-/// An index over tool definitions, built once per catalog and searched many times.
-#[derive(Debug, Default)]
+/// An index over tool definitions, built once per catalog and searched many times; it
+/// can be stored (serde) and read back, as `toolsmith search` keeps it between runs.
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct SearchIndex {
     names: Vec<String>,
     /// Tools by their name's words joined by `_`, for the exact-name match
@@ -107,6 +109,7 @@ pub struct SearchIndex {
     /// How many documents contain each term, in any field.
     document_frequency: Vec<u32>,
     /// The last document counted in `document_frequency`, per term (while indexing).
+    #[serde(skip)]
     last_document: Vec<Option<u32>>,
     field_lengths: Vec<[u32; FIELD_COUNT]>,
     average_lengths: [f64; FIELD_COUNT],

@@ -5,7 +5,7 @@
 use crate::text::for_each_word;
 
 /// What a tool does to the things it works on, or what a request wants done to them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Intent {
     /// Looks: gets, lists, searches, reads.
     Read,

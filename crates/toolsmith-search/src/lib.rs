@@ -37,6 +37,8 @@ mod synonyms;
 mod text;
 pub mod tokens;
 
-pub use builtins::{EXECUTE_TOOL, TOOL_SEARCH, execute, inner_arguments, out_of_scope, results};
+pub use builtins::{
+    EXECUTE_TOOL, TOOL_SEARCH, execute, inner_arguments, out_of_scope, result, results,
+};
 pub use discovery::{Plan, apply, with_discovery};
 pub use index::{Hit, SearchIndex, parameter_text};

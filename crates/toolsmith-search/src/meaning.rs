@@ -144,7 +144,7 @@ fn text_pieces(
 }
 
 /// Tool texts as vectors, for [`MeaningIndex::similarities`] to a query.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct MeaningIndex {
     dims: usize,
     /// One normalised vector per tool, `dims` wide, in indexing order, as int8 with a

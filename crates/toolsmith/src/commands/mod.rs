@@ -8,6 +8,7 @@ pub(crate) mod list;
 pub(crate) mod new;
 pub(crate) mod packages;
 pub(crate) mod search;
+mod search_cache;
 pub(crate) mod serve;
 pub(crate) mod skills;
 pub(crate) mod test;

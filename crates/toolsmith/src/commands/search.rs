@@ -4,7 +4,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
 use toolsmith_search::SearchIndex;
+
+use super::search_cache::Cache;
 
 use crate::ExitStatus;
 use crate::args::SearchArgs;
@@ -19,16 +22,76 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
         json,
     } = args;
     let (dir, query) = split_words(words)?;
-    let loaded = folder::load_served(dir.as_deref(), None, profile.profile.as_deref())?;
+    let profile = profile.profile.as_deref();
+    let cache = Cache::of(&folder::path_of(dir.as_deref()), profile);
+    if let Some(stored) = cache.as_ref().and_then(Cache::read) {
+        let found = |name: &str| {
+            let row = stored.rows.iter().find(|row| row.name == name)?;
+            Some(Found {
+                title: row.title.as_deref(),
+                description: &row.description,
+                input_schema: row.input_schema(),
+            })
+        };
+        return show(printer, &stored.index, query, *limit, *json, found);
+    }
+    let loaded = folder::load_served(dir.as_deref(), None, profile)?;
     let catalog = loaded.catalog();
     let index = SearchIndex::new(catalog.definitions());
-    let hits = index.search(query, *limit);
-    if *json {
-        let results = toolsmith_search::results(catalog, &hits);
+    if !*json {
+        folder::report(printer, catalog.diagnostics());
+    }
+    let found = |name: &str| {
+        let definition = catalog.get(name)?.definition();
+        Some(Found {
+            title: definition.title.as_deref(),
+            description: &definition.description,
+            input_schema: Value::Object((*definition.input_schema).clone()),
+        })
+    };
+    let status = show(printer, &index, query, *limit, *json, found)?;
+    if let Some(cache) = cache {
+        cache.write(&loaded, index);
+    }
+    Ok(status)
+}
+
+/// What `toolsmith search` shows of a tool found, besides its name and score.
+struct Found<'a> {
+    title: Option<&'a str>,
+    description: &'a str,
+    input_schema: Value,
+}
+
+/// Searches `index` and prints the tools found (`found` tells about each), as a table or
+/// as `tool_search`'s JSON.
+fn show<'a>(
+    printer: Printer,
+    index: &SearchIndex,
+    query: &str,
+    limit: usize,
+    json: bool,
+    found: impl Fn(&str) -> Option<Found<'a>>,
+) -> anyhow::Result<ExitStatus> {
+    let hits = index.search(query, limit);
+    if json {
+        let results: Vec<Value> = hits
+            .iter()
+            .filter_map(|hit| {
+                let tool = found(&hit.name)?;
+                Some(toolsmith_search::result(
+                    &hit.name,
+                    tool.title,
+                    tool.description,
+                    hit.score,
+                    tool.input_schema,
+                ))
+            })
+            .collect();
+        let results = serde_json::json!({ "results": results });
         printer.data(&serde_json::to_string_pretty(&results)?)?;
         return Ok(ExitStatus::Success);
     }
-    folder::report(printer, catalog.diagnostics());
     if hits.is_empty() {
         printer.message(&format!(
             "no tool matches `{query}` among {} tools; try other words",
@@ -39,9 +102,8 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
     let rows: Vec<[String; 3]> = hits
         .iter()
         .map(|hit| {
-            let title = catalog
-                .get(&hit.name)
-                .and_then(|entry| entry.definition().title.clone())
+            let title = found(&hit.name)
+                .and_then(|tool| tool.title.map(str::to_owned))
                 .unwrap_or_default();
             [hit.name.clone(), format!("{:.3}", hit.score), title]
         })

@@ -66,3 +66,67 @@ fn an_empty_query_is_a_usage_error() {
     assert!(stderr.contains("the query is empty"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+/// Issue 21: a one-shot `toolsmith search` keeps its index in the cache folder and reads it
+/// back while the folder is unchanged; a changed file, or a cache file that is not one,
+/// makes it load the folder again.
+#[test]
+fn a_kept_index_is_read_back_until_the_folder_changes() {
+    let dir = folder(&[
+        (
+            "mail/send_email.toml",
+            "description = \"Send an email to someone.\"\ncommand = [\"true\"]\n",
+        ),
+        (
+            "notes/add_note.toml",
+            "description = \"Add a note to a notebook.\"\ncommand = [\"true\"]\n",
+        ),
+    ]);
+    let cache = tempfile::tempdir().unwrap();
+    let search = |query: &str| {
+        json_output(
+            toolsmith()
+                .env("TOOLSMITH_CACHE_DIR", cache.path())
+                .arg("search")
+                .arg(dir.path())
+                .args([query, "--json"]),
+        )
+    };
+    let names = |results: &serde_json::Value| -> Vec<String> {
+        results["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|found| found["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let first = search("send an email");
+    assert_eq!(names(&first)[0], "send_email", "{first}");
+    let kept: Vec<_> = std::fs::read_dir(cache.path().join("search"))
+        .expect("the index is kept in the cache folder")
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(search("send an email"), first, "the kept index answers the same");
+    assert!(names(&search("weather forecast")).is_empty());
+
+    std::fs::write(
+        dir.path().join("notes/add_note.toml"),
+        "description = \"Get the weather forecast for a city.\"\ncommand = [\"true\"]\n",
+    )
+    .unwrap();
+    let changed = search("weather forecast");
+    assert_eq!(names(&changed), ["add_note"], "the edit is seen: {changed}");
+    assert_eq!(
+        changed["results"][0]["description"],
+        "Get the weather forecast for a city."
+    );
+
+    let kept = kept[0].as_ref().unwrap().path();
+    std::fs::write(&kept, b"not an index").unwrap();
+    assert_eq!(names(&search("weather forecast")), ["add_note"]);
+    assert_ne!(
+        std::fs::read(&kept).unwrap(),
+        b"not an index",
+        "a cache file that cannot be read is made again"
+    );
+}
