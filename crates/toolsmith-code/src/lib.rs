@@ -63,10 +63,12 @@ pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Ar
         catalog
     };
     let evaluator = tool::RunCode::new(Arc::clone(&catalog), &settings.name, &settings.options);
-    let adjust = |definition: &mut toolsmith_model::ToolDefinition| {
+    let discoverable = |definition: &toolsmith_model::ToolDefinition| {
         if only {
-            definition.discoverable = definition.name != TOOL_SEARCH;
+            definition.name != TOOL_SEARCH
+        } else {
+            definition.discoverable
         }
     };
-    Arc::new(catalog.derive(adjust, vec![Arc::new(evaluator)], Vec::new()))
+    Arc::new(catalog.derive(discoverable, vec![Arc::new(evaluator)], Vec::new()))
 }

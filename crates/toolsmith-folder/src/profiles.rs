@@ -444,13 +444,11 @@ impl Profile {
         });
         let catalog = selected.derive(
             |tool| {
-                if self
-                    .discoverable
-                    .iter()
-                    .any(|selector| selector.selects_tool(tool))
-                {
-                    tool.discoverable = true;
-                }
+                tool.discoverable
+                    || self
+                        .discoverable
+                        .iter()
+                        .any(|selector| selector.selects_tool(tool))
             },
             Vec::new(),
             diagnostics,

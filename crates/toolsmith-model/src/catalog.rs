@@ -28,6 +28,10 @@ pub struct CatalogEntry {
     /// (default timeout, resolved icons, …). Shared by the catalogs derived from this one
     /// (discovery, a profile, a reload that kept it) unless they change it.
     definition: Arc<ToolDefinition>,
+    /// `definition` with `discoverable` the other way, once a derived catalog needed it:
+    /// kept with the entry, so a catalog derived again from a reload that kept the entry
+    /// copies nothing (issue 21).
+    flipped: OnceLock<Arc<ToolDefinition>>,
     tool: Arc<dyn Tool>,
     arguments: Arc<ArgumentValidator>,
     output: Option<Arc<SchemaValidator>>,
@@ -412,6 +416,7 @@ impl Catalog {
         };
         Ok(CatalogEntry {
             definition: Arc::new(definition),
+            flipped: OnceLock::new(),
             tool,
             arguments: Arc::new(arguments),
             output,
@@ -419,16 +424,18 @@ impl Catalog {
         })
     }
 
-    /// A catalog of the same tools, their schemas not compiled again, each published
-    /// definition passed through `adjust` (which must keep its name and schemas), plus
-    /// `extra` tools prepared as [`Catalog::build`] does and `extra_diagnostics`.
+    /// A catalog of the same tools, their schemas not compiled again, each one
+    /// `discoverable` as `discoverable` says of its definition (the one thing a derived
+    /// catalog changes: discovery, a profile, code mode), plus `extra` tools prepared as
+    /// [`Catalog::build`] does and `extra_diagnostics`. A definition is copied only the
+    /// first time its flag is turned, and the copy kept with its entry.
     ///
     /// An extra tool whose name is taken is left out with a `duplicate-tool-name`
     /// diagnostic.
     #[must_use]
     pub fn derive(
         &self,
-        adjust: impl Fn(&mut ToolDefinition),
+        discoverable: impl Fn(&ToolDefinition) -> bool,
         extra: Vec<Arc<dyn Tool>>,
         extra_diagnostics: Vec<Diagnostic>,
     ) -> Self {
@@ -436,14 +443,20 @@ impl Catalog {
             .entries
             .iter()
             .map(|entry| {
-                let mut entry = entry.clone();
-                let mut adjusted = (*entry.definition).clone();
-                adjust(&mut adjusted);
-                if adjusted != *entry.definition {
-                    entry.definition = Arc::new(adjusted);
-                    entry.published_len = OnceLock::new();
+                if discoverable(&entry.definition) == entry.definition.discoverable {
+                    return entry.clone();
                 }
-                entry
+                let flipped = entry.flipped.get_or_init(|| {
+                    let mut flipped = (*entry.definition).clone();
+                    flipped.discoverable = !flipped.discoverable;
+                    Arc::new(flipped)
+                });
+                CatalogEntry {
+                    definition: Arc::clone(flipped),
+                    flipped: OnceLock::from(Arc::clone(&entry.definition)),
+                    published_len: OnceLock::new(),
+                    ..entry.clone()
+                }
             })
             .collect();
         self.joined(entries, extra, extra_diagnostics)
@@ -706,10 +719,35 @@ mod tests {
         );
     }
 
+    // Issue 21: publishing a big folder behind `tool_search` turns every tool's
+    // `discoverable`; a reload that kept the entries must not copy each definition again.
+    #[test]
+    fn a_turned_definition_is_copied_once_and_kept_with_its_entry() {
+        let catalog = Catalog::new(vec![echo("echo", json!(1))], vec![]);
+        let first = catalog.derive(|_| true, vec![], vec![]);
+        let second = catalog.derive(|_| true, vec![], vec![]);
+        assert!(first.entries()[0].definition().discoverable);
+        assert!(!catalog.entries()[0].definition().discoverable);
+        assert!(Arc::ptr_eq(
+            &first.entries()[0].definition,
+            &second.entries()[0].definition
+        ));
+        let back = first.derive(|_| false, vec![], vec![]);
+        assert!(Arc::ptr_eq(
+            &back.entries()[0].definition,
+            &catalog.entries()[0].definition
+        ));
+        let unchanged = catalog.derive(|definition| definition.discoverable, vec![], vec![]);
+        assert!(Arc::ptr_eq(
+            &unchanged.entries()[0].definition,
+            &catalog.entries()[0].definition
+        ));
+    }
+
     #[test]
     fn a_lazily_compiled_schema_reports_violations_as_before_and_is_shared() {
         let catalog = Catalog::new(vec![echo("echo", json!(1))], vec![]);
-        let derived = catalog.derive(|_| {}, vec![], vec![]);
+        let derived = catalog.derive(|d| d.discoverable, vec![], vec![]);
         let arguments = json!({"days": 0}).as_object().cloned().unwrap();
         let outcome = derived.call("echo", arguments, &context()).unwrap();
         assert!(outcome.is_error);

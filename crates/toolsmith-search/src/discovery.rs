@@ -94,13 +94,12 @@ pub fn apply(catalog: Arc<Catalog>, plan: &Plan) -> Arc<Catalog> {
         return catalog;
     }
     if !hide_all && plan.settings.mode == SearchMode::Never {
-        return Arc::new(catalog.derive(|d| d.discoverable = false, Vec::new(), Vec::new()));
+        return Arc::new(catalog.derive(|_| false, Vec::new(), Vec::new()));
     }
     let (tools, diagnostics) = builtins::builtins(&catalog);
-    let adjust = |definition: &mut toolsmith_model::ToolDefinition| {
-        definition.discoverable |= hide_all;
-    };
-    Arc::new(catalog.derive(adjust, tools, diagnostics))
+    let discoverable =
+        |definition: &toolsmith_model::ToolDefinition| definition.discoverable || hide_all;
+    Arc::new(catalog.derive(discoverable, tools, diagnostics))
 }
 
 #[cfg(test)]

@@ -95,8 +95,7 @@ impl Cache {
                 name: definition.name.clone(),
                 title: definition.title.clone(),
                 description: definition.description.clone(),
-                input_schema: serde_json::to_string(&*definition.input_schema)
-                    .unwrap_or_default(),
+                input_schema: serde_json::to_string(&*definition.input_schema).unwrap_or_default(),
             })
             .collect();
         let stored = Stored {

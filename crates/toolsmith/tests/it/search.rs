@@ -106,7 +106,11 @@ fn a_kept_index_is_read_back_until_the_folder_changes() {
         .expect("the index is kept in the cache folder")
         .collect();
     assert_eq!(kept.len(), 1);
-    assert_eq!(search("send an email"), first, "the kept index answers the same");
+    assert_eq!(
+        search("send an email"),
+        first,
+        "the kept index answers the same"
+    );
     assert!(names(&search("weather forecast")).is_empty());
 
     std::fs::write(
