@@ -43,18 +43,16 @@ struct Current {
 }
 
 impl ServedFolder {
-    /// The folder `loaded` came from, published on `state`.
-    ///
-    /// The folder's files are looked at before this returns, so a change made once the
-    /// server answers is always seen, however late the watcher gets to run.
+    /// The folder `loaded` came from, published on `state`; `seen` is what its files were
+    /// before it was loaded ([`ServedFolder::load`]), so a change made once the server
+    /// answers (or while it loaded) is always seen, however late the watcher gets to run.
     pub(crate) fn new(
-        loaded: ToolFolder,
+        (loaded, seen): (ToolFolder, Snapshot),
         (search, code_mode): (SearchArg, CodeModeArg),
         state: ServerState,
         printer: Printer,
     ) -> Arc<Self> {
         let root = loaded.root().to_owned();
-        let seen = Snapshot::take(&root);
         Arc::new(Self {
             root,
             state,
@@ -66,6 +64,18 @@ impl ServedFolder {
                 seen,
             }),
             builtins: OnceLock::new(),
+        })
+    }
+
+    /// Runs `load` of the folder at `root`, and what its files are now, looked at on a
+    /// thread of its own meanwhile: on a folder of thousands of files that look is a walk
+    /// and a `stat` a file, which the first response need not wait for (issue 21).
+    pub(crate) fn load<T: Send>(root: &Path, load: impl FnOnce() -> T) -> (T, Snapshot) {
+        std::thread::scope(|scope| {
+            let seen = scope.spawn(|| Snapshot::take(root));
+            let loaded = load();
+            let seen = seen.join().unwrap_or_else(|_| Snapshot::take(root));
+            (loaded, seen)
         })
     }
 

@@ -55,11 +55,7 @@ pub(crate) fn run_then(
     {
         return serve_stdio_while_loading(args, printer);
     }
-    let loaded = folder::load_to_serve(
-        folder_arg.dir.as_deref(),
-        Some(transport),
-        profile.profile.as_deref(),
-    )?;
+    let (loaded, seen) = load(args, transport)?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
     let mut http_options = http_options(args, loaded.config())?;
@@ -81,7 +77,7 @@ pub(crate) fn run_then(
     );
     let profile_scopes = loaded.config().profile_scopes.clone();
     let flags = (search.clone(), code_mode.clone());
-    let served = ServedFolder::new(loaded, flags, state.clone(), printer);
+    let served = ServedFolder::new((loaded, seen), flags, state.clone(), printer);
     upstream_changes(&served);
     let developing = crate::dev::attach(&served, profile.profile.as_deref())?;
     if *watch || developing {
@@ -203,11 +199,7 @@ fn load_and_serve(
     printer: Printer,
     state: &ServerState,
 ) -> anyhow::Result<Arc<ServedFolder>> {
-    let loaded = folder::load_to_serve(
-        args.folder.dir.as_deref(),
-        Some(Transport::Stdio),
-        args.profile.profile.as_deref(),
-    )?;
+    let (loaded, seen) = load(args, Transport::Stdio)?;
     folder::report(printer, loaded.catalog().diagnostics());
     let search = args.search.apply(loaded.config().search);
     let evaluator = args.code_mode.apply(loaded.config().evaluator.clone());
@@ -215,14 +207,27 @@ fn load_and_serve(
     let catalog = Arc::clone(loaded.catalog());
     let content = (Arc::clone(loaded.prompts()), Arc::clone(loaded.resources()));
     let flags = (args.search.clone(), args.code_mode.clone());
-    // Before the folder is served: a change made once a client can list it is seen.
-    let served = ServedFolder::new(loaded, flags, state.clone(), printer);
+    // Looked at before the folder is served: a change made once a client can list it is seen.
+    let served = ServedFolder::new((loaded, seen), flags, state.clone(), printer);
     state.loaded(catalog, content, (search, evaluator));
     upstream_changes(&served);
     if args.watch {
         crate::watch::spawn(Arc::clone(&served)).context("cannot start watching the folder")?;
     }
     Ok(served)
+}
+
+/// The folder to serve over `transport`, and what its files were before it loaded
+/// ([`ServedFolder::load`]).
+fn load(
+    args: &ServeArgs,
+    transport: Transport,
+) -> anyhow::Result<(toolsmith_folder::ToolFolder, toolsmith_folder::Snapshot)> {
+    let dir = args.folder.dir.as_deref();
+    let (loaded, seen) = ServedFolder::load(&folder::path_of(dir), || {
+        folder::load_to_serve(dir, Some(transport), args.profile.profile.as_deref())
+    });
+    Ok((loaded?, seen))
 }
 
 /// `[auth]` of `config`, which is for HTTP like the flags; `--auth-token` is the other way
