@@ -39,6 +39,11 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Does ahead what the tool's first call would otherwise do first (`tool_search`
+    /// builds its index): the server calls it on a thread of its own when it publishes
+    /// the tool, so the first call need not wait (docs/performance.md).
+    fn prepare(&self) {}
+
     /// The tool's calls as futures, for a tool whose call only waits on I/O elsewhere (an
     /// upstream server's): the server runs them on its own runtime instead of a call
     /// thread, which saves two thread wake-ups a call and a thread per call in flight

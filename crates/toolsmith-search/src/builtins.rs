@@ -103,7 +103,8 @@ pub fn result(
 /// call them.
 struct ToolSearch {
     definition: ToolDefinition,
-    /// Built on the first search, so serving a large folder starts without waiting for it.
+    /// Built by the first search, or ahead of it on a thread of the server's when the
+    /// catalog is published, so serving a large folder starts without waiting for it.
     index: OnceLock<SearchIndex>,
     catalog: Arc<Catalog>,
 }
@@ -145,9 +146,21 @@ impl ToolSearch {
     }
 }
 
+impl ToolSearch {
+    /// The index of the catalog, built by the first search or [`Tool::prepare`].
+    fn index(&self) -> &SearchIndex {
+        self.index
+            .get_or_init(|| SearchIndex::new(self.catalog.definitions()))
+    }
+}
+
 impl Tool for ToolSearch {
     fn definition(&self) -> &ToolDefinition {
         &self.definition
+    }
+
+    fn prepare(&self) {
+        self.index();
     }
 
     fn call(
@@ -165,9 +178,7 @@ impl Tool for ToolSearch {
             .unwrap_or(DEFAULT_MAX_RESULTS)
             .clamp(1, MOST_RESULTS);
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        let index = self
-            .index
-            .get_or_init(|| SearchIndex::new(self.catalog.definitions()));
+        let index = self.index();
         // Tools the caller's scopes do not cover are not found (docs/auth.md); searching
         // the whole catalog first keeps one index for every caller.
         let caller = context.caller.as_deref();
@@ -350,6 +361,18 @@ mod tests {
             let b = arguments["b"].as_i64().unwrap_or_default();
             Ok(ToolReturn::Text(format!("{a} + {b} = {}", a + b)))
         }
+    }
+
+    // Issue 21: the server builds the index when it publishes the catalog, so the first
+    // search finds it made.
+    #[test]
+    fn prepare_builds_the_index_a_search_then_uses() {
+        let search = ToolSearch::new(catalog(true, None));
+        assert!(search.index.get().is_none(), "nothing is built until asked");
+        search.prepare();
+        let built: *const SearchIndex = search.index.get().expect("prepare built the index");
+        assert_eq!(search.index().search("sum two numbers", 1)[0].name, "add");
+        assert!(std::ptr::eq(built, search.index()), "the search used the prepared index");
     }
 
     fn catalog(discoverable: bool, extra: Option<&str>) -> Arc<Catalog> {

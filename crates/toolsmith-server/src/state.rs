@@ -380,7 +380,9 @@ impl ServerState {
 
     /// `catalog` as the `[search]` and `[evaluator]` settings in force publish it.
     fn to_publish(&self, catalog: Arc<Catalog>) -> Published {
-        Published::new(catalog, self.search(), &self.evaluator(), self.0.max_calls)
+        let published = Published::new(catalog, self.search(), &self.evaluator(), self.0.max_calls);
+        prepare_search(&published.catalog);
+        published
     }
 
     /// Waits until the folder is served ([`ServerState::loading`]); at once for a server
@@ -693,5 +695,19 @@ impl Subscriptions {
             .iter()
             .cloned()
             .collect()
+    }
+}
+
+/// Builds the index of `catalog`'s `tool_search`, if it has one, on a thread of its own:
+/// a folder of thousands of tools is indexed while its client lists it (issue 21).
+fn prepare_search(catalog: &Catalog) {
+    if let Some(entry) = catalog.get(toolsmith_search::TOOL_SEARCH) {
+        let tool = Arc::clone(entry.tool());
+        let spawned = std::thread::Builder::new()
+            .name("toolsmith-index".into())
+            .spawn(move || tool.prepare());
+        if let Err(error) = spawned {
+            tracing::debug!(%error, "the search index is built by the first search");
+        }
     }
 }
