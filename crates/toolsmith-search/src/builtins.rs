@@ -372,7 +372,10 @@ mod tests {
         search.prepare();
         let built: *const SearchIndex = search.index.get().expect("prepare built the index");
         assert_eq!(search.index().search("sum two numbers", 1)[0].name, "add");
-        assert!(std::ptr::eq(built, search.index()), "the search used the prepared index");
+        assert!(
+            std::ptr::eq(built, search.index()),
+            "the search used the prepared index"
+        );
     }
 
     fn catalog(discoverable: bool, extra: Option<&str>) -> Arc<Catalog> {

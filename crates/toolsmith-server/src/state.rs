@@ -162,7 +162,7 @@ impl ServerState {
             info = info.with_instructions(instructions);
         }
         let metrics = Metrics::new();
-        Self(Arc::new(Shared {
+        let state = Self(Arc::new(Shared {
             published: ArcSwap::from_pointee(Published::new(
                 catalog,
                 search,
@@ -192,7 +192,9 @@ impl ServerState {
             changes: tokio::sync::broadcast::channel(16).0,
             tasks: crate::tasks::Tasks::new(&tasks),
             ready: tokio::sync::watch::Sender::new(true),
-        }))
+        }));
+        prepare_search(&state.0.published.load().catalog, Duration::ZERO);
+        state
     }
 
     /// A server for `catalog`, `prompts` and `resources` (a tools folder's), with
@@ -255,6 +257,7 @@ impl ServerState {
     /// `tools/list_changed`.
     async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
         let published = Arc::new(self.to_publish(catalog));
+        prepare_search(&published.catalog, RELOAD_QUIET);
         let old = self.0.published.swap(Arc::clone(&published));
         changes.tools = changes.tools && !old.same_tools(&published);
         if !(changes.tools || changes.prompts || changes.resources) {
@@ -375,14 +378,13 @@ impl ServerState {
             .content
             .store(Arc::new(Content::new(prompts, resources)));
         self.0.published.store(Arc::new(self.to_publish(catalog)));
+        prepare_search(&self.0.published.load().catalog, Duration::ZERO);
         self.0.ready.send_replace(true);
     }
 
     /// `catalog` as the `[search]` and `[evaluator]` settings in force publish it.
     fn to_publish(&self, catalog: Arc<Catalog>) -> Published {
-        let published = Published::new(catalog, self.search(), &self.evaluator(), self.0.max_calls);
-        prepare_search(&published.catalog);
-        published
+        Published::new(catalog, self.search(), &self.evaluator(), self.0.max_calls)
     }
 
     /// Waits until the folder is served ([`ServerState::loading`]); at once for a server
@@ -698,16 +700,30 @@ impl Subscriptions {
     }
 }
 
-/// Builds the index of `catalog`'s `tool_search`, if it has one, on a thread of its own:
-/// a folder of thousands of tools is indexed while its client lists it (issue 21).
-fn prepare_search(catalog: &Catalog) {
-    if let Some(entry) = catalog.get(toolsmith_search::TOOL_SEARCH) {
-        let tool = Arc::clone(entry.tool());
-        let spawned = std::thread::Builder::new()
-            .name("toolsmith-index".into())
-            .spawn(move || tool.prepare());
-        if let Err(error) = spawned {
-            tracing::debug!(%error, "the search index is built by the first search");
-        }
+/// How long a reloaded catalog must stay served before its `tool_search` index is built
+/// ahead of the first search: edits in a row build it once, not once each.
+const RELOAD_QUIET: Duration = Duration::from_secs(1);
+
+/// Builds the index of `catalog`'s `tool_search`, if it has one, on a thread of its own
+/// once `quiet` has passed with `catalog` still served: a folder of thousands of tools is
+/// indexed while its client lists it, not in its first search (issue 21).
+fn prepare_search(catalog: &Arc<Catalog>, quiet: Duration) {
+    if catalog.get(toolsmith_search::TOOL_SEARCH).is_none() {
+        return;
+    }
+    let catalog = Arc::downgrade(catalog);
+    let spawned = std::thread::Builder::new()
+        .name("toolsmith-index".into())
+        .spawn(move || {
+            std::thread::sleep(quiet);
+            // A catalog no longer served (a reload replaced it) is dropped: no index for it.
+            if let Some(catalog) = catalog.upgrade()
+                && let Some(entry) = catalog.get(toolsmith_search::TOOL_SEARCH)
+            {
+                entry.tool().prepare();
+            }
+        });
+    if let Err(error) = spawned {
+        tracing::debug!(%error, "the search index is built by the first search");
     }
 }
