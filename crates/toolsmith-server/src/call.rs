@@ -1,7 +1,7 @@
 //! One `tools/call`: the tool runs on a call thread ([`crate::pool`]), or on the request's
-//! task when its calls are futures (an upstream's, [`toolsmith_model::AsyncTool`]), with its deadline,
-//! options and working directory, while the request's task serves the tool's client requests and
-//! watches for cancellation and the hard watchdog. Calls never block one another. The
+//! task when its calls are futures (an upstream's, [`toolsmith_model::AsyncTool`]), with
+//! its deadline, options and working directory, while the request's task serves the tool's
+//! client requests and watches for cancellation and the hard watchdog. Calls never block one another. The
 //! deadline, the watchdog and the results of calls whose tool gives none are the model's call
 //! policy ([`Watchdog`], [`CallFailure`]), which `toolsmith call` follows too.
 

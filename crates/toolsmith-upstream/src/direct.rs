@@ -165,7 +165,7 @@ impl Direct {
 
 /// Starts the reader of the program's `stdout` and the writer of its `stdin` (on the
 /// current runtime); returns the direct path and the two ends rmcp's client reads and
-/// writes for everything else. `None` when the pipe cannot be shared.
+/// writes for everything else; an error when the program's stdin cannot be shared.
 pub(crate) fn start(
     stdout: tokio::process::ChildStdout,
     stdin: tokio::process::ChildStdin,
@@ -179,7 +179,7 @@ pub(crate) fn start(
         }),
         queue,
     });
-    tokio::spawn(write_all(lines, stdin, Arc::clone(&outbox)));
+    tokio::spawn(write_all(lines, stdin, Arc::downgrade(&outbox)));
     let direct = Arc::new(Direct {
         writer: Arc::clone(&outbox),
         waiting: Mutex::default(),
@@ -230,12 +230,13 @@ impl Outbox {
     }
 }
 
-/// Writes what is queued, all that is ready at once; ends when every sender is gone or
-/// the program's stdin is closed.
+/// Writes what is queued, all that is ready at once; ends when the outbox is gone (and
+/// with it the queue's sender and its copy of the descriptor, so the program sees its
+/// stdin close) or the program's stdin is closed.
 async fn write_all(
     mut lines: UnboundedReceiver<Vec<u8>>,
     mut stdin: tokio::process::ChildStdin,
-    outbox: Arc<Outbox>,
+    outbox: std::sync::Weak<Outbox>,
 ) {
     while let Some(mut bytes) = lines.recv().await {
         while let Ok(more) = lines.try_recv() {
@@ -244,6 +245,9 @@ async fn write_all(
         if stdin.write_all(&bytes).await.is_err() {
             break;
         }
+        let Some(outbox) = outbox.upgrade() else {
+            break;
+        };
         // Lines are queued under the lock: none is queued now, so senders write again.
         let mut pipe = outbox.pipe.lock().unwrap_or_else(PoisonError::into_inner);
         if lines.is_empty() {

@@ -243,6 +243,7 @@ async fn call_direct(
     let mut unanswered = Unanswered {
         direct,
         id: Some(&id),
+        context,
     };
     loop {
         tokio::select! {
@@ -266,16 +267,18 @@ async fn call_direct(
 }
 
 /// A direct call sent and not answered: when its future is dropped (the client
-/// cancelled), the program hears that the call is cancelled.
+/// cancelled, or the watchdog gave up on it), the program hears that the call is cancelled.
 struct Unanswered<'a> {
     direct: &'a Direct,
     id: Option<&'a str>,
+    context: &'a CallContext,
 }
 
 impl Drop for Unanswered<'_> {
     fn drop(&mut self) {
         if let Some(id) = self.id {
-            self.direct.cancel(id, stop_text(StopReason::Cancelled));
+            let reason = self.context.stop_reason().unwrap_or(StopReason::Cancelled);
+            self.direct.cancel(id, stop_text(reason));
         }
     }
 }
