@@ -18,6 +18,9 @@ use toolsmith_search::SearchIndex;
 /// Bumped when what is stored changes shape.
 const FORMAT: u32 = 1;
 
+/// How long an index not written again is kept.
+const KEPT_FOR: std::time::Duration = std::time::Duration::from_hours(30 * 24);
+
 /// One stored index: where it is and what it must match.
 pub(crate) struct Cache {
     path: PathBuf,
@@ -117,7 +120,8 @@ fn keepable(folder: &ToolFolder) -> bool {
         && folder.catalog().diagnostics().is_empty()
 }
 
-/// Writes `stored` whole or not at all (a temporary file renamed into place).
+/// Writes `stored` whole or not at all (a temporary file renamed into place), and removes
+/// the indexes not written for [`KEPT_FOR`] (folders gone or no longer searched).
 fn store(path: &Path, stored: &Stored) -> anyhow::Result<()> {
     let bytes = postcard::to_stdvec(stored)?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -125,6 +129,15 @@ fn store(path: &Path, stored: &Stored) -> anyhow::Result<()> {
     let temporary = dir.join(format!(".{}.tmp", std::process::id()));
     std::fs::write(&temporary, bytes)?;
     std::fs::rename(&temporary, path)?;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|metadata| metadata.modified())
+            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > KEPT_FOR));
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     Ok(())
 }
 
