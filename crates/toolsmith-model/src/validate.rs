@@ -67,19 +67,22 @@ fn compile_value(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
         })
 }
 
-/// A JSON Schema validator, compiled at once or, for a schema that cannot fail to compile, on
-/// first use.
+/// A JSON Schema validator, compiled on first use.
 ///
 /// Compiling a schema runs a good part of the `jsonschema` crate (the draft 2020-12
 /// meta-schema is compiled and checked first), which a server that has only just started
 /// and answered `initialize` never needs: those code pages are most of its memory then.
-/// A schema written only with plain keywords (`is_plain`) is compiled by the first
-/// validation instead. Any other schema is compiled by [`SchemaValidator::new`], so an
-/// invalid one is still an error when the tool loads.
+/// A compiled validator is also many times the size of its schema. So no schema is
+/// compiled until a call needs it; one that could fail to compile (one not written only
+/// with plain keywords, `is_plain`) is checked by [`SchemaValidator::new`], so an invalid
+/// one is still an error when the tool loads, and what that check compiled is not kept: a
+/// folder of thousands of tools holds compiled validators only for the tools it called
+/// (issue 21, item 1; docs/performance.md).
 ///
-/// Identical schemas share one compiled validator while any of them lives ([`shared`]): a
-/// reload compiles only the schemas that changed, and a folder of many tools with the same
-/// schema compiles it once (issue 21, item 1).
+/// Identical schemas share one compiled validator while any of them lives ([`shared`]),
+/// and a schema checked once is not compiled again to be checked ([`check`]): a reload
+/// checks only the schemas that changed, and a folder of many tools with the same schema
+/// checks it once.
 pub struct SchemaValidator {
     /// The schema, shared with the definition it belongs to (not a copy).
     schema: Arc<JsonObject>,
@@ -119,6 +122,36 @@ fn shared(schema: &Value) -> Result<Arc<jsonschema::Validator>, SchemaError> {
     Ok(compiled)
 }
 
+/// Whether `schema` compiles, compiling it unless a schema of the same JSON text was
+/// checked before or has a live compiled validator: what it compiles to is dropped, as
+/// most tools of a big folder are never called (see [`SchemaValidator`]).
+fn check(schema: &Value) -> Result<(), SchemaError> {
+    use std::collections::HashSet;
+    use std::hash::{BuildHasher as _, RandomState};
+    /// Hashes of the JSON texts of the schemas that compiled; a few bytes a schema, kept
+    /// for the process's life.
+    static COMPILES: Mutex<Option<(RandomState, HashSet<u64>)>> = Mutex::new(None);
+    let lock = || COMPILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let text = schema.to_string();
+    let hash = {
+        let mut guard = lock();
+        let (state, _) = guard.get_or_insert_with(|| (RandomState::new(), HashSet::new()));
+        let hash = state.hash_one(&text);
+        if guard
+            .as_ref()
+            .is_some_and(|(_, known)| known.contains(&hash))
+        {
+            return Ok(());
+        }
+        hash
+    };
+    compile_value(schema)?;
+    if let Some((_, known)) = lock().as_mut() {
+        known.insert(hash);
+    }
+    Ok(())
+}
+
 impl fmt::Debug for SchemaValidator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SchemaValidator")
@@ -128,15 +161,19 @@ impl fmt::Debug for SchemaValidator {
 }
 
 impl SchemaValidator {
-    /// A validator for `schema`; compiles it now unless it cannot fail to (`is_plain`).
+    /// A validator for `schema`, which is checked now unless it cannot fail to compile
+    /// (`is_plain`) and compiled by its first use.
+    ///
+    /// # Errors
+    ///
+    /// The schema does not compile.
     pub fn new(schema: &Arc<JsonObject>) -> Result<Self, SchemaError> {
-        let compiled = OnceLock::new();
         if !is_plain_object(schema) {
-            let _ = compiled.set(Ok(shared(&Value::Object((**schema).clone()))?));
+            check(&Value::Object((**schema).clone()))?;
         }
         Ok(Self {
             schema: Arc::clone(schema),
-            compiled,
+            compiled: OnceLock::new(),
         })
     }
 
@@ -144,7 +181,8 @@ impl SchemaValidator {
     ///
     /// # Errors
     ///
-    /// Only if a plain schema did not compile after all, which `is_plain` rules out.
+    /// Only if a schema that compiled when it was checked did not compile after all, which
+    /// compiling being deterministic rules out.
     pub fn compiled(&self) -> Result<&jsonschema::Validator, &SchemaError> {
         self.compiled
             .get_or_init(|| shared(&Value::Object((*self.schema).clone())))
@@ -162,7 +200,8 @@ impl SchemaValidator {
 /// as strictly as the draft 2020-12 meta-schema checks them, and none that the compiler
 /// does more with (`pattern` is a regular expression to compile, `$ref` a reference to
 /// resolve, `$schema` picks another draft). The schemas Toolsmith builds from typed
-/// parameters are plain; `params=` overlays usually are too.
+/// parameters are plain; `params=` overlays usually are too, and so are the `anyOf`s of
+/// optional parameters that Python servers publish.
 fn is_plain(schema: &Value) -> bool {
     match schema {
         Value::Bool(_) => true,
@@ -204,7 +243,22 @@ fn is_plain_keyword(keyword: &str, value: &Value) -> bool {
         ) => number.is_u64(),
         ("required", Value::Array(names)) => unique_strings(names, &|_| true),
         ("properties", Value::Object(properties)) => properties.values().all(is_plain),
-        ("items" | "additionalProperties", schema) => is_plain(schema),
+        ("items" | "additionalProperties" | "not", schema) => is_plain(schema),
+        ("anyOf" | "oneOf" | "allOf", Value::Array(schemas)) => {
+            !schemas.is_empty() && schemas.iter().all(is_plain)
+        }
+        // Without format validation (off by default for draft 2020-12), any format name,
+        // known or not, compiles to nothing.
+        ("format", Value::String(_)) => true,
+        // The drafts under which every keyword above means what it says here (draft-04
+        // has a boolean `exclusiveMinimum`); zod-generated schemas name draft-07.
+        ("$schema", Value::String(uri)) => matches!(
+            uri.trim_end_matches('#'),
+            "http://json-schema.org/draft-07/schema"
+                | "http://json-schema.org/draft-06/schema"
+                | "https://json-schema.org/draft/2019-09/schema"
+                | "https://json-schema.org/draft/2020-12/schema"
+        ),
         _ => false,
     }
 }
@@ -544,6 +598,13 @@ mod tests {
             json!({"type": "object", "properties": {"a": true, "b": {"const": {"x": 1}}},
                    "required": ["a"], "additionalProperties": false, "maxProperties": 2,
                    "default": {}, "examples": [{"a": 1}], "readOnly": false}),
+            json!({"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}),
+            json!({"oneOf": [{"type": "integer"}, {"format": "no-such-format"}],
+                   "allOf": [true], "not": {"const": 3}}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                   "properties": {"when": {"type": "string", "format": "date"}},
+                   "exclusiveMinimum": 1}),
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema"}),
         ];
         for schema in schemas {
             assert!(is_plain(&schema), "{schema}");
@@ -562,6 +623,9 @@ mod tests {
             json!({"multipleOf": 0}),
             json!({"properties": {"a": {"type": "string", "pattern": "("}}}),
             json!({"items": {"$ref": "#/$defs/missing"}}),
+            json!({"anyOf": []}),
+            json!({"oneOf": [{"type": "strng"}]}),
+            json!({"format": 1}),
         ];
         for schema in schemas {
             assert!(!is_plain(&schema), "{schema}");
@@ -570,10 +634,21 @@ mod tests {
         }
     }
 
+    // Issue 21, item 1: a folder of thousands of tools held a compiled validator for
+    // every schema that was not plain (about 6 KB each), called or not.
     #[test]
-    fn a_schema_with_other_keywords_is_compiled_at_once() {
-        let schema = json!({"type": "string", "pattern": "^[a-z]+$"});
-        let validator = SchemaValidator::new(&Arc::new(object(&schema))).unwrap();
+    fn a_schema_with_other_keywords_is_checked_at_once_and_compiled_by_its_first_use() {
+        let schema = json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[a-z]+$"}}});
+        let validator = ArgumentValidator::new(&Arc::new(object(&schema))).unwrap();
+        assert!(!validator.is_compiled());
+        let errors = validator
+            .validate(args(&json!({"code": "ABC"})))
+            .unwrap_err();
+        assert_eq!(errors.violations[0].path, "/code");
         assert!(validator.is_compiled());
+        // Checked again (the same text): still an error for an invalid one.
+        let invalid = json!({"type": "string", "pattern": "("});
+        assert!(SchemaValidator::new(&Arc::new(object(&invalid))).is_err());
+        assert!(SchemaValidator::new(&Arc::new(object(&invalid))).is_err());
     }
 }
