@@ -226,7 +226,9 @@ fn is_plain_keyword(keyword: &str, value: &Value) -> bool {
         })
     };
     match (keyword, value) {
-        ("title" | "description" | "$comment", Value::String(_))
+        // Without format validation (off by default for draft 2020-12), any format name,
+        // known or not, compiles to nothing.
+        ("title" | "description" | "$comment" | "format", Value::String(_))
         | ("default" | "const", _)
         | ("deprecated" | "readOnly" | "writeOnly" | "uniqueItems", Value::Bool(_))
         | ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum", Value::Number(_))
@@ -247,9 +249,6 @@ fn is_plain_keyword(keyword: &str, value: &Value) -> bool {
         ("anyOf" | "oneOf" | "allOf", Value::Array(schemas)) => {
             !schemas.is_empty() && schemas.iter().all(is_plain)
         }
-        // Without format validation (off by default for draft 2020-12), any format name,
-        // known or not, compiles to nothing.
-        ("format", Value::String(_)) => true,
         // The drafts under which every keyword above means what it says here (draft-04
         // has a boolean `exclusiveMinimum`); zod-generated schemas name draft-07.
         ("$schema", Value::String(uri)) => matches!(
