@@ -468,7 +468,8 @@ impl Upstream {
         *stderr.lock().unwrap_or_else(PoisonError::into_inner) = StderrTail::default();
         let timeout = spec.startup_timeout;
         let started = wait(async move {
-            match tokio::time::timeout(timeout, connect(&spec, stderr, subscribed, failures)).await {
+            match tokio::time::timeout(timeout, connect(&spec, stderr, subscribed, failures)).await
+            {
                 Ok(result) => result,
                 Err(_) => Err(format!(
                     "did not finish starting within {} (`startup_timeout`)",
@@ -497,6 +498,7 @@ async fn connect(
     let relay = Relay::new(subscribed);
     let environment = |name: &str| std::env::var(name).ok();
     let mut direct = None;
+    let mut stderr_read = None;
     let (service, group) = match &spec.transport {
         UpstreamTransport::Stdio { command, env, cwd } => {
             let mut child = tokio::process::Command::new(&command[0]);
@@ -528,7 +530,7 @@ async fn connect(
                 return Err("started without its standard streams".to_owned());
             };
             let name = spec.name.clone();
-            tokio::spawn(async move {
+            stderr_read = Some(tokio::spawn(async move {
                 let mut lines = tokio::io::BufReader::new(err).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     tracing::debug!(upstream = %name, "{line}");
@@ -537,7 +539,7 @@ async fn connect(
                         .unwrap_or_else(PoisonError::into_inner)
                         .push(line);
                 }
-            });
+            }));
             // The child is reaped by its own task, which notes when (a stop soon after the
             // start is a failure); the connection kills its group.
             let reaped = Arc::clone(&exited);
@@ -602,6 +604,12 @@ async fn connect(
             if let Some(group) = group {
                 let _ = killpg(group, Signal::SIGKILL);
                 forget_group(group);
+            }
+            // The message quotes its stderr's tail: what it said just before it exited is
+            // read first (its stderr closes with it), within a bound for a grandchild that
+            // holds it open.
+            if let Some(read) = stderr_read {
+                let _ = tokio::time::timeout(Duration::from_secs(1), read).await;
             }
             return Err(message);
         }
