@@ -730,10 +730,16 @@ mod tests {
         let catalog = Catalog::new(vec![echo("own", json!(1))], vec![down]);
         let unknown = catalog.lookup("github_create_issue").err().unwrap();
         assert!(
-            unknown.to_string().contains("upstream `github` cannot start"),
+            unknown
+                .to_string()
+                .contains("upstream `github` cannot start"),
             "{unknown}"
         );
-        assert!(unknown.to_string().starts_with("unknown tool `github_create_issue`"));
+        assert!(
+            unknown
+                .to_string()
+                .starts_with("unknown tool `github_create_issue`")
+        );
         let unrelated = catalog.lookup("gitlab_merge").err().unwrap();
         assert_eq!(unrelated.reason, None, "{unrelated}");
     }

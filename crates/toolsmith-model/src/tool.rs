@@ -256,7 +256,9 @@ pub trait ClientBridge: Send + Sync {
         match question {
             Question::Sample(request) => self.sample(request),
             Question::Elicit { message, schema } => self.elicit(&message, schema),
-            Question::Roots => self.roots().map(|roots| serde_json::json!({ "roots": roots })),
+            Question::Roots => self
+                .roots()
+                .map(|roots| serde_json::json!({ "roots": roots })),
         }
     }
 }
@@ -423,12 +425,20 @@ mod tests {
         assert_eq!(ran.load(Ordering::SeqCst), 0);
         withdrawal.withdraw();
         withdrawal.withdraw();
-        assert_eq!(ran.load(Ordering::SeqCst), 1, "once, however often withdrawn");
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            1,
+            "once, however often withdrawn"
+        );
         let counter = Arc::clone(&ran);
         withdrawal.clone().on_withdraw(move || {
             counter.fetch_add(1, Ordering::SeqCst);
         });
-        assert_eq!(ran.load(Ordering::SeqCst), 2, "registered after, run at once");
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            2,
+            "registered after, run at once"
+        );
         assert!(withdrawal.is_withdrawn());
     }
 }

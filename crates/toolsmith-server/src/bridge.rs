@@ -264,9 +264,7 @@ impl ClientBridge for McpBridge {
                 reply,
             })
         };
-        Ok(self
-            .request(kind, || params, live)?
-            .unwrap_or(Value::Null))
+        Ok(self.request(kind, || params, live)?.unwrap_or(Value::Null))
     }
 
     fn next_request(&self, key: Option<&str>, defer: bool) {
@@ -356,7 +354,10 @@ fn unsupported(
                 .to_owned(),
         )),
         Question::Elicit { .. } if !supports(context, |caps| caps.elicitation.is_some()) => {
-            Some(Err("the client does not support elicitation (it declared no `elicitation` capability)".to_owned()))
+            Some(Err(
+                "the client does not support elicitation (it declared no `elicitation` capability)"
+                    .to_owned(),
+            ))
         }
         Question::Roots if !supports(context, |caps| caps.roots.is_some()) => {
             Some(Ok(serde_json::json!({"roots": []})))

@@ -213,8 +213,7 @@ where
     };
     let withdrawal = Withdrawal::new();
     let asking = withdrawal.clone();
-    let mut answer =
-        tokio::task::spawn_blocking(move || client.ask(question, &asking));
+    let mut answer = tokio::task::spawn_blocking(move || client.ask(question, &asking));
     let answer = tokio::select! {
         answer = &mut answer => answer,
         () = cancelled => {
@@ -315,7 +314,12 @@ impl ClientHandler for Relay {
     ) -> Result<CreateMessageResult, ErrorData> {
         let request = serde_json::to_value(params)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-        ask(self.latest(), Question::Sample(request), context.ct.cancelled()).await
+        ask(
+            self.latest(),
+            Question::Sample(request),
+            context.ct.cancelled(),
+        )
+        .await
     }
 
     async fn create_elicitation(
