@@ -23,9 +23,9 @@ fn serve_fastmcp() -> Option<(tempfile::TempDir, ServeProcess)> {
             server.display().to_string()
         ),
     )]);
-    let mut served = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
-    served.initialize_with(&json!({"elicitation": {}}));
-    Some((dir, served))
+    let mut gateway = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    gateway.initialize_with(&json!({"elicitation": {}}));
+    Some((dir, gateway))
 }
 
 #[test]
