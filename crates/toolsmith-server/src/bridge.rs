@@ -6,7 +6,8 @@
 //! (over Streamable HTTP, progress and server→client requests ride the POST's stream) and
 //! keeps notifications in order, ahead of the result. Notifications are fire-and-forget for
 //! the tool; requests block the tool's thread until the client answers, the call's deadline
-//! passes, or the call is cancelled.
+//! passes, the call is cancelled, or whoever asked withdraws the question (an upstream that
+//! cancels its request: the client is then sent `notifications/cancelled` for it).
 
 #![expect(
     deprecated,
@@ -248,6 +249,11 @@ impl ClientBridge for McpBridge {
     /// Answered by replay on a 2026-07-28 request (nothing is asked then, so nothing is
     /// withdrawn), else asked of the client live. A deferred question answers `null`.
     fn ask(&self, question: Question, withdrawal: &Withdrawal) -> Result<Value, String> {
+        // A deferred question's answer: no roots are an answer too.
+        let unanswered = match question {
+            Question::Roots => serde_json::json!({"roots": []}),
+            Question::Sample(_) | Question::Elicit { .. } => Value::Null,
+        };
         let (kind, params) = match &question {
             Question::Sample(request) => (Kind::Sample, request.clone()),
             Question::Elicit { message, schema } => (
@@ -264,7 +270,7 @@ impl ClientBridge for McpBridge {
                 reply,
             })
         };
-        Ok(self.request(kind, || params, live)?.unwrap_or(Value::Null))
+        Ok(self.request(kind, || params, live)?.unwrap_or(unanswered))
     }
 
     fn next_request(&self, key: Option<&str>, defer: bool) {

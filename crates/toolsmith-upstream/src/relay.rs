@@ -1,7 +1,8 @@
 //! The client side Toolsmith shows an upstream (docs/gateway.md, "A faithful proxy"): its
 //! progress and log notifications go to the client of the call they belong to, and its
 //! sampling, elicitation and roots requests are asked of that client, through the call's
-//! [`ClientBridge`]; `tools/list_changed` marks the upstream's tools stale, and
+//! [`ClientBridge`], and withdrawn from it when the upstream cancels them;
+//! `tools/list_changed` marks the upstream's tools stale, and
 //! `resources/updated` goes to the sessions subscribed to the resource.
 
 #![expect(
@@ -189,9 +190,10 @@ fn log_message(params: LoggingMessageNotificationParam) -> (LogLevel, String, St
     (level, params.logger.unwrap_or_default(), message)
 }
 
-/// Asks `question` of `client` on a blocking thread, off the runtime's threads; when the
-/// upstream cancels its request first (`cancelled` resolves: rmcp's token for it), the question is
-/// withdrawn, so the client hears `notifications/cancelled` too (issue 17, gap 3).
+/// Asks `question` of `client` on a blocking thread, off the runtime's threads. When the
+/// upstream cancels its request first (`cancelled`, from rmcp's token for the request,
+/// resolves), the question is withdrawn, so the client hears `notifications/cancelled` too
+/// (issue 17, gap 3).
 async fn ask<T>(
     client: Option<Arc<dyn ClientBridge>>,
     question: Question,
@@ -219,7 +221,10 @@ where
         () = cancelled => {
             withdrawal.withdraw();
             // rmcp sends no response to a request its peer cancelled.
-            return Err(ErrorData::internal_error(format!("the upstream cancelled its {what} request"), None));
+            return Err(ErrorData::internal_error(
+                format!("the upstream cancelled its {what} request"),
+                None,
+            ));
         }
     };
     let answer = answer

@@ -146,7 +146,7 @@ fn a_crash_looping_upstream_is_not_started_again_on_every_call() {
         &scripted("looping", &["--starts", starts.to_str().unwrap()]),
     );
     let client = McpClient::stdio(&[&fixture.outer()]);
-    let calls = 8;
+    let calls = 12;
     let mut backing_off = 0;
     for _ in 0..calls {
         let result = client.call("looping_crash", &json!({}));
