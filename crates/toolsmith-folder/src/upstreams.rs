@@ -1,7 +1,8 @@
 //! `[upstream.NAME]` of a folder's `toolsmith.toml` (docs/gateway.md): other MCP servers
 //! whose tools the folder serves under the upstream's prefix. Each upstream is started when
 //! the folder loads, all of them at once; one that does not start is a warning with its
-//! stderr's tail, and the folder's other tools still load. A reload keeps the upstreams whose
+//! stderr's tail, its tools are listed as unavailable from the last time it listed them,
+//! and the folder's other tools still load. A reload keeps the upstreams whose
 //! tables did not change running, and lists their tools again. Their prompts (under the
 //! prefix), resources and resource templates (under their own URIs) join the folder's own.
 
@@ -167,16 +168,35 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
                 loaded.content.push(content);
             }
             Err(error) => {
-                let mut diagnostic = Diagnostic::error(
-                    "upstream-unavailable",
-                    location,
-                    format!("{error}"),
-                )
-                .with_help(format!(
-                    "its tools are not served until it starts; check `{}` by hand, or run `{}`",
-                    upstream.spec().target(),
-                    lint_command(upstream.spec())
-                ));
+                // Its tools as it listed them last, served as unavailable: a call of one
+                // answers why and tries to start it again (issue 17, gap 1).
+                let spec = upstream.spec();
+                let cached = read_cache(&cache_path(root, spec), spec)
+                    .map(|(tools, _)| tools)
+                    .unwrap_or_default();
+                let why = format!("upstream `{}` {}", spec.name, error.message);
+                loaded.tools.extend(
+                    UpstreamTool::all(&upstream, &cached, &location)
+                        .into_iter()
+                        .map(|tool| Arc::new(tool.unavailable(&why)) as Arc<dyn Tool>),
+                );
+                let served = if cached.is_empty() {
+                    "its tools are not served until it starts".to_owned()
+                } else {
+                    format!(
+                        "its {} tool{} are listed from the last time it ran, and calls to them fail until it starts",
+                        cached.len(),
+                        if cached.len() == 1 { "" } else { "s" }
+                    )
+                };
+                let mut diagnostic =
+                    Diagnostic::error("upstream-unavailable", location, format!("{error}"))
+                        .with_help(format!(
+                            "{served}; check `{}` by hand, or run `{}`",
+                            spec.target(),
+                            lint_command(spec)
+                        ))
+                        .for_tools_prefixed(&spec.prefix);
                 diagnostic.severity = Severity::Warning;
                 loaded.diagnostics.push(diagnostic);
             }
@@ -186,21 +206,16 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
     loaded
 }
 
-/// The tools, prompts and resources `upstream` lists. A `lazy` one that does not run yet
-/// is not started: they come from the last time it ran, kept in
-/// `.toolsmith/upstreams/NAME.json` in the folder (docs/gateway.md); without that file it is
-/// started now, once, to make it.
+/// The tools, prompts and resources `upstream` lists, each time written to
+/// `.toolsmith/upstreams/NAME.json` in the folder (docs/gateway.md): what a `lazy` one that
+/// does not run yet is listed from, without starting it (without that file it is started
+/// now, once, to make it), and what the tools of one that does not start are listed from,
+/// as unavailable.
 fn list(root: &Path, upstream: &Upstream) -> Result<(Vec<RemoteTool>, Listing), UpstreamError> {
     let spec = upstream.spec();
-    if !spec.lazy {
-        let tools = upstream.tools()?;
-        return Ok((tools, upstream.listing()?));
-    }
-    let cache = root
-        .join(".toolsmith")
-        .join("upstreams")
-        .join(format!("{}.json", spec.name));
-    if !upstream.is_running()
+    let cache = cache_path(root, spec);
+    if spec.lazy
+        && !upstream.is_running()
         && let Some(listed) = read_cache(&cache, spec)
     {
         return Ok(listed);
@@ -213,14 +228,22 @@ fn list(root: &Path, upstream: &Upstream) -> Result<(Vec<RemoteTool>, Listing), 
         record["listing"] = serde_json::to_value(&listing).unwrap_or_default();
     }
     let record = record.to_string();
-    // Written only when it changed (a write in the folder is a change `--watch` sees), and
-    // at best effort: without the file the next load starts the upstream instead.
+    // Written only when it changed, and at best effort: without the file a lazy
+    // upstream is started at the next load instead, and one that does not start then
+    // has no tools listed.
     if std::fs::read_to_string(&cache).ok().as_deref() != Some(record.as_str())
         && let Some(parent) = cache.parent()
     {
         let _ = std::fs::create_dir_all(parent).and_then(|()| std::fs::write(&cache, record));
     }
     Ok((tools, listing))
+}
+
+/// Where the tools `spec`'s upstream listed last are kept.
+fn cache_path(root: &Path, spec: &UpstreamSpec) -> std::path::PathBuf {
+    root.join(".toolsmith")
+        .join("upstreams")
+        .join(format!("{}.json", spec.name))
 }
 
 /// What `cache` recorded for `spec`, if it was written for the same command or URL.

@@ -573,17 +573,33 @@ impl Catalog {
                 })
             })?
         };
-        self.get(name)
-            .or_else(qualified)
-            .ok_or_else(|| UnknownTool {
-                reason: self
-                    .diagnostics
-                    .iter()
-                    .find(|diagnostic| diagnostic.tool.as_deref() == Some(name))
-                    .map(|diagnostic| absence(name, diagnostic)),
+        self.get(name).or_else(qualified).ok_or_else(|| {
+            let suggestions = self.suggestions(name);
+            let reason = self
+                .diagnostics
+                .iter()
+                .find(|diagnostic| diagnostic.tool.as_deref() == Some(name))
+                .map(|diagnostic| absence(name, diagnostic))
+                .or_else(|| {
+                    // A problem that left out the tools of a prefix (an upstream that did
+                    // not start) may be why: the message names it (issue 17, gap 1).
+                    let diagnostic = self
+                        .diagnostics
+                        .iter()
+                        .find(|diagnostic| diagnostic.keeps_out(name))?;
+                    Some(format!(
+                        "unknown tool `{name}`{}; a tool of that name may be among those left out by {}: {}",
+                        suggestion_suffix(&suggestions),
+                        diagnostic.location,
+                        diagnostic.message
+                    ))
+                });
+            UnknownTool {
+                reason,
                 name: name.to_owned(),
-                suggestions: self.suggestions(name),
-            })
+                suggestions,
+            }
+        })
     }
 
     /// Names close to `name`: qualified names of package tools when `name` is qualified,
@@ -699,6 +715,33 @@ mod tests {
             third.get("kept").unwrap().definition().description,
             "Adjusted."
         );
+    }
+
+    /// Issue 17, gap 1: a call to a tool of an upstream that did not start, whose tools
+    /// are not known, says which upstream, not only "unknown tool".
+    #[test]
+    fn an_unknown_name_under_a_left_out_prefix_names_the_problem() {
+        let down = Diagnostic::error(
+            "upstream-unavailable",
+            crate::SourceLocation::default(),
+            "upstream `github` cannot start",
+        )
+        .for_tools_prefixed("github_");
+        let catalog = Catalog::new(vec![echo("own", json!(1))], vec![down]);
+        let unknown = catalog.lookup("github_create_issue").err().unwrap();
+        assert!(
+            unknown
+                .to_string()
+                .contains("upstream `github` cannot start"),
+            "{unknown}"
+        );
+        assert!(
+            unknown
+                .to_string()
+                .starts_with("unknown tool `github_create_issue`")
+        );
+        let unrelated = catalog.lookup("gitlab_merge").err().unwrap();
+        assert_eq!(unrelated.reason, None, "{unrelated}");
     }
 
     #[test]

@@ -94,6 +94,10 @@ pub struct ToolDefinition {
     /// host's `[packages.NAME] allow` does not cover it (docs/packages.md); `None` when
     /// nothing was withheld.
     pub withheld: Option<Withheld>,
+    /// Why a call of it cannot run now, for a tool listed all the same: an upstream's tool
+    /// served from the tools it listed last, while it does not start (docs/gateway.md,
+    /// "Faults"). `toolsmith list` marks it; `tools/list` publishes it as it is.
+    pub unavailable: Option<String>,
 }
 
 /// Permissions a package's tool asked for and was not given (docs/packages.md).
@@ -164,6 +168,7 @@ impl ToolDefinition {
             facts: SourceFacts::default(),
             package: None,
             withheld: None,
+            unavailable: None,
         }
     }
 

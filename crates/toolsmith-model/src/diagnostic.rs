@@ -72,7 +72,8 @@ pub struct Diagnostic {
     /// How to fix it.
     pub help: Option<String>,
     /// The tool this problem kept out of the catalog, when known: a call of that name says
-    /// why instead of "unknown tool".
+    /// why instead of "unknown tool". A name ending in `*` stands for every name that
+    /// starts with the rest ([`Diagnostic::for_tools_prefixed`]).
     /// (Boxed: it keeps `Result<_, Diagnostic>` small.)
     pub tool: Option<Box<str>>,
 }
@@ -98,6 +99,26 @@ impl Diagnostic {
             self.tool = Some(name.into().into_boxed_str());
         }
         self
+    }
+
+    /// Names the tools this problem may have kept out of the catalog by what their names
+    /// start with: an upstream that did not start, whose tools are not known (unless a
+    /// tool is named already).
+    #[must_use]
+    pub fn for_tools_prefixed(self, prefix: &str) -> Self {
+        self.for_tool(format!("{prefix}*"))
+    }
+
+    /// Whether this problem kept the tool `name` out of the catalog, or may have (a
+    /// prefix it names).
+    pub fn keeps_out(&self, name: &str) -> bool {
+        match self.tool.as_deref() {
+            Some(tool) => match tool.strip_suffix('*') {
+                Some(prefix) => name.starts_with(prefix),
+                None => tool == name,
+            },
+            None => false,
+        }
     }
 
     /// Adds a help line.

@@ -105,8 +105,8 @@ pub use resource::{
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
 pub use serving::{Introspection, LimitSettings, OAuthSettings};
 pub use tool::{
-    AsyncTool, CallContext, ClientBridge, Interrupt, LogLevel, NoClient, StopReason, Tool,
-    ToolFailure, ToolFuture,
+    AsyncTool, CallContext, ClientBridge, Interrupt, LogLevel, NoClient, Question, StopReason,
+    Tool, ToolFailure, ToolFuture, Withdrawal,
 };
 pub use transport::Transport;
 pub use uri_template::{UriTemplate, UriTemplateError, percent_encode};

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::tool::{ClientBridge, LogLevel};
+use crate::tool::{ClientBridge, LogLevel, Question, Withdrawal};
 
 /// How many notifications a call sends at once before it is held to
 /// [`NOTIFICATIONS_PER_SECOND`].
@@ -149,6 +149,10 @@ impl ClientBridge for Throttled {
 
     fn roots(&self) -> Result<Vec<Value>, String> {
         self.client.roots()
+    }
+
+    fn ask(&self, question: Question, withdrawal: &Withdrawal) -> Result<Value, String> {
+        self.client.ask(question, withdrawal)
     }
 
     fn next_request(&self, key: Option<&str>, defer: bool) {

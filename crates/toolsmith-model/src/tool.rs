@@ -5,8 +5,8 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -238,6 +238,106 @@ pub trait ClientBridge: Send + Sync {
         let _ = level;
         true
     }
+
+    /// Asks `question` of the client, as [`sample`](Self::sample),
+    /// [`elicit`](Self::elicit) or [`roots`](Self::roots) do, and takes it back when
+    /// `withdrawal` is withdrawn before the client has answered: the client is then told
+    /// the request is cancelled (MCP `notifications/cancelled`) and this returns an error.
+    /// For an upstream server that cancels what it asked (docs/gateway.md).
+    ///
+    /// The answer is the client's result: a `CreateMessageResult`, an `ElicitResult`, or
+    /// `{"roots": [...]}`. By default the question is asked and never taken back.
+    ///
+    /// # Errors
+    ///
+    /// What the method asked says, or that the question was withdrawn.
+    fn ask(&self, question: Question, withdrawal: &Withdrawal) -> Result<Value, String> {
+        let _ = withdrawal;
+        match question {
+            Question::Sample(request) => self.sample(request),
+            Question::Elicit { message, schema } => self.elicit(&message, schema),
+            Question::Roots => self
+                .roots()
+                .map(|roots| serde_json::json!({ "roots": roots })),
+        }
+    }
+}
+
+/// What [`ClientBridge::ask`] asks of the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Question {
+    /// `sampling/createMessage` with these params.
+    Sample(Value),
+    /// `elicitation/create` in form mode.
+    Elicit {
+        /// What the user is asked.
+        message: String,
+        /// The form's JSON Schema.
+        schema: Value,
+    },
+    /// `roots/list`.
+    Roots,
+}
+
+/// Takes back a [`Question`] asked of the client, from any thread: whoever asked it calls
+/// [`withdraw`](Self::withdraw), and the bridge that asked the client has registered what
+/// to do then with [`on_withdraw`](Self::on_withdraw).
+#[derive(Clone, Default)]
+pub struct Withdrawal(Arc<Mutex<Withdrawn>>);
+
+/// Whether a [`Withdrawal`] happened, and what waits for it.
+#[derive(Default)]
+struct Withdrawn {
+    done: bool,
+    actions: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+impl std::fmt::Debug for Withdrawal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Withdrawal")
+            .field(&self.is_withdrawn())
+            .finish()
+    }
+}
+
+impl Withdrawal {
+    /// A question not withdrawn yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes the question back: runs every action [`on_withdraw`](Self::on_withdraw)
+    /// registered, once.
+    pub fn withdraw(&self) {
+        let actions = {
+            let mut state = self.lock();
+            state.done = true;
+            std::mem::take(&mut state.actions)
+        };
+        for action in actions {
+            action();
+        }
+    }
+
+    /// Runs `action` when the question is withdrawn: at once if it already was.
+    pub fn on_withdraw(&self, action: impl FnOnce() + Send + 'static) {
+        let mut state = self.lock();
+        if state.done {
+            drop(state);
+            action();
+        } else {
+            state.actions.push(Box::new(action));
+        }
+    }
+
+    /// Whether the question was withdrawn.
+    pub fn is_withdrawn(&self) -> bool {
+        self.lock().done
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Withdrawn> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// A client that supports nothing: progress and logs go nowhere, requests fail.
@@ -304,5 +404,41 @@ impl CallContext {
         self.interrupt
             .reason()
             .or_else(|| (Instant::now() >= self.deadline).then_some(StopReason::Timeout))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    #[test]
+    fn a_withdrawal_runs_its_actions_once_and_late_ones_at_once() {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let withdrawal = Withdrawal::new();
+        let counter = Arc::clone(&ran);
+        withdrawal.on_withdraw(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        assert!(!withdrawal.is_withdrawn());
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+        withdrawal.withdraw();
+        withdrawal.withdraw();
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            1,
+            "once, however often withdrawn"
+        );
+        let counter = Arc::clone(&ran);
+        withdrawal.clone().on_withdraw(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            2,
+            "registered after, run at once"
+        );
+        assert!(withdrawal.is_withdrawn());
     }
 }

@@ -6,7 +6,8 @@
 //! (over Streamable HTTP, progress and server→client requests ride the POST's stream) and
 //! keeps notifications in order, ahead of the result. Notifications are fire-and-forget for
 //! the tool; requests block the tool's thread until the client answers, the call's deadline
-//! passes, or the call is cancelled.
+//! passes, the call is cancelled, or whoever asked withdraws the question (an upstream that
+//! cancels its request: the client is then sent `notifications/cancelled` for it).
 
 #![expect(
     deprecated,
@@ -18,15 +19,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use rmcp::model::{
-    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
-    ElicitationSchema, GetMeta, JsonRpcRequest, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ServerNotification, ServerRequest,
+    CancelledNotificationParam, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    ElicitRequest, ElicitRequestParams, ElicitationSchema, GetMeta, JsonRpcRequest,
+    ListRootsRequest, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ServerNotification, ServerRequest,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{PeerRequestOptions, RequestContext};
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 use tokio::sync::{Notify, oneshot};
-use toolsmith_model::{ClientBridge, LogLevel};
+use toolsmith_model::{ClientBridge, LogLevel, Question, Withdrawal};
 
 use crate::convert::logging_level;
 use crate::mrtr::{Kind, Replay};
@@ -60,17 +62,12 @@ pub(crate) enum ClientRequest {
         logger: String,
         message: String,
     },
-    Sample {
-        request: Value,
+    /// A question for the client (sampling, elicitation, roots), taken back when
+    /// `withdrawal` is withdrawn.
+    Ask {
+        question: Question,
+        withdrawal: Withdrawal,
         reply: oneshot::Sender<Result<Value, String>>,
-    },
-    Elicit {
-        message: String,
-        schema: Value,
-        reply: oneshot::Sender<Result<Value, String>>,
-    },
-    Roots {
-        reply: oneshot::Sender<Result<Vec<Value>, String>>,
     },
 }
 
@@ -178,7 +175,7 @@ impl McpBridge {
         true
     }
 
-    fn ask<T>(
+    fn ask_live<T>(
         &self,
         build: impl FnOnce(oneshot::Sender<Result<T, String>>) -> ClientRequest,
     ) -> Result<T, String> {
@@ -230,45 +227,50 @@ impl ClientBridge for McpBridge {
     }
 
     fn sample(&self, request: Value) -> Result<Value, String> {
-        let params = request.clone();
-        let answer = self.request(
-            Kind::Sample,
-            || params,
-            || self.ask(|reply| ClientRequest::Sample { request, reply }),
-        )?;
-        Ok(answer.unwrap_or(Value::Null))
+        self.ask(Question::Sample(request), &Withdrawal::new())
     }
 
     fn elicit(&self, message: &str, schema: Value) -> Result<Value, String> {
-        let params = || serde_json::json!({"mode": "form", "message": message, "requestedSchema": schema.clone()});
-        let live = || {
-            let message = message.to_owned();
-            let schema = schema.clone();
-            self.ask(|reply| ClientRequest::Elicit {
-                message,
-                schema,
-                reply,
-            })
-        };
-        Ok(self
-            .request(Kind::Elicit, params, live)?
-            .unwrap_or(Value::Null))
+        let message = message.to_owned();
+        self.ask(Question::Elicit { message, schema }, &Withdrawal::new())
     }
 
     fn roots(&self) -> Result<Vec<Value>, String> {
-        let live = || {
-            self.ask(|reply| ClientRequest::Roots { reply })
-                .map(|roots| serde_json::json!({ "roots": roots }))
+        let answer = self.ask(Question::Roots, &Withdrawal::new())?;
+        Ok(match answer {
+            Value::Object(mut answer) => match answer.remove("roots") {
+                Some(Value::Array(roots)) => roots,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        })
+    }
+
+    /// Answered by replay on a 2026-07-28 request (nothing is asked then, so nothing is
+    /// withdrawn), else asked of the client live. A deferred question answers `null`.
+    fn ask(&self, question: Question, withdrawal: &Withdrawal) -> Result<Value, String> {
+        // A deferred question's answer: no roots are an answer too.
+        let unanswered = match question {
+            Question::Roots => serde_json::json!({"roots": []}),
+            Question::Sample(_) | Question::Elicit { .. } => Value::Null,
         };
-        let answer = self.request(Kind::Roots, || serde_json::json!({}), live)?;
-        Ok(answer
-            .and_then(
-                |mut answer| match answer.get_mut("roots").map(Value::take) {
-                    Some(Value::Array(roots)) => Some(roots),
-                    _ => None,
-                },
-            )
-            .unwrap_or_default())
+        let (kind, params) = match &question {
+            Question::Sample(request) => (Kind::Sample, request.clone()),
+            Question::Elicit { message, schema } => (
+                Kind::Elicit,
+                serde_json::json!({"mode": "form", "message": message, "requestedSchema": schema}),
+            ),
+            Question::Roots => (Kind::Roots, serde_json::json!({})),
+        };
+        let live = || {
+            let withdrawal = withdrawal.clone();
+            self.ask_live(|reply| ClientRequest::Ask {
+                question,
+                withdrawal,
+                reply,
+            })
+        };
+        Ok(self.request(kind, || params, live)?.unwrap_or(unanswered))
     }
 
     fn next_request(&self, key: Option<&str>, defer: bool) {
@@ -332,38 +334,41 @@ pub(crate) async fn serve(
                 tracing::debug!(%error, "could not send a log notification");
             }
         }
-        ClientRequest::Sample { request, reply } => {
-            let answer = if supports(context, |caps| caps.sampling.is_some()) {
-                bounded(deadline, sample(peer, request)).await
-            } else {
-                Err(
-                    "the client does not support sampling (it declared no `sampling` capability)"
-                        .to_owned(),
-                )
-            };
-            let _ = reply.send(answer);
-        }
-        ClientRequest::Elicit {
-            message,
-            schema,
+        ClientRequest::Ask {
+            question,
+            withdrawal,
             reply,
         } => {
-            let answer = if supports(context, |caps| caps.elicitation.is_some()) {
-                bounded(deadline, elicit(peer, message, schema)).await
-            } else {
-                Err("the client does not support elicitation (it declared no `elicitation` capability)".to_owned())
+            let answer = match unsupported(context, &question) {
+                Some(answer) => answer,
+                None => bounded(deadline, ask(peer, question, &withdrawal)).await,
             };
             let _ = reply.send(answer);
         }
-        ClientRequest::Roots { reply } => {
-            // A client without the `roots` capability has no roots to offer: not an error.
-            let answer = if supports(context, |caps| caps.roots.is_some()) {
-                bounded(deadline, roots(peer)).await
-            } else {
-                Ok(Vec::new())
-            };
-            let _ = reply.send(answer);
+    }
+}
+
+/// The answer to `question` when the client declared no capability for it: an error, or
+/// no roots (a client without `roots` has none to offer, which is not an error).
+fn unsupported(
+    context: &RequestContext<RoleServer>,
+    question: &Question,
+) -> Option<Result<Value, String>> {
+    match question {
+        Question::Sample(_) if !supports(context, |caps| caps.sampling.is_some()) => Some(Err(
+            "the client does not support sampling (it declared no `sampling` capability)"
+                .to_owned(),
+        )),
+        Question::Elicit { .. } if !supports(context, |caps| caps.elicitation.is_some()) => {
+            Some(Err(
+                "the client does not support elicitation (it declared no `elicitation` capability)"
+                    .to_owned(),
+            ))
         }
+        Question::Roots if !supports(context, |caps| caps.roots.is_some()) => {
+            Some(Ok(serde_json::json!({"roots": []})))
+        }
+        _ => None,
     }
 }
 
@@ -383,44 +388,82 @@ async fn bounded<T>(
         .unwrap_or_else(|_| Err("the client did not answer before the call's deadline".to_owned()))
 }
 
-async fn sample(peer: &Peer<RoleServer>, request: Value) -> Result<Value, String> {
-    let params: CreateMessageRequestParams = serde_json::from_value(request)
-        .map_err(|error| format!("invalid sampling request: {error}"))?;
-    let result = peer
-        .create_message(params)
-        .await
-        .map_err(|error| format!("sampling failed: {error}"))?;
-    serde_json::to_value(result).map_err(|error| error.to_string())
-}
-
-async fn elicit(peer: &Peer<RoleServer>, message: String, schema: Value) -> Result<Value, String> {
-    let requested_schema: ElicitationSchema = serde_json::from_value(schema)
-        .map_err(|error| format!("invalid elicitation schema: {error}"))?;
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message,
-        requested_schema,
+/// Asks `question` of the client at `peer` and waits for its answer; when `withdrawal` is
+/// withdrawn first, the client is sent `notifications/cancelled` for the request and the
+/// answer is an error (docs/gateway.md, "A faithful proxy").
+async fn ask(
+    peer: &Peer<RoleServer>,
+    question: Question,
+    withdrawal: &Withdrawal,
+) -> Result<Value, String> {
+    let what = match &question {
+        Question::Sample(_) => "sampling",
+        Question::Elicit { .. } => "elicitation",
+        Question::Roots => "roots/list",
     };
-    match peer
-        .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
-        .await
-    {
-        Ok(ClientResult::ElicitResult(result)) => {
-            serde_json::to_value(result).map_err(|error| error.to_string())
-        }
-        Ok(_) => Err("the client answered elicitation/create with something else".to_owned()),
-        Err(error) => Err(format!("elicitation failed: {error}")),
+    if withdrawal.is_withdrawn() {
+        return Err(format!("{what} was withdrawn before it was asked"));
     }
+    let request = server_request(peer, question)?;
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|error| format!("{what} failed: {error}"))?;
+    let id = handle.id.clone();
+    let (withdraw, withdrawn) = oneshot::channel();
+    withdrawal.on_withdraw(move || {
+        let _ = withdraw.send(());
+    });
+    let answer = tokio::select! {
+        answer = handle.await_response() => answer.map_err(|error| format!("{what} failed: {error}"))?,
+        Ok(()) = withdrawn => {
+            let reason = "withdrawn by the upstream server that asked".to_owned();
+            if let Err(error) = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
+                .await
+            {
+                tracing::debug!(%error, "could not send notifications/cancelled");
+            }
+            return Err(format!("{what} was withdrawn by the upstream server that asked"));
+        }
+    };
+    match answer {
+        ClientResult::CreateMessageResult(result) => serde_json::to_value(result),
+        ClientResult::ElicitResult(result) => serde_json::to_value(result),
+        ClientResult::ListRootsResult(result) => serde_json::to_value(result),
+        _ => return Err(format!("the client answered {what} with something else")),
+    }
+    .map_err(|error| error.to_string())
 }
 
-async fn roots(peer: &Peer<RoleServer>) -> Result<Vec<Value>, String> {
-    let result = peer
-        .list_roots()
-        .await
-        .map_err(|error| format!("roots/list failed: {error}"))?;
-    result
-        .roots
-        .iter()
-        .map(|root| serde_json::to_value(root).map_err(|error| error.to_string()))
-        .collect()
+/// The request that asks `question`; sampling checked as rmcp's `Peer::create_message`
+/// checks it.
+fn server_request(peer: &Peer<RoleServer>, question: Question) -> Result<ServerRequest, String> {
+    Ok(match question {
+        Question::Sample(request) => {
+            let params: CreateMessageRequestParams = serde_json::from_value(request)
+                .map_err(|error| format!("invalid sampling request: {error}"))?;
+            if (params.tools.is_some() || params.tool_choice.is_some())
+                && !peer.supports_sampling_tools()
+            {
+                return Err("sampling failed: tools or toolChoice provided but the client does not support sampling tools".to_owned());
+            }
+            params
+                .validate()
+                .map_err(|error| format!("invalid sampling request: {error}"))?;
+            ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params))
+        }
+        Question::Elicit { message, schema } => {
+            let requested_schema: ElicitationSchema = serde_json::from_value(schema)
+                .map_err(|error| format!("invalid elicitation schema: {error}"))?;
+            ServerRequest::ElicitRequest(ElicitRequest::new(
+                ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message,
+                    requested_schema,
+                },
+            ))
+        }
+        Question::Roots => ServerRequest::ListRootsRequest(ListRootsRequest::default()),
+    })
 }

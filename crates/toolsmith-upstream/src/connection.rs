@@ -8,7 +8,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::future::Future;
 use std::process::Stdio;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -32,6 +32,16 @@ use crate::spec::{UpstreamSpec, UpstreamTransport};
 const STDERR_LINES: usize = 12;
 /// The longest wait between two attempts to start an upstream that keeps failing.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How long a connection must have lived for its end not to count as a failure: an
+/// upstream that stops sooner after it started is crash-looping, and backs off like one
+/// that cannot start (issue 17, gap 2).
+const SETTLED: Duration = Duration::from_secs(10);
+
+/// The wait before the next start of an upstream after `failures` failures in a row, past
+/// the first: 250 ms, doubling, at most [`MAX_BACKOFF`].
+fn backoff(failures: u32) -> Duration {
+    (Duration::from_millis(250) * 2u32.saturating_pow(failures)).min(MAX_BACKOFF)
+}
 
 /// Why an upstream cannot serve now.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -122,6 +132,32 @@ pub(crate) struct Connection {
     pub(crate) listing: Mutex<Listing>,
     /// The process group of the program (its pid), killed when the connection goes.
     group: Option<Pid>,
+    /// When it was started.
+    started: Instant,
+    /// When its program exited, once it has (set by the task that reaps it).
+    exited: Arc<Mutex<Option<Instant>>>,
+    /// The failures in a row (failed starts, early stops) before it started.
+    failures: u32,
+    /// A call found it gone before rmcp did (`Upstream::discard`).
+    discarded: AtomicBool,
+}
+
+impl Connection {
+    /// Whether it can no longer carry a request.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.discarded.load(Ordering::Acquire) || self.service.is_closed()
+    }
+
+    /// What the next start makes of it, now that it has stopped.
+    fn stopped(&self) -> State {
+        let exited = *self.exited.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = exited.unwrap_or_else(Instant::now);
+        State::Stopped {
+            at,
+            lived: at.saturating_duration_since(self.started),
+            failures: self.failures,
+        }
+    }
 }
 
 impl Drop for Connection {
@@ -136,6 +172,14 @@ impl Drop for Connection {
 enum State {
     NotStarted,
     Up(Arc<Connection>),
+    /// It ran, and stopped at `at` after running for `lived`, with `failures` failures in a
+    /// row before it started.
+    Stopped {
+        at: Instant,
+        lived: Duration,
+        failures: u32,
+    },
+    /// It cannot be started before `retry_at`.
     Down {
         error: UpstreamError,
         retry_at: Instant,
@@ -195,7 +239,7 @@ impl Upstream {
     pub fn is_running(&self) -> bool {
         matches!(
             &*self.state.lock().unwrap_or_else(PoisonError::into_inner),
-            State::Up(connection) if !connection.service.is_closed()
+            State::Up(connection) if !connection.is_closed()
         )
     }
 
@@ -259,23 +303,50 @@ impl Upstream {
     /// The running connection, if there is one; never starts it.
     pub(crate) fn running(&self) -> Option<Arc<Connection>> {
         match &*self.state.lock().unwrap_or_else(PoisonError::into_inner) {
-            State::Up(connection) if !connection.service.is_closed() => {
-                Some(Arc::clone(connection))
-            }
+            State::Up(connection) if !connection.is_closed() => Some(Arc::clone(connection)),
             _ => None,
         }
     }
 
     /// The running connection, started (again) when there is none and the backoff after
     /// the last failure has passed.
+    ///
+    /// A failure is a start that failed, or a connection that stopped within [`SETTLED`]
+    /// of its start: the first such stop is started again at once (a crash, once, is not
+    /// a loop), the next ones after a backoff, as failed starts are.
     pub(crate) fn connection(&self) -> Result<Arc<Connection>, UpstreamError> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let failures = match &*state {
-            State::Up(connection) if !connection.service.is_closed() => {
+        if let State::Up(connection) = &*state {
+            if !connection.is_closed() {
                 return Ok(Arc::clone(connection));
             }
-            // It stopped since the last call: start it again now, once.
-            State::Up(_) | State::NotStarted => 0,
+            *state = connection.stopped();
+        }
+        if let State::Stopped {
+            at,
+            lived,
+            failures,
+        } = *state
+            && lived < SETTLED
+            && failures > 0
+        {
+            // It stopped soon after it started, again: a crash loop, backed off like a
+            // start that fails.
+            let failures = failures.saturating_add(1);
+            *state = State::Down {
+                error: self.error(format!(
+                    "stopped {} after it started, {failures} times in a row",
+                    toolsmith_model::duration::format(lived)
+                )),
+                retry_at: at + backoff(failures - 2),
+                failures,
+            };
+        }
+        let (failures, was_down) = match &*state {
+            State::Up(_) => unreachable!("a running connection was returned above"),
+            State::NotStarted => (0, false),
+            // A stop soon after the start counts as a failure; one after it settled, as none.
+            State::Stopped { lived, .. } => (u32::from(*lived < SETTLED), false),
             State::Down {
                 error,
                 retry_at,
@@ -291,27 +362,26 @@ impl Upstream {
                     );
                     return Err(error);
                 }
-                *failures
+                (*failures, true)
             }
         };
-        match self.start() {
+        match self.start(failures) {
             Ok(connection) => {
                 let connection = Arc::new(connection);
                 *state = State::Up(Arc::clone(&connection));
                 self.subscribe_again(connection.service.peer());
-                if self.spec.lazy {
-                    // Its tools were listed from the last run: the folder lists them again
-                    // from the running server, and the clients hear when they changed.
+                if self.spec.lazy || was_down {
+                    // Its tools were listed from the last run (a lazy upstream's, or an
+                    // unavailable one's): the folder lists them again from the running
+                    // server, and the clients hear when they changed.
                     crate::changes::notify();
                 }
                 Ok(connection)
             }
             Err(error) => {
-                let backoff =
-                    (Duration::from_millis(250) * 2u32.saturating_pow(failures)).min(MAX_BACKOFF);
                 *state = State::Down {
                     error: error.clone(),
-                    retry_at: Instant::now() + backoff,
+                    retry_at: Instant::now() + backoff(failures),
                     failures: failures.saturating_add(1),
                 };
                 Err(error)
@@ -319,14 +389,15 @@ impl Upstream {
         }
     }
 
-    /// Forgets `connection` (when it is still the current one), so the next use starts
-    /// the upstream again.
+    /// Notes that `connection` (when it is still the current one) is gone, so the next use
+    /// starts the upstream again; how long it lived counts, as for any stop.
     pub(crate) fn discard(&self, connection: &Arc<Connection>) {
+        connection.discarded.store(true, Ordering::Release);
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if let State::Up(current) = &*state
             && Arc::ptr_eq(current, connection)
         {
-            *state = State::NotStarted;
+            *state = connection.stopped();
         }
     }
 
@@ -389,14 +460,16 @@ impl Upstream {
         }
     }
 
-    fn start(&self) -> Result<Connection, UpstreamError> {
+    /// Starts it, after `failures` failures in a row.
+    fn start(&self, failures: u32) -> Result<Connection, UpstreamError> {
         let spec = self.spec.clone();
         let stderr = Arc::clone(&self.stderr);
         let subscribed = Arc::clone(&self.subscribed);
         *stderr.lock().unwrap_or_else(PoisonError::into_inner) = StderrTail::default();
         let timeout = spec.startup_timeout;
         let started = wait(async move {
-            match tokio::time::timeout(timeout, connect(&spec, stderr, subscribed)).await {
+            match tokio::time::timeout(timeout, connect(&spec, stderr, subscribed, failures)).await
+            {
                 Ok(result) => result,
                 Err(_) => Err(format!(
                     "did not finish starting within {} (`startup_timeout`)",
@@ -408,7 +481,8 @@ impl Upstream {
     }
 }
 
-/// Starts the upstream of `spec`, runs the handshake and lists its tools.
+/// Starts the upstream of `spec` (after `failures` failures in a row), runs the handshake
+/// and lists its tools.
 #[expect(
     clippy::too_many_lines,
     reason = "one match over the two transports, each step in order"
@@ -417,10 +491,14 @@ async fn connect(
     spec: &UpstreamSpec,
     stderr: Arc<Mutex<StderrTail>>,
     subscribed: Subscribed,
+    failures: u32,
 ) -> Result<Connection, String> {
+    let started = Instant::now();
+    let exited = Arc::new(Mutex::new(None));
     let relay = Relay::new(subscribed);
     let environment = |name: &str| std::env::var(name).ok();
     let mut direct = None;
+    let mut stderr_read = None;
     let (service, group) = match &spec.transport {
         UpstreamTransport::Stdio { command, env, cwd } => {
             let mut child = tokio::process::Command::new(&command[0]);
@@ -452,7 +530,7 @@ async fn connect(
                 return Err("started without its standard streams".to_owned());
             };
             let name = spec.name.clone();
-            tokio::spawn(async move {
+            stderr_read = Some(tokio::spawn(async move {
                 let mut lines = tokio::io::BufReader::new(err).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     tracing::debug!(upstream = %name, "{line}");
@@ -461,10 +539,13 @@ async fn connect(
                         .unwrap_or_else(PoisonError::into_inner)
                         .push(line);
                 }
-            });
-            // The child is reaped by its own task; the connection kills its group.
+            }));
+            // The child is reaped by its own task, which notes when (a stop soon after the
+            // start is a failure); the connection kills its group.
+            let reaped = Arc::clone(&exited);
             tokio::spawn(async move {
                 let _ = child.wait().await;
+                *reaped.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
             });
             // rmcp's client reads and writes through the direct path's reader and writer.
             let (calls, read, write) = crate::direct::start(stdout, stdin, relay.clone())
@@ -512,6 +593,10 @@ async fn connect(
         direct,
         listing: Mutex::default(),
         group,
+        started,
+        exited,
+        failures,
+        discarded: AtomicBool::new(false),
     };
     let mut connection = match service {
         Ok(service) => connection(service),
@@ -519,6 +604,12 @@ async fn connect(
             if let Some(group) = group {
                 let _ = killpg(group, Signal::SIGKILL);
                 forget_group(group);
+            }
+            // The message quotes its stderr's tail: what it said just before it exited is
+            // read first (its stderr closes with it), within a bound for a grandchild that
+            // holds it open.
+            if let Some(read) = stderr_read {
+                let _ = tokio::time::timeout(Duration::from_secs(1), read).await;
             }
             return Err(message);
         }

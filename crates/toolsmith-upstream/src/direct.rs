@@ -356,6 +356,21 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
             );
             return true;
         }
+        // A line that is not JSON at all but names a call of ours is that call's answer,
+        // broken: it ends the call now rather than at its timeout (issue 17, gap 4). rmcp,
+        // which would get it next, drops what it cannot parse.
+        if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(line)
+            && let Some(number) = named_call(line)
+        {
+            direct.answer(
+                number,
+                Answer::Failed(format!(
+                    "answered with a line that is not JSON ({error}): {}",
+                    excerpt(line)
+                )),
+            );
+            return true;
+        }
     }
     if has(b"notifications/message")
         && let Ok(notification) =
@@ -371,6 +386,29 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
 /// The number of a direct call's id or progress token.
 fn direct_number(id: &str) -> Option<u64> {
     id.strip_prefix(PREFIX)?.parse().ok()
+}
+
+/// The number of the first direct call's id that `line` names, JSON or not.
+fn named_call(line: &[u8]) -> Option<u64> {
+    let start = memchr::memmem::find(line, PREFIX.as_bytes())? + PREFIX.len();
+    let digits = line[start..]
+        .iter()
+        .take_while(|byte| byte.is_ascii_digit())
+        .count();
+    std::str::from_utf8(&line[start..start + digits])
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// The start of `line`, for a message: at most 80 characters, without its line break.
+fn excerpt(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end();
+    match text.char_indices().nth(80) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
 }
 
 /// The program's stdin as rmcp's client writes it: each write put whole on the one

@@ -1,7 +1,8 @@
 //! The client side Toolsmith shows an upstream (docs/gateway.md, "A faithful proxy"): its
 //! progress and log notifications go to the client of the call they belong to, and its
 //! sampling, elicitation and roots requests are asked of that client, through the call's
-//! [`ClientBridge`]; `tools/list_changed` marks the upstream's tools stale, and
+//! [`ClientBridge`], and withdrawn from it when the upstream cancels them;
+//! `tools/list_changed` marks the upstream's tools stale, and
 //! `resources/updated` goes to the sessions subscribed to the resource.
 
 #![expect(
@@ -21,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
-use toolsmith_model::{ClientBridge, LogLevel};
+use toolsmith_model::{ClientBridge, LogLevel, Question, Withdrawal};
 
 use crate::connection::Subscribed;
 
@@ -189,23 +190,44 @@ fn log_message(params: LoggingMessageNotificationParam) -> (LogLevel, String, St
     (level, params.logger.unwrap_or_default(), message)
 }
 
-/// Runs a blocking [`ClientBridge`] request off the runtime's threads.
+/// Asks `question` of `client` on a blocking thread, off the runtime's threads. When the
+/// upstream cancels its request first (`cancelled`, from rmcp's token for the request,
+/// resolves), the question is withdrawn, so the client hears `notifications/cancelled` too
+/// (issue 17, gap 3).
 async fn ask<T>(
     client: Option<Arc<dyn ClientBridge>>,
-    what: &str,
-    request: impl FnOnce(&dyn ClientBridge) -> Result<Value, String> + Send + 'static,
+    question: Question,
+    cancelled: impl Future<Output = ()>,
 ) -> Result<T, ErrorData>
 where
     T: serde::de::DeserializeOwned + Send + 'static,
 {
+    let what = match &question {
+        Question::Sample(_) => "sampling",
+        Question::Elicit { .. } => "elicitation",
+        Question::Roots => "roots",
+    };
     let Some(client) = client else {
         return Err(ErrorData::internal_error(
             format!("Toolsmith has no call in flight to ask the client for {what}"),
             None,
         ));
     };
-    let answer = tokio::task::spawn_blocking(move || request(client.as_ref()))
-        .await
+    let withdrawal = Withdrawal::new();
+    let asking = withdrawal.clone();
+    let mut answer = tokio::task::spawn_blocking(move || client.ask(question, &asking));
+    let answer = tokio::select! {
+        answer = &mut answer => answer,
+        () = cancelled => {
+            withdrawal.withdraw();
+            // rmcp sends no response to a request its peer cancelled.
+            return Err(ErrorData::internal_error(
+                format!("the upstream cancelled its {what} request"),
+                None,
+            ));
+        }
+    };
+    let answer = answer
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
         .map_err(|message| ErrorData::internal_error(message, None))?;
     serde_json::from_value(answer).map_err(|error| {
@@ -293,20 +315,22 @@ impl ClientHandler for Relay {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let request = serde_json::to_value(params)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-        ask(self.latest(), "sampling", move |client| {
-            client.sample(request)
-        })
+        ask(
+            self.latest(),
+            Question::Sample(request),
+            context.ct.cancelled(),
+        )
         .await
     }
 
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let ElicitRequestParams::FormElicitationParams {
             message,
@@ -321,24 +345,21 @@ impl ClientHandler for Relay {
         };
         let schema = serde_json::to_value(requested_schema)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
-        ask(self.latest(), "elicitation", move |client| {
-            client.elicit(&message, schema)
-        })
+        ask(
+            self.latest(),
+            Question::Elicit { message, schema },
+            context.ct.cancelled(),
+        )
         .await
     }
 
     async fn list_roots(
         &self,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         let Some(client) = self.latest() else {
             return Ok(ListRootsResult::default());
         };
-        ask(Some(client), "roots", |client| {
-            client
-                .roots()
-                .map(|roots| serde_json::json!({ "roots": roots }))
-        })
-        .await
+        ask(Some(client), Question::Roots, context.ct.cancelled()).await
     }
 }

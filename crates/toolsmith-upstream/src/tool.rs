@@ -106,6 +106,15 @@ impl UpstreamTool {
         }
     }
 
+    /// This tool marked as not callable now, for `why` (docs/gateway.md, "Faults"): listed
+    /// from what its upstream listed last, while the upstream does not start. A call still
+    /// goes to the upstream, which it tries to start (with backoff), and answers why not.
+    #[must_use]
+    pub fn unavailable(mut self, why: &str) -> Self {
+        self.definition.unavailable = Some(why.to_owned());
+        self
+    }
+
     /// Every tool `upstream` lists, as published.
     pub fn all(
         upstream: &Arc<Upstream>,

@@ -35,6 +35,15 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
             .map(InitSummary::to_json)
             .collect();
         content_json(&loaded, &mut document);
+        // The tools listed but not callable now, and why: an upstream's that did not
+        // start, from what it listed last (docs/gateway.md, "Faults").
+        let unavailable: serde_json::Map<String, Value> = catalog
+            .definitions()
+            .filter_map(|tool| Some((tool.name.clone(), json!(tool.unavailable.as_ref()?))))
+            .collect();
+        if !unavailable.is_empty() {
+            document["unavailable"] = Value::Object(unavailable);
+        }
         printer.data(&serde_json::to_string_pretty(&document)?)?;
     } else {
         let rows: Vec<[String; 5]> = catalog
@@ -225,11 +234,13 @@ fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String;
     } else {
         source.display().to_string()
     };
-    let name = if tool.discoverable {
-        format!("{} (search)", tool.name)
-    } else {
-        tool.name.clone()
-    };
+    let mut name = tool.name.clone();
+    if tool.discoverable {
+        name.push_str(" (search)");
+    }
+    if tool.unavailable.is_some() {
+        name.push_str(" (unavailable)");
+    }
     [
         name,
         tool.title.clone().unwrap_or_default(),

@@ -48,22 +48,28 @@ fn gateway() -> Option<tempfile::TempDir> {
     ]))
 }
 
+/// The Python of `.ci/sdk/.venv` (or `TOOLSMITH_PYTHON_SDK`), which has the official
+/// Python SDK and FastMCP, or `None` (the test skips) when it is not installed.
+pub(crate) fn python_sdk() -> Option<PathBuf> {
+    let python = std::env::var_os("TOOLSMITH_PYTHON_SDK").map_or_else(
+        || workspace().join(".ci/sdk/.venv/bin/python"),
+        PathBuf::from,
+    );
+    if !python.exists() {
+        skip_unless_required(
+            "the Python SDK is not installed (python3 -m venv .ci/sdk/.venv && .ci/sdk/.venv/bin/pip install -r .ci/sdk/requirements.txt)",
+            "TOOLSMITH_REQUIRE_UPSTREAMS",
+        );
+        return None;
+    }
+    Some(python)
+}
+
 /// The client program of `sdk`, or `None` (the test skips) when it is not installed.
 fn client(sdk: Sdk) -> Option<Command> {
     match sdk {
         Sdk::Python => {
-            let python = std::env::var_os("TOOLSMITH_PYTHON_SDK").map_or_else(
-                || workspace().join(".ci/sdk/.venv/bin/python"),
-                PathBuf::from,
-            );
-            if !python.exists() {
-                skip_unless_required(
-                    "the Python SDK is not installed (python3 -m venv .ci/sdk/.venv && .ci/sdk/.venv/bin/pip install -r .ci/sdk/requirements.txt)",
-                    "TOOLSMITH_REQUIRE_UPSTREAMS",
-                );
-                return None;
-            }
-            let mut command = Command::new(python);
+            let mut command = Command::new(python_sdk()?);
             command.arg(here("py_client.py"));
             Some(command)
         }
@@ -226,4 +232,80 @@ fn typescript_sdk_uses_the_gateway_over_stdio() {
 #[test]
 fn typescript_sdk_uses_the_gateway_over_http() {
     drive(Sdk::TypeScript, true);
+}
+
+/// Writes its parent's pid (the inner `toolsmith serve`) and its own to `pidfile`, then
+/// sleeps far longer than any test waits.
+const LINGER: &str = r#"description = "Lingers for five minutes, after writing the pids a test needs."
+command = ["sh", "-c", "echo $PPID $$ > \"$0\"; sleep 300", "{pidfile}"]
+timeout = "10m"
+
+[[parameters]]
+name = "pidfile"
+type = "string"
+description = "Where to write the pids."
+required = true
+"#;
+
+/// Issue 17, real upstream coverage: the Python SDK answers the form server-everything's
+/// `trigger-elicitation-request` asks through the gateway, and cancels a proxied call the
+/// way its users do (cancelling the task that waits for it), which stops the tool running
+/// in the upstream (an inner Toolsmith whose `linger` tool writes its pids).
+#[test]
+fn python_sdk_answers_an_upstreams_elicitation_and_cancels_a_proxied_call() {
+    let (Some(gateway), Some(python)) = (gateway(), python_sdk()) else {
+        return;
+    };
+    let fixture = crate::upstreams::Fixture::new("");
+    fixture.write("inner/linger.toml", LINGER);
+    let config = std::fs::read_to_string(gateway.path().join("toolsmith.toml")).unwrap();
+    fixture.write(
+        "outer/toolsmith.toml",
+        &format!(
+            "{config}\n[upstream.inner]\ncommand = [{:?}, \"serve\", {:?}]\n",
+            insta_cmd::get_cargo_bin("toolsmith").display().to_string(),
+            fixture.path("inner").display().to_string()
+        ),
+    );
+    let pidfile = fixture.path("pids");
+    let output = Command::new(python)
+        .arg(here("py_elicit_cancel.py"))
+        .args([
+            "--stdio",
+            &format!(
+                "{} serve {}",
+                insta_cmd::get_cargo_bin("toolsmith").display(),
+                fixture.outer()
+            ),
+            "--pidfile",
+            pidfile.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the Python client failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        seen["asked"],
+        serde_json::json!(["Please provide inputs for the following fields:"]),
+        "{seen}"
+    );
+    let elicited = seen["elicited"]["content"].to_string();
+    assert!(
+        elicited.contains("User provided the requested information")
+            && elicited.contains("Ada Lovelace"),
+        "the client's answer reached the upstream: {elicited}"
+    );
+    // The tool sleeps for five minutes unless the cancellation stopped it.
+    let pids = crate::upstreams::wait_for_pids(&pidfile);
+    crate::upstreams::wait_until_gone(pids[1]);
+    assert_eq!(
+        first_text(&seen["after"]),
+        "Echo: after the cancel",
+        "the session goes on: {seen}"
+    );
 }

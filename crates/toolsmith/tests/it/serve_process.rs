@@ -152,9 +152,14 @@ impl ServeProcess {
 
     /// `initialize`, its answer, then `notifications/initialized`; the `initialize` result.
     pub(crate) fn initialize(&mut self) -> Value {
+        self.initialize_with(&json!({}))
+    }
+
+    /// [`Self::initialize`] of a client that declares `capabilities` (`{"sampling": {}}`).
+    pub(crate) fn initialize_with(&mut self, capabilities: &Value) -> Value {
         self.send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
             "clientInfo": {"name": "toolsmith-cli-tests", "version": "1"}}}),
         );
         let answer = self.until(|message| message["id"] == 0);

@@ -53,13 +53,16 @@ const OWN: &str = r#"def own() -> str:
 mcp.tool(own)
 "#;
 
-struct Fixture {
+/// An inner tools folder (`echo`, `refuse`, `slow`) and an outer one (`own`) whose
+/// `toolsmith.toml` names upstreams, in a temporary folder; the other upstream test modules
+/// use it too.
+pub(crate) struct Fixture {
     dir: tempfile::TempDir,
 }
 
 impl Fixture {
     /// An inner folder and an outer one whose `toolsmith.toml` ends with `upstream`.
-    fn new(upstream: &str) -> Self {
+    pub(crate) fn new(upstream: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let fixture = Self { dir };
         fixture.write("inner/echo.star", ECHO);
@@ -73,7 +76,7 @@ impl Fixture {
     }
 
     /// `[upstream.inner]` running the inner folder over stdio.
-    fn stdio() -> Self {
+    pub(crate) fn stdio() -> Self {
         let binary = insta_cmd::get_cargo_bin("toolsmith");
         let fixture = Self::new("");
         let inner = fixture.path("inner");
@@ -88,19 +91,28 @@ impl Fixture {
         fixture
     }
 
-    fn path(&self, relative: &str) -> PathBuf {
+    pub(crate) fn path(&self, relative: &str) -> PathBuf {
         self.dir.path().join(relative)
     }
 
-    fn outer(&self) -> String {
+    pub(crate) fn outer(&self) -> String {
         self.path("outer").display().to_string()
     }
 
-    fn write(&self, relative: &str, text: &str) {
+    pub(crate) fn write(&self, relative: &str, text: &str) {
         let path = self.path(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
+}
+
+/// The path of `scripted_upstream/server.py`, a server on the standard library whose tools
+/// misbehave on purpose (its docstring lists them).
+pub(crate) fn scripted_upstream() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/scripted_upstream/server.py")
+        .display()
+        .to_string()
 }
 
 fn serves_the_inner_tools(client: &McpClient) {
@@ -397,7 +409,7 @@ fn call_threads(pid: u32) -> usize {
 }
 
 /// Whether process `pid` runs (a zombie, dead but not yet reaped, does not).
-fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rsplit(')')
             .next()
@@ -405,18 +417,17 @@ fn alive(pid: u32) -> bool {
     })
 }
 
-fn wait_until_gone(pid: u32) {
+/// Waits (up to the tests' patience) until process `pid` no longer runs.
+pub(crate) fn wait_until_gone(pid: u32) {
     let deadline = Instant::now() + PATIENCE;
     while alive(pid) {
-        assert!(
-            Instant::now() < deadline,
-            "process {pid} still runs after the cancellation"
-        );
+        assert!(Instant::now() < deadline, "process {pid} still runs");
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-fn wait_for_pids(path: &Path) -> Vec<u32> {
+/// Waits for the two pids the `slow` tool writes to `path`: its server's and its own.
+pub(crate) fn wait_for_pids(path: &Path) -> Vec<u32> {
     let deadline = Instant::now() + PATIENCE;
     loop {
         if let Ok(text) = std::fs::read_to_string(path) {
