@@ -29,10 +29,14 @@ fuzz_target!(|data: &[u8]| {
             input_schema(&parameters)
         }
     };
-    let schema = std::sync::Arc::new(schema);
+    let schema = toolsmith_model::Schema::new(&schema);
     let Ok(validator) = ArgumentValidator::new(&schema) else {
         return;
     };
+    // A schema the validator accepts compiles, though a plain one is compiled only by its
+    // first validation (issue 21: `is_plain` must not let an invalid schema through).
+    let compiled =
+        compile_schema(&schema.to_object()).expect("a schema the validator accepted compiles");
     let arguments = input
         .get("arguments")
         .and_then(Value::as_object)
@@ -49,12 +53,11 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let compiled = compile_schema(&schema).expect("the validator compiled this schema already");
     let instance = Value::Object(accepted.clone());
     assert!(
         compiled.is_valid(&instance),
         "accepted arguments {instance} break the schema {}: {:?}",
-        Value::Object((*schema).clone()),
+        schema,
         compiled
             .iter_errors(&instance)
             .map(|error| error.to_string())

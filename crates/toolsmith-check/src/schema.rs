@@ -16,11 +16,12 @@ pub(crate) struct Property<'a> {
 pub(crate) fn properties(definition: &ToolDefinition) -> Vec<Property<'_>> {
     let required: Vec<&str> = definition
         .input_schema
+        .object()
         .get("required")
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let Some(Value::Object(properties)) = definition.input_schema.get("properties") else {
+    let Some(Value::Object(properties)) = definition.input_schema.object().get("properties") else {
         return Vec::new();
     };
     properties

@@ -61,7 +61,7 @@ pub(crate) fn describe(catalog: &Catalog, own_name: &str) -> String {
 /// `tools.get_weather(city: str, days: int = 3)`: required parameters first, optional
 /// ones with their default (or `None`).
 pub(crate) fn signature(tool: &ToolDefinition) -> String {
-    let schema = &tool.input_schema;
+    let schema = tool.input_schema.to_object();
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)

@@ -75,10 +75,8 @@ impl CommandTool {
     ) -> Result<Self, TemplateError> {
         let base_dir = base_dir.into();
         let base_dir = std::path::absolute(&base_dir).unwrap_or(base_dir);
-        let properties = definition
-            .input_schema
-            .get("properties")
-            .and_then(Value::as_object);
+        let properties = definition.input_schema.keyword("properties");
+        let properties = properties.as_ref().and_then(Value::as_object);
         let parameters: Vec<&str> = properties
             .map(|properties| properties.keys().map(String::as_str).collect())
             .unwrap_or_default();

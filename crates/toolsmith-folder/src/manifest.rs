@@ -629,7 +629,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            manifest.definition.input_schema["properties"]["when"]["format"],
+            manifest.definition.input_schema.object()["properties"]["when"]["format"],
             "date"
         );
 
@@ -695,7 +695,7 @@ mod tests {
         };
         assert_eq!(argv, ["git", "log", "-n", "{count}"]);
         assert_eq!(
-            manifest.definition.input_schema["properties"]["count"],
+            manifest.definition.input_schema.object()["properties"]["count"],
             json!({"type": "integer", "default": 5, "minimum": 1})
         );
         assert_eq!(

@@ -357,9 +357,12 @@ impl Wrap<'_> {
                 .with_help(format!("see the `{key}` property in docs/tools.md")));
             }
         }
-        let (schema, arguments) =
-            toolsmith_upstream::transform(&original, &definition.input_schema, &self.params)
-                .map_err(|error| self.transform_error(&error))?;
+        let (schema, arguments) = toolsmith_upstream::transform(
+            &original,
+            &definition.input_schema.to_object(),
+            &self.params,
+        )
+        .map_err(|error| self.transform_error(&error))?;
         definition.input_schema = schema.into();
         definition.source = location;
         definition.facts = SourceFacts {

@@ -807,7 +807,9 @@ mod tests {
     fn a_call_says_how_it_ended() {
         let mut strict =
             ToolDefinition::new("strict", "Echo, declaring an output.", JsonObject::new());
-        strict.output_schema = json!({"type": "object"}).as_object().cloned().map(Arc::new);
+        strict.output_schema = json!({"type": "object"})
+            .as_object()
+            .map(crate::Schema::new);
         let catalog = Catalog::new(vec![echo("echo", json!(1)), Arc::new(Echo(strict))], vec![]);
         let kind = |name: &str, arguments: Value| {
             let arguments = arguments.as_object().cloned().unwrap();

@@ -3,12 +3,12 @@
 //! (keywords, discovery, timeout, permissions, …) that later stages act on.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use crate::facts::SourceFacts;
+use crate::held_schema::Schema;
 
 /// A JSON object, as MCP uses for schemas and `_meta`.
 pub type JsonObject = Map<String, Value>;
@@ -29,13 +29,14 @@ pub struct ToolDefinition {
     pub title: Option<String>,
     /// What the model reads to pick the tool.
     pub description: String,
-    /// JSON Schema (2020-12) of the arguments object. Shared, not copied, by every copy
-    /// of the definition, its validator and its published rmcp `Tool` (a folder of
-    /// thousands of tools held each schema four times; docs/performance.md).
-    pub input_schema: Arc<JsonObject>,
-    /// JSON Schema of `structuredContent` on success, when the tool publishes one (shared
+    /// JSON Schema (2020-12) of the arguments object, held as its text and shared, not
+    /// copied, by every copy of the definition, its validator and its published rmcp
+    /// `Tool` (a folder of thousands of tools held each schema four times, each as a tree
+    /// of maps ten times the size of its text; docs/performance.md).
+    pub input_schema: Schema,
+    /// JSON Schema of `structuredContent` on success, when the tool publishes one (held
     /// like `input_schema`).
-    pub output_schema: Option<Arc<JsonObject>>,
+    pub output_schema: Option<Schema>,
     /// Behaviour hints published as MCP tool annotations.
     pub annotations: Annotations,
     /// Icons published on the tool.
@@ -136,7 +137,7 @@ impl ToolDefinition {
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
-        input_schema: impl Into<Arc<JsonObject>>,
+        input_schema: impl Into<Schema>,
     ) -> Self {
         Self {
             name: name.into(),
@@ -191,30 +192,27 @@ impl ToolDefinition {
     /// The MCP `Tool` object, exactly as `tools/list` publishes it.
     pub fn to_mcp(&self) -> Value {
         let mut tool = self.to_mcp_skeleton();
-        tool.insert(
-            "inputSchema".into(),
-            Value::Object((*self.input_schema).clone()),
-        );
+        tool.insert("inputSchema".into(), self.input_schema.to_value());
         if let Some(output) = &self.output_schema {
-            tool.insert("outputSchema".into(), Value::Object((**output).clone()));
+            tool.insert("outputSchema".into(), output.to_value());
         }
         Value::Object(tool)
     }
 
     /// The length in bytes of [`ToolDefinition::to_mcp`] as compact JSON, without building
-    /// it: the schemas are measured where they are, not copied (issue 21: `[search] mode =
-    /// "auto"` weighs every tool on each load).
+    /// it: the schemas are measured by their texts (issue 21: `[search] mode = "auto"`
+    /// weighs every tool on each load).
     pub fn mcp_json_len(&self) -> usize {
         let skeleton = Value::Object(self.to_mcp_skeleton());
         // Each schema stands in the skeleton as `{}`.
         let schemas = std::iter::once(&self.input_schema).chain(self.output_schema.as_ref());
         schemas.fold(json_len(&skeleton), |total, schema| {
-            total + json_len(&**schema) - "{}".len()
+            total + schema.text().len() - "{}".len()
         })
     }
 
     /// [`ToolDefinition::to_mcp`] with empty schemas (`{}`, in their places): for a
-    /// converter that shares the schemas (`Arc`) instead of copying them.
+    /// converter that shares the schemas instead of copying them.
     pub fn to_mcp_skeleton(&self) -> JsonObject {
         let mut tool = JsonObject::new();
         tool.insert("name".into(), json!(self.name));
@@ -698,10 +696,9 @@ mod tests {
             schema.as_object().cloned().unwrap(),
         );
         assert_eq!(tool.mcp_json_len(), tool.to_mcp().to_string().len());
-        tool.output_schema = Some(Arc::new(
+        tool.output_schema = Some(Schema::new(
             json!({"type": "object", "properties": {"found": {"type": "array"}}})
                 .as_object()
-                .cloned()
                 .unwrap(),
         ));
         tool.title = Some("Find".into());

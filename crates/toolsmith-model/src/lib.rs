@@ -54,6 +54,7 @@ mod ending;
 mod evaluator;
 mod facts;
 mod forward;
+mod held_schema;
 mod hint;
 mod init;
 pub mod names;
@@ -86,6 +87,7 @@ pub use ending::OutcomeKind;
 pub use evaluator::{EvaluatorMode, EvaluatorSettings, RUN_CODE, UnknownEvaluatorMode};
 pub use facts::{Call, Code, Key, SourceFacts};
 pub use forward::{CompletionRef, Forward, ForwardError, Remote};
+pub use held_schema::Schema;
 pub use hint::Hint;
 pub use init::{
     DEFAULT_INIT_TIMEOUT, InitStatus, InitSummary, InitializedTool, Initializer, LazyInit,

@@ -2,8 +2,6 @@
 //! manifest are the same names with the same meaning, so both go through
 //! [`apply_property`] and cannot drift apart.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use crate::definition::{
@@ -85,7 +83,7 @@ pub fn apply_property(
                         .into(),
                 ));
             }
-            definition.output_schema = Some(Arc::new(schema));
+            definition.output_schema = Some(schema.into());
         }
         "input_schema" => {
             // The whole input schema, for what parameters cannot express (`$defs`, `$ref`,
@@ -98,7 +96,7 @@ pub fn apply_property(
                         .into(),
                 ));
             }
-            definition.input_schema = Arc::new(schema);
+            definition.input_schema = schema.into();
         }
         "timeout" => definition.timeout = Some(crate::duration::parse(value).map_err(error)?),
         "max_concurrency" => definition.max_concurrency = Some(positive(value).map_err(error)?),

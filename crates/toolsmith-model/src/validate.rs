@@ -9,10 +9,18 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use serde_json::{Value, json};
 
 use crate::definition::JsonObject;
+use crate::held_schema::Schema;
 
 /// An input schema that checks (and leniently coerces) call arguments.
 pub struct ArgumentValidator {
     validator: SchemaValidator,
+    /// What coercion reads of the schema, read at the first validation.
+    shape: OnceLock<Shape>,
+}
+
+/// The top level of an input schema, as coercion and the unknown-argument check read it.
+#[derive(Debug)]
+struct Shape {
     /// Declared scalar type of each top-level property, for coercion.
     properties: Vec<(String, Coercion)>,
     /// Whether the schema rejects properties it does not declare.
@@ -22,7 +30,7 @@ pub struct ArgumentValidator {
 impl fmt::Debug for ArgumentValidator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ArgumentValidator")
-            .field("properties", &self.properties)
+            .field("shape", &self.shape.get())
             .finish_non_exhaustive()
     }
 }
@@ -85,14 +93,14 @@ fn compile_value(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
 /// checks it once.
 pub struct SchemaValidator {
     /// The schema, shared with the definition it belongs to (not a copy).
-    schema: Arc<JsonObject>,
+    schema: Schema,
     compiled: OnceLock<Result<Arc<jsonschema::Validator>, SchemaError>>,
 }
 
 /// The compiled validator of `schema`: the one a live [`SchemaValidator`] of an identical
 /// schema already has, or a new one. Compiling happens outside the lock, so two threads
 /// may both compile a schema first seen by both; either result is right.
-fn shared(schema: &Value) -> Result<Arc<jsonschema::Validator>, SchemaError> {
+fn shared(schema: &Schema) -> Result<Arc<jsonschema::Validator>, SchemaError> {
     /// Compiled validators by their schema's JSON text; dead entries are swept whenever
     /// the map has doubled since the last sweep.
     struct Shared {
@@ -100,21 +108,23 @@ fn shared(schema: &Value) -> Result<Arc<jsonschema::Validator>, SchemaError> {
         sweep_at: usize,
     }
     static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
-    let key = schema.to_string();
+    let key = schema.text();
     let lock = || SHARED.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(found) = lock()
         .as_ref()
-        .and_then(|shared| shared.by_schema.get(&key)?.upgrade())
+        .and_then(|shared| shared.by_schema.get(key)?.upgrade())
     {
         return Ok(found);
     }
-    let compiled = Arc::new(compile_value(schema)?);
+    let compiled = Arc::new(compile_value(&schema.to_value())?);
     let mut guard = lock();
     let shared = guard.get_or_insert_with(|| Shared {
         by_schema: HashMap::new(),
         sweep_at: 1024,
     });
-    shared.by_schema.insert(key, Arc::downgrade(&compiled));
+    shared
+        .by_schema
+        .insert(key.to_owned(), Arc::downgrade(&compiled));
     if shared.by_schema.len() >= shared.sweep_at {
         shared.by_schema.retain(|_, weak| weak.strong_count() > 0);
         shared.sweep_at = (shared.by_schema.len() * 2).max(1024);
@@ -125,18 +135,17 @@ fn shared(schema: &Value) -> Result<Arc<jsonschema::Validator>, SchemaError> {
 /// Whether `schema` compiles, compiling it unless a schema of the same JSON text was
 /// checked before or has a live compiled validator: what it compiles to is dropped, as
 /// most tools of a big folder are never called (see [`SchemaValidator`]).
-fn check(schema: &Value) -> Result<(), SchemaError> {
+fn check(schema: &Schema) -> Result<(), SchemaError> {
     use std::collections::HashSet;
     use std::hash::{BuildHasher as _, RandomState};
     /// Hashes of the JSON texts of the schemas that compiled; a few bytes a schema, kept
     /// for the process's life.
     static COMPILES: Mutex<Option<(RandomState, HashSet<u64>)>> = Mutex::new(None);
     let lock = || COMPILES.lock().unwrap_or_else(PoisonError::into_inner);
-    let text = schema.to_string();
     let hash = {
         let mut guard = lock();
         let (state, _) = guard.get_or_insert_with(|| (RandomState::new(), HashSet::new()));
-        let hash = state.hash_one(&text);
+        let hash = state.hash_one(schema.text());
         if guard
             .as_ref()
             .is_some_and(|(_, known)| known.contains(&hash))
@@ -145,7 +154,7 @@ fn check(schema: &Value) -> Result<(), SchemaError> {
         }
         hash
     };
-    compile_value(schema)?;
+    compile_value(&schema.to_value())?;
     if let Some((_, known)) = lock().as_mut() {
         known.insert(hash);
     }
@@ -167,12 +176,12 @@ impl SchemaValidator {
     /// # Errors
     ///
     /// The schema does not compile.
-    pub fn new(schema: &Arc<JsonObject>) -> Result<Self, SchemaError> {
-        if !is_plain_object(schema) {
-            check(&Value::Object((**schema).clone()))?;
+    pub fn new(schema: &Schema) -> Result<Self, SchemaError> {
+        if !schema.is_plain() {
+            check(schema)?;
         }
         Ok(Self {
-            schema: Arc::clone(schema),
+            schema: schema.clone(),
             compiled: OnceLock::new(),
         })
     }
@@ -185,7 +194,7 @@ impl SchemaValidator {
     /// compiling being deterministic rules out.
     pub fn compiled(&self) -> Result<&jsonschema::Validator, &SchemaError> {
         self.compiled
-            .get_or_init(|| shared(&Value::Object((*self.schema).clone())))
+            .get_or_init(|| shared(&self.schema))
             .as_ref()
             .map(|validator| &**validator)
     }
@@ -210,7 +219,7 @@ fn is_plain(schema: &Value) -> bool {
     }
 }
 
-fn is_plain_object(keywords: &JsonObject) -> bool {
+pub(crate) fn is_plain_object(keywords: &JsonObject) -> bool {
     keywords
         .iter()
         .all(|(keyword, value)| is_plain_keyword(keyword, value))
@@ -269,23 +278,29 @@ impl ArgumentValidator {
     /// # Errors
     ///
     /// The schema does not compile.
-    pub fn new(schema: &Arc<JsonObject>) -> Result<Self, SchemaError> {
-        let validator = SchemaValidator::new(schema)?;
-        let properties = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|properties| {
-                properties
-                    .iter()
-                    .map(|(name, property)| (name.clone(), coercion_for(property)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    pub fn new(schema: &Schema) -> Result<Self, SchemaError> {
         Ok(Self {
-            validator,
-            properties,
-            closed,
+            validator: SchemaValidator::new(schema)?,
+            shape: OnceLock::new(),
+        })
+    }
+
+    /// What coercion reads of the schema, read once.
+    fn shape(&self) -> &Shape {
+        self.shape.get_or_init(|| {
+            let schema = self.validator.schema.to_object();
+            let properties = schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|properties| {
+                    properties
+                        .iter()
+                        .map(|(name, property)| (name.clone(), coercion_for(property)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+            Shape { properties, closed }
         })
     }
 
@@ -300,13 +315,14 @@ impl ArgumentValidator {
     /// with the JSON path of the offending value.
     pub fn validate(&self, mut arguments: JsonObject) -> Result<JsonObject, ArgumentErrors> {
         let mut violations = Vec::new();
-        if self.closed {
+        let shape = self.shape();
+        if shape.closed {
             let unknown: Vec<&String> = arguments
                 .keys()
-                .filter(|key| !self.properties.iter().any(|(name, _)| name == *key))
+                .filter(|key| !shape.properties.iter().any(|(name, _)| name == *key))
                 .collect();
             for key in unknown {
-                let valid = self
+                let valid = shape
                     .properties
                     .iter()
                     .map(|(name, _)| format!("`{name}`"))
@@ -322,7 +338,7 @@ impl ArgumentValidator {
                 });
             }
         }
-        for (name, coercion) in &self.properties {
+        for (name, coercion) in &shape.properties {
             if let Some(value) = arguments.get_mut(name) {
                 coerce(value, *coercion);
             }
@@ -340,7 +356,9 @@ impl ArgumentValidator {
             let path = error.instance_path().to_string();
             // Unknown top-level arguments were reported above, with the valid names; one
             // deeper down (an object argument's own `additionalProperties`) is reported here.
-            if self.closed && path.is_empty() && error.to_string().contains("Additional properties")
+            if shape.closed
+                && path.is_empty()
+                && error.to_string().contains("Additional properties")
             {
                 continue;
             }
@@ -476,9 +494,9 @@ mod tests {
                 .cloned()
                 .unwrap()
         };
-        let first = SchemaValidator::new(&Arc::new(schema("^[A-Z]{3}$"))).unwrap();
-        let second = SchemaValidator::new(&Arc::new(schema("^[A-Z]{3}$"))).unwrap();
-        let other = SchemaValidator::new(&Arc::new(schema("^[a-z]+$"))).unwrap();
+        let first = SchemaValidator::new(&Schema::new(&schema("^[A-Z]{3}$"))).unwrap();
+        let second = SchemaValidator::new(&Schema::new(&schema("^[A-Z]{3}$"))).unwrap();
+        let other = SchemaValidator::new(&Schema::new(&schema("^[a-z]+$"))).unwrap();
         let (first, second, other) = (
             first.compiled().unwrap(),
             second.compiled().unwrap(),
@@ -502,7 +520,7 @@ mod tests {
         );
         flags.required = false;
         let schema = input_schema(&[Parameter::new("city", ParamType::String), days, flags]);
-        ArgumentValidator::new(&Arc::new(schema)).unwrap()
+        ArgumentValidator::new(&Schema::new(&schema)).unwrap()
     }
 
     fn args(value: &Value) -> JsonObject {
@@ -556,7 +574,7 @@ mod tests {
         options
             .extra
             .insert("additionalProperties".into(), json!(false));
-        let validator = ArgumentValidator::new(&Arc::new(input_schema(&[options]))).unwrap();
+        let validator = ArgumentValidator::new(&Schema::new(&input_schema(&[options]))).unwrap();
         let errors = validator
             .validate(args(&json!({"options": {"depth": 1, "bogus": 2}})))
             .unwrap_err();
@@ -628,7 +646,7 @@ mod tests {
         ];
         for schema in schemas {
             assert!(!is_plain(&schema), "{schema}");
-            let error = SchemaValidator::new(&Arc::new(object(&schema))).unwrap_err();
+            let error = SchemaValidator::new(&Schema::new(&object(&schema))).unwrap_err();
             assert!(!error.message.is_empty(), "{schema}");
         }
     }
@@ -638,7 +656,7 @@ mod tests {
     #[test]
     fn a_schema_with_other_keywords_is_checked_at_once_and_compiled_by_its_first_use() {
         let schema = json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[a-z]+$"}}});
-        let validator = ArgumentValidator::new(&Arc::new(object(&schema))).unwrap();
+        let validator = ArgumentValidator::new(&Schema::new(&object(&schema))).unwrap();
         assert!(!validator.is_compiled());
         let errors = validator
             .validate(args(&json!({"code": "ABC"})))
@@ -647,7 +665,7 @@ mod tests {
         assert!(validator.is_compiled());
         // Checked again (the same text): still an error for an invalid one.
         let invalid = json!({"type": "string", "pattern": "("});
-        assert!(SchemaValidator::new(&Arc::new(object(&invalid))).is_err());
-        assert!(SchemaValidator::new(&Arc::new(object(&invalid))).is_err());
+        assert!(SchemaValidator::new(&Schema::new(&object(&invalid))).is_err());
+        assert!(SchemaValidator::new(&Schema::new(&object(&invalid))).is_err());
     }
 }

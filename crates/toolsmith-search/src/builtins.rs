@@ -73,7 +73,7 @@ pub fn results(catalog: &Catalog, hits: &[Hit]) -> Value {
                 definition.title.as_deref(),
                 &definition.description,
                 hit.score,
-                Value::Object((*definition.input_schema).clone()),
+                definition.input_schema.to_value(),
             ))
         })
         .collect();
@@ -202,10 +202,7 @@ impl Tool for ToolSearch {
                 let definition = entry.definition();
                 text.push(format!(
                     "{} ({}): {}\n  inputSchema: {}",
-                    definition.name,
-                    hit.score,
-                    definition.description,
-                    Value::Object((*definition.input_schema).clone()),
+                    definition.name, hit.score, definition.description, definition.input_schema,
                 ));
             }
         }

@@ -3,7 +3,6 @@
 
 use fnv::FnvHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use toolsmith_model::ToolDefinition;
 
 use crate::intent::{self, Intent};
@@ -126,8 +125,10 @@ impl SearchIndex {
         let mut index = Self::default();
         let mut meaning_texts = Vec::new();
         for definition in definitions {
-            index.add(definition);
-            meaning_texts.push(meaning_text(definition));
+            // Read once from the schema's text for both texts (issue 21).
+            let parameters = definition.input_schema.parameters();
+            index.add(definition, &parameters);
+            meaning_texts.push(meaning_text(definition, &parameters));
         }
         let ids = 0..u32::try_from(index.vocabulary.len()).unwrap_or(u32::MAX);
         index.sorted = ids.clone().collect();
@@ -166,14 +167,14 @@ impl SearchIndex {
         self.names.is_empty()
     }
 
-    fn add(&mut self, definition: &ToolDefinition) {
+    fn add(&mut self, definition: &ToolDefinition, parameters: &[(String, Option<String>)]) {
         let document = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
         self.names.push(definition.name.clone());
         self.normalized_names
             .entry(words(&definition.name).join("_"))
             .or_default()
             .push(document as usize);
-        let parameters = parameter_text(definition);
+        let parameters = parameters_text(parameters);
         let fields = [
             (Field::Name, definition.name.clone()),
             (Field::Title, definition.title.clone().unwrap_or_default()),
@@ -497,7 +498,7 @@ fn whole_words(text: &str) -> impl Iterator<Item = String> {
 
 /// The text a tool's meaning is taken from: name, title, description, keywords, tags,
 /// folders and parameter names.
-fn meaning_text(definition: &ToolDefinition) -> String {
+fn meaning_text(definition: &ToolDefinition, parameters: &[(String, Option<String>)]) -> String {
     let mut text = definition.name.clone();
     for part in [
         definition.title.as_deref().unwrap_or_default(),
@@ -515,11 +516,9 @@ fn meaning_text(definition: &ToolDefinition) -> String {
         text.push(' ');
         text.push_str(word);
     }
-    if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
-        for name in properties.keys() {
-            text.push(' ');
-            text.push_str(name);
-        }
+    for (name, _) in parameters {
+        text.push(' ');
+        text.push_str(name);
     }
     text
 }
@@ -527,15 +526,18 @@ fn meaning_text(definition: &ToolDefinition) -> String {
 /// A tool's parameter names and descriptions, space separated: the text of its
 /// parameters field.
 pub fn parameter_text(definition: &ToolDefinition) -> String {
+    parameters_text(&definition.input_schema.parameters())
+}
+
+/// [`parameter_text`] of parameters already read from the schema.
+fn parameters_text(parameters: &[(String, Option<String>)]) -> String {
     let mut text = String::new();
-    if let Some(Value::Object(properties)) = definition.input_schema.get("properties") {
-        for (name, schema) in properties {
-            text.push_str(name);
+    for (name, description) in parameters {
+        text.push_str(name);
+        text.push(' ');
+        if let Some(description) = description {
+            text.push_str(description);
             text.push(' ');
-            if let Some(Value::String(description)) = schema.get("description") {
-                text.push_str(description);
-                text.push(' ');
-            }
         }
     }
     text

@@ -193,8 +193,13 @@ fn to_rmcp_tool(definition: &ToolDefinition) -> Tool {
             if serde_json::to_value(&tool).ok().as_ref() != Some(&published) {
                 tracing::warn!(tool = %definition.name, "rmcp's Tool type does not carry every field of this tool; some are not published");
             }
-            tool.input_schema = Arc::clone(&definition.input_schema);
-            tool.output_schema.clone_from(&definition.output_schema);
+            // Parsed once and kept for the life of the definition: a listed tool is
+            // listed again.
+            tool.input_schema = Arc::clone(definition.input_schema.object());
+            tool.output_schema = definition
+                .output_schema
+                .as_ref()
+                .map(|schema| Arc::clone(schema.object()));
             tool
         }
         Err(error) => {
@@ -204,7 +209,7 @@ fn to_rmcp_tool(definition: &ToolDefinition) -> Tool {
             Tool::new(
                 definition.name.clone(),
                 definition.description.clone(),
-                Arc::clone(&definition.input_schema),
+                Arc::clone(definition.input_schema.object()),
             )
         }
     }

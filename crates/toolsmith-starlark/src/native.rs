@@ -376,7 +376,7 @@ fn build(
     definition.facts = source_facts(path, program, registration, syntax);
     if let Some(returns) = syntax.and_then(|function| function.returns.as_ref()) {
         match output_schema(&returns.text) {
-            Ok(schema) => definition.output_schema = schema.map(Arc::new),
+            Ok(schema) => definition.output_schema = schema.map(Into::into),
             Err(()) => diagnostics.push(
                 at_annotation(path, returns)
                     .with_message(format!("unknown return annotation `{}`", returns.text))

@@ -48,13 +48,16 @@ impl UpstreamTool {
         let mut definition = ToolDefinition::new(
             format!("{}{}", spec.prefix, remote.name),
             remote.description.as_deref().unwrap_or_default(),
-            Arc::clone(&remote.input_schema),
+            toolsmith_model::Schema::with_object(Arc::clone(&remote.input_schema)),
         );
         definition.title = remote
             .title
             .clone()
             .or_else(|| remote.annotations.as_ref()?.title.clone());
-        definition.output_schema.clone_from(&remote.output_schema);
+        definition.output_schema = remote
+            .output_schema
+            .clone()
+            .map(toolsmith_model::Schema::with_object);
         if let Some(hints) = &remote.annotations {
             definition.annotations = Annotations {
                 read_only: hints.read_only_hint,

@@ -218,12 +218,9 @@ fn render_tool(body: &mut String, tool: &ToolDefinition) {
     let _ = writeln!(body);
     let _ = writeln!(body, "{}", tool.description.trim());
     let _ = writeln!(body);
-    let properties = tool
-        .input_schema
-        .get("properties")
-        .and_then(Value::as_object);
-    let required: Vec<&str> = tool
-        .input_schema
+    let schema = tool.input_schema.to_object();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())

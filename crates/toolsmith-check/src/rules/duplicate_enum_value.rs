@@ -34,21 +34,25 @@ declare_rule! {
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
         let mut found = Vec::new();
-        schema::walk(&tool.definition.input_schema, "", &mut |path, subschema| {
-            let Some(Value::Array(values)) = subschema.get("enum") else {
-                return;
-            };
-            for (index, value) in values.iter().enumerate() {
-                if values[..index]
-                    .iter()
-                    .filter(|earlier| *earlier == value)
-                    .count()
-                    == 1
-                {
-                    found.push((path.to_owned(), value.clone()));
+        schema::walk(
+            tool.definition.input_schema.object(),
+            "",
+            &mut |path, subschema| {
+                let Some(Value::Array(values)) = subschema.get("enum") else {
+                    return;
+                };
+                for (index, value) in values.iter().enumerate() {
+                    if values[..index]
+                        .iter()
+                        .filter(|earlier| *earlier == value)
+                        .count()
+                        == 1
+                    {
+                        found.push((path.to_owned(), value.clone()));
+                    }
                 }
-            }
-        });
+            },
+        );
         for (path, value) in found {
             let at = tool.at_schema_keyword(&path, "enum");
             report

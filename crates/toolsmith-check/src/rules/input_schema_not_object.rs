@@ -28,7 +28,7 @@ declare_rule! {
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
-        let kind = tool.definition.input_schema.get("type");
+        let kind = tool.definition.input_schema.object().get("type");
         if kind != Some(&Value::String("object".into())) {
             let shown = kind.map_or_else(|| "no `type`".to_owned(), |kind| format!("type {kind}"));
             report

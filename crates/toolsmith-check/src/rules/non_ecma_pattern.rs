@@ -48,20 +48,24 @@ declare_rule! {
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
         let mut patterns: Vec<(String, String, bool)> = Vec::new();
-        schema::walk(&tool.definition.input_schema, "", &mut |path, subschema| {
-            if let Some(Value::String(pattern)) = subschema.get("pattern") {
-                patterns.push((path.to_owned(), pattern.clone(), true));
-            }
-            for key in subschema
-                .get("patternProperties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .map(|(key, _)| key)
-            {
-                patterns.push((path.to_owned(), key.clone(), false));
-            }
-        });
+        schema::walk(
+            tool.definition.input_schema.object(),
+            "",
+            &mut |path, subschema| {
+                if let Some(Value::String(pattern)) = subschema.get("pattern") {
+                    patterns.push((path.to_owned(), pattern.clone(), true));
+                }
+                for key in subschema
+                    .get("patternProperties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .map(|(key, _)| key)
+                {
+                    patterns.push((path.to_owned(), key.clone(), false));
+                }
+            },
+        );
         for (path, pattern, fixable) in patterns {
             let analysis = ecma::analyse(&pattern);
             if analysis.problems.is_empty() {

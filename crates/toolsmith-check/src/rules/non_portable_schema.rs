@@ -49,7 +49,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             schemas.push(("/outputSchema", output));
         }
         for (prefix, root) in schemas {
-            schema::walk(root, "", &mut |path, subschema| {
+            schema::walk(root.object(), "", &mut |path, subschema| {
                 for (keyword, help) in KEYWORDS {
                     if subschema.contains_key(*keyword) {
                         found.push((format!("{prefix}{path}"), *keyword, *help));

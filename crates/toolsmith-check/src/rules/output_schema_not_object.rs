@@ -34,7 +34,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         let Some(output) = &tool.definition.output_schema else {
             continue;
         };
-        let kind = output.get("type");
+        let kind = output.object().get("type");
         if kind != Some(&Value::String("object".into())) {
             let shown = kind.map_or_else(|| "no `type`".to_owned(), |kind| format!("type {kind}"));
             report

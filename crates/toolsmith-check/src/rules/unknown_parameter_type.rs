@@ -59,13 +59,17 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
             }
         }
         let mut found = Vec::new();
-        schema::walk(&tool.definition.input_schema, "", &mut |path, subschema| {
-            for name in schema::types(subschema) {
-                if !JSON_TYPES.contains(&name) {
-                    found.push((path.to_owned(), name.to_owned()));
+        schema::walk(
+            tool.definition.input_schema.object(),
+            "",
+            &mut |path, subschema| {
+                for name in schema::types(subschema) {
+                    if !JSON_TYPES.contains(&name) {
+                        found.push((path.to_owned(), name.to_owned()));
+                    }
                 }
-            }
-        });
+            },
+        );
         for (path, name) in found {
             let at = tool.at_schema_keyword(&path, "type");
             let place = if path.is_empty() {

@@ -199,12 +199,9 @@ fn thousands(n: usize) -> String {
 }
 
 fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String; 5] {
-    let properties = tool
-        .input_schema
-        .get("properties")
-        .and_then(|p| p.as_object());
-    let required: Vec<&str> = tool
-        .input_schema
+    let schema = tool.input_schema.to_object();
+    let properties = schema.get("properties").and_then(|p| p.as_object());
+    let required: Vec<&str> = schema
         .get("required")
         .and_then(|r| r.as_array())
         .map(|names| names.iter().filter_map(|n| n.as_str()).collect())

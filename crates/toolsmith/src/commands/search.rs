@@ -46,7 +46,7 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
         Some(Found {
             title: definition.title.as_deref(),
             description: &definition.description,
-            input_schema: Value::Object((*definition.input_schema).clone()),
+            input_schema: definition.input_schema.to_value(),
         })
     };
     let status = show(printer, &index, query, *limit, *json, found)?;

@@ -98,7 +98,7 @@ impl Cache {
                 name: definition.name.clone(),
                 title: definition.title.clone(),
                 description: definition.description.clone(),
-                input_schema: serde_json::to_string(&*definition.input_schema).unwrap_or_default(),
+                input_schema: definition.input_schema.text().to_owned(),
             })
             .collect();
         let stored = Stored {

@@ -496,7 +496,8 @@ fn first_minute(printer: Printer, state: &ServerState, dir: Option<&Path>, profi
     if let Some(example) = catalog.definitions().next() {
         let required: Vec<String> = example
             .input_schema
-            .get("required")
+            .keyword("required")
+            .as_ref()
             .and_then(serde_json::Value::as_array)
             .into_iter()
             .flatten()

@@ -1,0 +1,350 @@
+//! A tool's published JSON Schema, held as its compact JSON text and parsed only where a
+//! call or a listing needs the object.
+//!
+//! A schema as a `serde_json` object is an ordered map per object and a string per key:
+//! about 6 KB for a schema whose text is 600 bytes. A folder of thousands of tools holds
+//! every one of them, and uses few: `tools/list` of a folder behind `tool_search` lists
+//! two, a server validates the arguments of the tools it calls. So a definition holds the
+//! text, which `tools/list`, `tool_search` and `[search] mode = "auto"` read as it is, and
+//! the object is parsed once, and kept, by what needs it for good (a tool's validator, its
+//! listed rmcp `Tool`); everything that only reads a schema once parses a copy it drops
+//! (issue 21, item 1; docs/performance.md).
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+use crate::definition::JsonObject;
+
+/// A JSON Schema object as its compact JSON text, cheap to clone (shared).
+///
+/// Two schemas are equal when their texts are: the text is written from the object in its
+/// keys' order, so equal objects in the same order have equal texts.
+#[derive(Clone)]
+pub struct Schema(Arc<Held>);
+
+struct Held {
+    text: Box<str>,
+    /// Written only with keywords that surely compile (`validate::is_plain_object`),
+    /// decided while the object was at hand.
+    plain: bool,
+    object: OnceLock<Arc<JsonObject>>,
+}
+
+impl Schema {
+    /// The schema of `object`, held as its text (the object is dropped).
+    pub fn new(object: &JsonObject) -> Self {
+        // A `Map` of `Value`s always serializes.
+        let text = serde_json::to_string(object).unwrap_or_else(|_| "{}".to_owned());
+        Self(Arc::new(Held {
+            text: text.into_boxed_str(),
+            plain: crate::validate::is_plain_object(object),
+            object: OnceLock::new(),
+        }))
+    }
+
+    /// The schema of `object`, kept parsed too: for a schema whose object something holds
+    /// anyway (an upstream server's listing).
+    pub fn with_object(object: Arc<JsonObject>) -> Self {
+        let schema = Self::new(&object);
+        let _ = schema.0.object.set(object);
+        schema
+    }
+
+    /// The schema's compact JSON text, as `tools/list` publishes it.
+    pub fn text(&self) -> &str {
+        &self.0.text
+    }
+
+    /// The schema as an object, parsed on first use and kept: for what holds it for the
+    /// life of the definition (a validator, a listed tool). What reads a schema once uses
+    /// [`Schema::to_object`].
+    pub fn object(&self) -> &Arc<JsonObject> {
+        self.0.object.get_or_init(|| Arc::new(self.parse()))
+    }
+
+    /// The schema as an object of its own, not kept.
+    pub fn to_object(&self) -> JsonObject {
+        match self.0.object.get() {
+            Some(object) => (**object).clone(),
+            None => self.parse(),
+        }
+    }
+
+    /// The schema as a JSON value of its own (see [`Schema::to_object`]).
+    pub fn to_value(&self) -> Value {
+        Value::Object(self.to_object())
+    }
+
+    /// The value of one top-level keyword (`properties`, `type`), parsed from a copy.
+    pub fn keyword(&self, keyword: &str) -> Option<Value> {
+        match self.0.object.get() {
+            Some(object) => object.get(keyword).cloned(),
+            None => self.parse().remove(keyword),
+        }
+    }
+
+    /// The names of the top-level properties (the tool's parameters) with their
+    /// `description`s, in order, read from the text without building the rest of the
+    /// object: what tool search indexes of every tool (issue 21).
+    pub fn parameters(&self) -> Vec<(String, Option<String>)> {
+        if let Some(object) = self.0.object.get() {
+            let Some(Value::Object(properties)) = object.get("properties") else {
+                return Vec::new();
+            };
+            return properties
+                .iter()
+                .map(|(name, schema)| {
+                    let description = schema.get("description").and_then(Value::as_str);
+                    (name.clone(), description.map(str::to_owned))
+                })
+                .collect();
+        }
+        serde_json::from_str::<parameters::Top>(&self.0.text)
+            .map(|top| top.properties.0)
+            .unwrap_or_default()
+    }
+
+    /// Whether the schema is written only with keywords that cannot fail to compile, so
+    /// its validator need not be checked before its first use ([`crate::SchemaValidator`]).
+    pub fn is_plain(&self) -> bool {
+        self.0.plain
+    }
+
+    /// Whether the object has been parsed and kept ([`Schema::object`]).
+    pub fn is_parsed(&self) -> bool {
+        self.0.object.get().is_some()
+    }
+
+    fn parse(&self) -> JsonObject {
+        serde_json::from_str(&self.0.text).expect("a schema's text was written from a JSON object")
+    }
+}
+
+/// Reading only `properties` and each property's `description` out of a schema's text;
+/// every other value is skipped without being built.
+mod parameters {
+    use std::fmt;
+
+    use serde::Deserialize;
+    use serde::de::{IgnoredAny, MapAccess, Visitor};
+
+    /// A schema's top level: its `properties`, if they are an object.
+    #[derive(Deserialize)]
+    pub(super) struct Top {
+        #[serde(default)]
+        pub(super) properties: Properties,
+    }
+
+    /// Property names with their descriptions, in order; anything but an object is none.
+    #[derive(Default)]
+    pub(super) struct Properties(pub(super) Vec<(String, Option<String>)>);
+
+    /// A property's `description`, if it is a string and the property an object.
+    struct Description(Option<String>);
+
+    impl<'de> Deserialize<'de> for Properties {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Entries;
+            impl<'de> Visitor<'de> for Entries {
+                type Value = Properties;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a JSON value")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Properties, A::Error> {
+                    let mut entries = Vec::new();
+                    while let Some((name, Description(description))) = map.next_entry()? {
+                        entries.push((name, description));
+                    }
+                    Ok(Properties(entries))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Properties, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Properties::default())
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Properties, E> {
+                    Ok(Properties::default())
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Properties, E> {
+                    Ok(Properties::default())
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Properties, E> {
+                    Ok(Properties::default())
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Properties, E> {
+                    Ok(Properties::default())
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Properties, E> {
+                    Ok(Properties::default())
+                }
+                fn visit_unit<E>(self) -> Result<Properties, E> {
+                    Ok(Properties::default())
+                }
+            }
+            deserializer.deserialize_any(Entries)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Description {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Keywords;
+            impl<'de> Visitor<'de> for Keywords {
+                type Value = Description;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a JSON value")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Description, A::Error> {
+                    let mut description = None;
+                    while let Some(keyword) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                        if keyword == "description" {
+                            description = map
+                                .next_value::<serde_json::Value>()?
+                                .as_str()
+                                .map(str::to_owned);
+                        } else {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                    Ok(Description(description))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Description, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Description(None))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Description, E> {
+                    Ok(Description(None))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Description, E> {
+                    Ok(Description(None))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Description, E> {
+                    Ok(Description(None))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Description, E> {
+                    Ok(Description(None))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Description, E> {
+                    Ok(Description(None))
+                }
+                fn visit_unit<E>(self) -> Result<Description, E> {
+                    Ok(Description(None))
+                }
+            }
+            deserializer.deserialize_any(Keywords)
+        }
+    }
+}
+
+impl From<JsonObject> for Schema {
+    fn from(object: JsonObject) -> Self {
+        Self::new(&object)
+    }
+}
+
+impl From<&JsonObject> for Schema {
+    fn from(object: &JsonObject) -> Self {
+        Self::new(object)
+    }
+}
+
+impl From<Arc<JsonObject>> for Schema {
+    fn from(object: Arc<JsonObject>) -> Self {
+        Self::new(&object)
+    }
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.text == other.0.text
+    }
+}
+
+impl Eq for Schema {}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.text)
+    }
+}
+
+impl fmt::Display for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn object(value: &Value) -> JsonObject {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn the_text_is_compact_json_in_the_keys_order_and_parses_back() {
+        let original =
+            object(&json!({"type": "object", "properties": {"z": {}, "a": {"type": "integer"}}}));
+        let schema = Schema::new(&original);
+        assert_eq!(
+            schema.text(),
+            r#"{"type":"object","properties":{"z":{},"a":{"type":"integer"}}}"#
+        );
+        assert!(!schema.is_parsed());
+        assert_eq!(schema.to_object(), original);
+        assert_eq!(schema.keyword("type"), Some(json!("object")));
+        assert!(!schema.is_parsed(), "reading a copy keeps nothing");
+        assert_eq!(**schema.object(), original);
+        assert!(schema.is_parsed());
+    }
+
+    #[test]
+    fn parameters_are_read_in_order_with_their_descriptions_whatever_the_rest_is() {
+        let text = json!({"type": "object", "$defs": {"x": [1, {"a": null}]},
+            "properties": {"city": {"type": "string", "description": "City name", "enum": ["a"]},
+                           "flag": true,
+                           "days": {"description": 3, "anyOf": [{"type": "integer"}]},
+                           "note": {"title": "t", "description": "A \"quoted\" note"}}});
+        let expected = vec![
+            ("city".to_owned(), Some("City name".to_owned())),
+            ("flag".to_owned(), None),
+            ("days".to_owned(), None),
+            ("note".to_owned(), Some("A \"quoted\" note".to_owned())),
+        ];
+        let schema = Schema::new(&object(&text));
+        assert_eq!(schema.parameters(), expected);
+        assert!(!schema.is_parsed());
+        schema.object();
+        assert_eq!(
+            schema.parameters(),
+            expected,
+            "the same from the parsed object"
+        );
+        for odd in [
+            json!({}),
+            json!({"properties": [1]}),
+            json!({"properties": "x"}),
+        ] {
+            assert_eq!(Schema::new(&object(&odd)).parameters(), vec![]);
+        }
+    }
+
+    #[test]
+    fn schemas_are_equal_when_their_texts_are() {
+        let a = Schema::new(&object(&json!({"type": "object"})));
+        let b = Schema::new(&object(&json!({"type": "object"})));
+        let c = Schema::new(&object(&json!({"type": "object", "required": []})));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a, a.clone());
+    }
+}
