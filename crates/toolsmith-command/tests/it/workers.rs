@@ -320,9 +320,9 @@ fn a_node_worker_killed_mid_call_fails_that_call_only() {
     let dir = folder("worker.js", NODE_WORKER);
     let pool = pool(dir.path(), &["node", "worker.js"], processes(2));
     let nap = tool(&pool, "nap", &json!({"seconds": {"type": "number"}}));
-    let hold = tool(&pool, "hold", &json!({}));
+    let second = tool(&pool, "hold", &json!({}));
     let pid = tool(&pool, "pid", &json!({}));
-    let (napped, held, holding) = std::thread::scope(|scope| {
+    let (napped, second_answer, holding) = std::thread::scope(|scope| {
         let napping_call = scope.spawn(|| {
             nap.call(
                 &object(&json!({"seconds": 60})),
@@ -332,7 +332,7 @@ fn a_node_worker_killed_mid_call_fails_that_call_only() {
         let napping: i32 = wait_for_file(dir.path(), "pidfile").parse().expect("a pid");
         // A second call, on the pool's other process, is in flight during the kill.
         let holding_call =
-            scope.spawn(|| hold.call(&object(&json!({})), &CallContext::detached(PATIENCE)));
+            scope.spawn(|| second.call(&object(&json!({})), &CallContext::detached(PATIENCE)));
         let holding: i32 = wait_for_file(dir.path(), "holding").parse().expect("a pid");
         assert_ne!(napping, holding, "the two calls share a process");
         nix::sys::signal::kill(
@@ -342,8 +342,8 @@ fn a_node_worker_killed_mid_call_fails_that_call_only() {
         .expect("the worker can be killed");
         let napped = napping_call.join().expect("the calling thread panicked");
         std::fs::write(dir.path().join("release"), "").expect("the temp dir is writable");
-        let held = holding_call.join().expect("the calling thread panicked");
-        (napped, held, holding)
+        let second_answer = holding_call.join().expect("the calling thread panicked");
+        (napped, second_answer, holding)
     });
     let message = failure(napped);
     assert!(
@@ -351,7 +351,7 @@ fn a_node_worker_killed_mid_call_fails_that_call_only() {
         "{message}"
     );
     assert!(message.contains("napping in the worker"), "{message}");
-    match held {
+    match second_answer {
         Ok(ToolReturn::Value(value)) => assert_eq!(value["pid"], holding, "{value}"),
         other => panic!("the call on the other process failed: {other:?}"),
     }
@@ -370,11 +370,11 @@ fn a_hanging_node_worker_is_replaced_after_the_calls_timeout() {
     let hung = u32::try_from(pid_of(&pid)).expect("a pid fits");
     let mut definition = definition("hang", &json!({}));
     definition.timeout = Some(Duration::from_millis(500));
-    let hang = CommandTool::new(definition, pool.command().to_vec(), dir.path())
+    let blocking = CommandTool::new(definition, pool.command().to_vec(), dir.path())
         .expect("no placeholders")
         .with_worker(Arc::clone(&pool));
     let context = CallContext::detached(Duration::from_millis(500));
-    let message = failure(hang.call(&object(&json!({})), &context));
+    let message = failure(blocking.call(&object(&json!({})), &context));
     assert!(
         message.contains("did not answer within 500ms and was killed"),
         "{message}"

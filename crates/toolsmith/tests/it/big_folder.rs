@@ -54,7 +54,9 @@ fn description(n: usize) -> String {
 /// 26), so an answer shows which call it was.
 fn arguments(n: usize) -> Value {
     let letter = |k: usize| char::from(b'A' + u8::try_from(k % 26).unwrap());
-    let code: String = [letter(n / 676), letter(n / 26), letter(n)].iter().collect();
+    let code: String = [letter(n / 676), letter(n / 26), letter(n)]
+        .iter()
+        .collect();
     json!({"code": code, "count": n})
 }
 
@@ -141,7 +143,10 @@ fn five_thousand_tools_are_listed_callable_and_validated() {
     assert!(text.contains("/code") && text.contains("/count"), "{text}");
     // Another tool of the same schema shape, first call, with its own minimum.
     let below = server.call("record_0007", &json!({"code": "XYZ", "count": 6}));
-    assert_eq!(below["isError"], true, "below record_0007's minimum: {below}");
+    assert_eq!(
+        below["isError"], true,
+        "below record_0007's minimum: {below}"
+    );
 
     call_every_tool(&mut server);
     server.stop();

@@ -105,7 +105,10 @@ fn an_upstream_is_asked_for_the_2025_11_25_revision_and_may_ask_the_client_mid_c
     );
 
     let initializes = std::fs::read_to_string(&initializes).unwrap();
-    assert!(!initializes.is_empty(), "the upstream was never initialized");
+    assert!(
+        !initializes.is_empty(),
+        "the upstream was never initialized"
+    );
     for line in initializes.lines() {
         let params: Value = serde_json::from_str(line).unwrap();
         assert_eq!(params["protocolVersion"], "2025-11-25", "{params}");

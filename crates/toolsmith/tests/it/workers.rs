@@ -159,8 +159,10 @@ fn a_cancelled_call_reaches_its_worker_as_a_cancel_line_and_is_answered_once_at_
         &json!({"name": "until_cancelled", "arguments": {}}),
     );
     let started = wait_for_file(dir.path(), "started");
-    server.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": call, "reason": "no longer needed"}}));
+    server.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": call, "reason": "no longer needed"}}),
+    );
     assert_eq!(wait_for_file(dir.path(), "saw-cancel"), "yes");
 
     // The worker answered its cancel in time, so it keeps serving: the pool's one process
@@ -170,7 +172,10 @@ fn a_cancelled_call_reaches_its_worker_as_a_cancel_line_and_is_answered_once_at_
     // A cancelled request should not be answered (MCP, "Cancellation"); one answer is
     // allowed for a cancel that crossed the result, a second never.
     let answers = seen.iter().filter(|message| message["id"] == call).count();
-    assert!(answers <= 1, "{answers} answers to the cancelled call: {seen:?}");
+    assert!(
+        answers <= 1,
+        "{answers} answers to the cancelled call: {seen:?}"
+    );
 }
 
 #[test]
