@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ErrorData, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ResourceUpdatedNotificationParam, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -235,6 +235,17 @@ where
     })
 }
 
+/// The protocol revision Toolsmith asks an upstream for in `initialize`: 2025-11-25
+/// (docs/gateway.md, "A faithful proxy").
+///
+/// rmcp 3.11's client asks for its newest revision, 2026-07-28, unless told otherwise. An
+/// upstream that grants it may send sampling, elicitation and roots requests only while a
+/// request of Toolsmith's is in flight at rmcp, whose client rejects the rest (SEP-2260). A
+/// call on the direct path (`direct.rs`) bypasses rmcp, so every request such an upstream
+/// made during a call would be rejected instead of forwarded live to the client of the
+/// call. In the 2025-11-25 revision an upstream may ask during a call (issue 17).
+const UPSTREAM_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
 impl ClientHandler for Relay {
     fn get_info(&self) -> ClientConfig {
         let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
@@ -247,6 +258,7 @@ impl ClientHandler for Relay {
             capabilities,
             Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(UPSTREAM_PROTOCOL)
     }
 
     async fn on_progress(

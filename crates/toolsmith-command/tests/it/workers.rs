@@ -121,6 +121,34 @@ tool(function greet({ name }) {
   return `Hello, ${name}!`;
 });
 
+tool(function pid() {
+  return { pid: process.pid };
+});
+
+tool(function nap({ seconds }) {
+  fs.writeFileSync("pidfile", String(process.pid));
+  console.error("napping in the worker");
+  return new Promise((resolve) => setTimeout(() => resolve("rested"), seconds * 1000));
+});
+
+// Answers once the test writes `release`, after writing `holding` (its pid).
+tool(function hold() {
+  fs.writeFileSync("holding", String(process.pid));
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (fs.existsSync("release")) {
+        clearInterval(poll);
+        resolve({ pid: process.pid });
+      }
+    }, 10);
+  });
+});
+
+// Blocks the event loop (without spinning): the worker reads no cancel, answers nothing.
+tool(function hang() {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+});
+
 tool(function until_cancelled(args, call) {
   fs.writeFileSync("started", String(process.pid));
   return new Promise((resolve, reject) => {
@@ -273,6 +301,80 @@ fn a_hanging_worker_is_replaced_after_the_calls_timeout() {
         .with_worker(Arc::clone(&pool));
     let context = CallContext::detached(Duration::from_millis(500));
     let message = failure(nap.call(&object(&json!({"seconds": 60})), &context));
+    assert!(
+        message.contains("did not answer within 500ms and was killed"),
+        "{message}"
+    );
+    assert!(
+        eventually_gone(hung),
+        "the hung worker {hung} is still running"
+    );
+    assert_ne!(pid_of(&pid), u64::from(hung));
+}
+
+#[test]
+fn a_node_worker_killed_mid_call_fails_that_call_only() {
+    if !node_available() {
+        return;
+    }
+    let dir = folder("worker.js", NODE_WORKER);
+    let pool = pool(dir.path(), &["node", "worker.js"], processes(2));
+    let nap = tool(&pool, "nap", &json!({"seconds": {"type": "number"}}));
+    let second = tool(&pool, "hold", &json!({}));
+    let pid = tool(&pool, "pid", &json!({}));
+    let (napped, second_answer, holding) = std::thread::scope(|scope| {
+        let napping_call = scope.spawn(|| {
+            nap.call(
+                &object(&json!({"seconds": 60})),
+                &CallContext::detached(PATIENCE),
+            )
+        });
+        let napping: i32 = wait_for_file(dir.path(), "pidfile").parse().expect("a pid");
+        // A second call, on the pool's other process, is in flight during the kill.
+        let holding_call =
+            scope.spawn(|| second.call(&object(&json!({})), &CallContext::detached(PATIENCE)));
+        let holding: i32 = wait_for_file(dir.path(), "holding").parse().expect("a pid");
+        assert_ne!(napping, holding, "the two calls share a process");
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(napping),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .expect("the worker can be killed");
+        let napped = napping_call.join().expect("the calling thread panicked");
+        std::fs::write(dir.path().join("release"), "").expect("the temp dir is writable");
+        let second_answer = holding_call.join().expect("the calling thread panicked");
+        (napped, second_answer, holding)
+    });
+    let message = failure(napped);
+    assert!(
+        message.contains("was killed by signal 9 (SIGKILL) during the call"),
+        "{message}"
+    );
+    assert!(message.contains("napping in the worker"), "{message}");
+    match second_answer {
+        Ok(ToolReturn::Value(value)) => assert_eq!(value["pid"], holding, "{value}"),
+        other => panic!("the call on the other process failed: {other:?}"),
+    }
+    assert!(pid_of(&pid) > 0, "the next call is served");
+}
+
+#[test]
+fn a_hanging_node_worker_is_replaced_after_the_calls_timeout() {
+    if !node_available() {
+        return;
+    }
+    let dir = folder("worker.js", NODE_WORKER);
+    let pool = pool(dir.path(), &["node", "worker.js"], processes(1));
+    let pid = tool(&pool, "pid", &json!({}));
+    // Started first, so that the short timeout below is spent in the call, not in startup.
+    let hung = u32::try_from(pid_of(&pid)).expect("a pid fits");
+    let mut definition = definition("hang", &json!({}));
+    definition.timeout = Some(Duration::from_millis(500));
+    let blocking = CommandTool::new(definition, pool.command().to_vec(), dir.path())
+        .expect("no placeholders")
+        .with_worker(Arc::clone(&pool));
+    let context = CallContext::detached(Duration::from_millis(500));
+    let message = failure(blocking.call(&object(&json!({})), &context));
     assert!(
         message.contains("did not answer within 500ms and was killed"),
         "{message}"

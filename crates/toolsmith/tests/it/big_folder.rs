@@ -1,8 +1,9 @@
 //! A folder of 5,000 command tools behaves like a small one (issue 21, item 1, "Tests"):
-//! every tool listed and callable, a never-called tool's first call validates its
-//! arguments, search finds a tool, and `--watch` republishes only the tool whose file
-//! changed, with one `list_changed`. Timings live in `bench/bigfolder/`, not here.
+//! every tool listed and called, each answering as itself, a never-called tool's first call
+//! validates its arguments, search finds a tool, and `--watch` republishes only the tool
+//! whose file changed, with one `list_changed`. Timings live in `bench/bigfolder/`, not here.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -13,12 +14,17 @@ use crate::toolsmith;
 
 const TOOLS: usize = 5_000;
 
-/// The manifest of tool `n`: a `cat` command (the arguments come back as its result) with
-/// a schema that must be compiled to be checked (a pattern, a minimum).
+/// How many calls the test keeps in flight over its one connection: well under the
+/// server's 64 call slots, so no call waits for a slot long enough to be answered busy.
+const IN_FLIGHT: usize = 32;
+
+/// The manifest of tool `n`: a command whose result is its own name and the arguments it
+/// got (`["record_0007", {"code": …, "count": 7}]`), with a schema that must be compiled to
+/// be checked (a pattern, a minimum).
 fn manifest(n: usize, description: &str) -> String {
     format!(
         r#"description = "{description}"
-command = ["cat"]
+command = ["sh", "-c", "read -r arguments; printf '[\"%s\", %s]' \"$0\" \"$arguments\"", "record_{n:04}"]
 
 [[parameters]]
 name = "code"
@@ -42,6 +48,16 @@ fn description(n: usize) -> String {
     } else {
         format!("Return the record number {n} of the ledger, with its entries.")
     }
+}
+
+/// Arguments valid for tool `n` and unlike any other tool's (the code spells `n` in base
+/// 26), so an answer shows which call it was.
+fn arguments(n: usize) -> Value {
+    let letter = |k: usize| char::from(b'A' + u8::try_from(k % 26).unwrap());
+    let code: String = [letter(n / 676), letter(n / 26), letter(n)]
+        .iter()
+        .collect();
+    json!({"code": code, "count": n})
 }
 
 /// A temporary folder of [`TOOLS`] manifests, 100 to a subfolder.
@@ -81,6 +97,36 @@ fn serve(dir: &Path, extra: &[&str]) -> ServeProcess {
     server
 }
 
+/// Calls every tool of the folder with its own [`arguments`], [`IN_FLIGHT`] at a time
+/// over the one connection, and checks that each answer is that tool's, to that call.
+fn call_every_tool(server: &mut ServeProcess) {
+    let mut pending: HashMap<u64, usize> = HashMap::new();
+    let (mut next, mut answered) = (0, 0);
+    while answered < TOOLS {
+        while next < TOOLS && pending.len() < IN_FLIGHT {
+            let id = server.send_request(
+                "tools/call",
+                &json!({"name": format!("record_{next:04}"), "arguments": arguments(next)}),
+            );
+            pending.insert(id, next);
+            next += 1;
+        }
+        let answer = server.until(|message| {
+            message["id"]
+                .as_u64()
+                .is_some_and(|id| pending.contains_key(&id))
+        });
+        let n = pending.remove(&answer["id"].as_u64().unwrap()).unwrap();
+        assert_ne!(answer["result"]["isError"], true, "record_{n:04}: {answer}");
+        assert_eq!(
+            answer["result"]["structuredContent"],
+            json!({"result": [format!("record_{n:04}"), arguments(n)]}),
+            "the answer to the call of record_{n:04}: {answer}"
+        );
+        answered += 1;
+    }
+}
+
 #[test]
 fn five_thousand_tools_are_listed_callable_and_validated() {
     let dir = big_folder();
@@ -95,13 +141,14 @@ fn five_thousand_tools_are_listed_callable_and_validated() {
     assert_eq!(wrong["isError"], true, "{wrong}");
     let text = wrong["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("/code") && text.contains("/count"), "{text}");
-
-    let right = server.call("record_4999", &json!({"code": "ABC", "count": 4_999}));
-    assert_ne!(right["isError"], true, "{right}");
-    assert_eq!(right["structuredContent"]["count"], 4_999, "{right}");
     // Another tool of the same schema shape, first call, with its own minimum.
-    let other = server.call("record_0007", &json!({"code": "XYZ", "count": 7}));
-    assert_ne!(other["isError"], true, "{other}");
+    let below = server.call("record_0007", &json!({"code": "XYZ", "count": 6}));
+    assert_eq!(
+        below["isError"], true,
+        "below record_0007's minimum: {below}"
+    );
+
+    call_every_tool(&mut server);
     server.stop();
 }
 

@@ -414,6 +414,44 @@ fn a_shared_task_is_unknown_on_every_replica_once_its_ttl_passed() {
     );
 }
 
+/// Issue 21: without `--state`, tasks live in the server's memory, where an ended task is
+/// kept one TTL and then forgotten: `tasks/get` answers its id as unknown (-32602).
+#[test]
+fn a_task_in_memory_is_unknown_once_its_ttl_passed() {
+    let dir = folder();
+    // Long enough for `tally` to end before the TTL fails it, however busy the machine.
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap(), "--task-ttl", "5s"]);
+    server.initialize();
+    let created = server.request(
+        "tools/call",
+        &json!({"name": "tally", "arguments": {"count": 3}, "task": {}}),
+    );
+    assert_eq!(created["result"]["task"]["ttl"], 5000, "{created}");
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let result = server.request("tasks/result", &json!({"taskId": id}));
+    assert_eq!(
+        result["result"]["content"][0]["text"], "tallied 3",
+        "{result}"
+    );
+    let ended = Instant::now();
+    loop {
+        let got = server.request("tasks/get", &json!({"taskId": id}));
+        if got.get("error").is_some() {
+            assert_eq!(got["error"]["code"], -32602, "{got}");
+            break;
+        }
+        assert_eq!(got["result"]["status"], "completed", "{got}");
+        assert!(
+            ended.elapsed() < PATIENCE,
+            "the task outlived its TTL: {got}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The 2025-11-25 experimental tasks, through `request` (a method and its params to the
 /// answer) of a client that initialized with that revision: [`folder`]'s tools.
 fn experimental_tasks(mut request: impl FnMut(&str, serde_json::Value) -> serde_json::Value) {

@@ -71,6 +71,51 @@ fn an_upstream_that_withdraws_its_sampling_request_cancels_it_at_the_client() {
     );
 }
 
+/// Issue 17: the gateway asks an upstream for the 2025-11-25 revision in `initialize`
+/// (docs/gateway.md, "A faithful proxy"), not rmcp's newest, 2026-07-28. The scripted
+/// upstream grants whichever revision it is asked for, and an upstream on 2026-07-28 may
+/// not ask the client things during a call the way the gateway forwards them; on
+/// 2025-11-25 its sampling request reaches the client and the answer comes back.
+#[test]
+fn an_upstream_is_asked_for_the_2025_11_25_revision_and_may_ask_the_client_mid_call() {
+    let fixture = Fixture::new("");
+    let initializes = fixture.path("initializes");
+    fixture.write(
+        "outer/toolsmith.toml",
+        &format!(
+            "[upstream.scripted]\ncommand = [\"python3\", {:?}, \"--initialize\", {:?}]\n",
+            scripted_upstream(),
+            initializes.display().to_string()
+        ),
+    );
+    let mut server = ServeProcess::stdio(&[&fixture.outer()]);
+    server.initialize_with(&json!({"sampling": {}}));
+    let asking = server.send_request(
+        "tools/call",
+        &json!({"name": "scripted_ask", "arguments": {}}),
+    );
+    let asked = server.until(|message| message["method"] == "sampling/createMessage");
+    server.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {
+        "role": "assistant", "model": "test-model",
+        "content": {"type": "text", "text": "yes"}}}));
+    let answer = server.until(|message| message["id"] == asking);
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "sampled: yes",
+        "{answer}"
+    );
+
+    let initializes = std::fs::read_to_string(&initializes).unwrap();
+    assert!(
+        !initializes.is_empty(),
+        "the upstream was never initialized"
+    );
+    for line in initializes.lines() {
+        let params: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(params["protocolVersion"], "2025-11-25", "{params}");
+        assert_eq!(params["clientInfo"]["name"], "toolsmith", "{params}");
+    }
+}
+
 /// Issue 17: "a name that another tool already has is a load error naming both", for the
 /// folder's own tool and an upstream's, and for two upstreams under one prefix.
 #[test]

@@ -1,10 +1,15 @@
 //! Warm command tools through the whole server (issue 21, item 2): `examples/workers/`
-//! served over stdio, calls from several client threads at once, and a worker command's
-//! load error.
+//! served over stdio, calls from several client threads at once, a worker command's load
+//! error, and a client's cancellation (`notifications/cancelled`, `tasks/cancel`) reaching
+//! the worker process as its cancel line.
 
-use serde_json::json;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
 
 use crate::mcp_client::{McpClient, text};
+use crate::serve_process::{PATIENCE, ServeProcess};
 use crate::{folder, toolsmith, workspace};
 
 #[test]
@@ -71,4 +76,126 @@ fn a_worker_command_with_placeholders_is_a_load_error() {
         stdout.contains("reads its arguments from stdin"),
         "{stdout}"
     );
+}
+
+/// A worker on the Python helper library: `until_cancelled` writes `started` (its pid) and
+/// waits until the helper has read its cancel line, then writes `saw-cancel` and answers;
+/// `pid` answers the worker's pid.
+const WAITER: &str = r#"
+import os, time
+from pathlib import Path
+from toolsmith_worker import tool, serve, cancelled
+
+@tool
+def until_cancelled():
+    Path("started").write_text(str(os.getpid()))
+    while not cancelled():
+        time.sleep(0.01)
+    Path("saw-cancel").write_text("yes")
+    return "stopped"
+
+@tool
+def pid():
+    return {"pid": os.getpid()}
+
+serve()
+"#;
+
+/// A tools folder whose `until_cancelled` and `pid` share one worker process running
+/// [`WAITER`]; `until_cancelled` may run as a task.
+fn waiter_folder() -> tempfile::TempDir {
+    let helper =
+        std::fs::read_to_string(workspace().join("examples/workers/toolsmith_worker.py")).unwrap();
+    folder(&[
+        ("toolsmith_worker.py", &helper),
+        ("waiter.py", WAITER),
+        (
+            "until_cancelled.toml",
+            "description = \"Waits until the call is cancelled.\"\ncommand = [\"python3\", \"waiter.py\"]\nworker = true\ntask = \"optional\"\n",
+        ),
+        (
+            "pid.toml",
+            "description = \"The worker's pid.\"\ncommand = [\"python3\", \"waiter.py\"]\nworker = true\n",
+        ),
+    ])
+}
+
+/// Waits (bounded) for `dir/name` to be written and returns its contents.
+fn wait_for_file(dir: &Path, name: &str) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Ok(contents) = std::fs::read_to_string(dir.join(name))
+            && !contents.is_empty()
+        {
+            return contents;
+        }
+        assert!(Instant::now() < deadline, "`{name}` was never written");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The pid the worker answers with, and every message up to that answer.
+fn worker_pid(server: &mut ServeProcess) -> (String, Vec<Value>) {
+    let id = server.send_request("tools/call", &json!({"name": "pid", "arguments": {}}));
+    let mut seen = Vec::new();
+    let answer = server.until(|message| {
+        seen.push(message.clone());
+        message["id"] == id
+    });
+    let pid = &answer["result"]["structuredContent"]["pid"];
+    assert!(pid.is_u64(), "{answer}");
+    (pid.to_string(), seen)
+}
+
+// Issue 21, item 2: the worker tests of toolsmith-command cancel through the pool; this one
+// goes through the server, from the client's `notifications/cancelled`.
+#[test]
+fn a_cancelled_call_reaches_its_worker_as_a_cancel_line_and_is_answered_once_at_most() {
+    let dir = waiter_folder();
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    server.initialize();
+    let call = server.send_request(
+        "tools/call",
+        &json!({"name": "until_cancelled", "arguments": {}}),
+    );
+    let started = wait_for_file(dir.path(), "started");
+    server.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": call, "reason": "no longer needed"}}),
+    );
+    assert_eq!(wait_for_file(dir.path(), "saw-cancel"), "yes");
+
+    // The worker answered its cancel in time, so it keeps serving: the pool's one process
+    // answers the next call, which it takes only once the cancelled one ended.
+    let (pid, seen) = worker_pid(&mut server);
+    assert_eq!(pid, started, "the worker was replaced");
+    // A cancelled request should not be answered (MCP, "Cancellation"); one answer is
+    // allowed for a cancel that crossed the result, a second never.
+    let answers = seen.iter().filter(|message| message["id"] == call).count();
+    assert!(
+        answers <= 1,
+        "{answers} answers to the cancelled call: {seen:?}"
+    );
+}
+
+#[test]
+fn a_cancelled_task_reaches_its_worker_as_a_cancel_line() {
+    let dir = waiter_folder();
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    // A 2025-11-25 client: the experimental tasks over stdio (docs/tasks.md).
+    server.initialize();
+    let created = server.request(
+        "tools/call",
+        &json!({"name": "until_cancelled", "arguments": {}, "task": {}}),
+    );
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let started = wait_for_file(dir.path(), "started");
+    let cancelled = server.request("tasks/cancel", &json!({"taskId": task}));
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    assert_eq!(wait_for_file(dir.path(), "saw-cancel"), "yes");
+    let (pid, _) = worker_pid(&mut server);
+    assert_eq!(pid, started, "the worker was replaced");
 }

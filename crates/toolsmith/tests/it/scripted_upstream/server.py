@@ -15,10 +15,16 @@ each tool can answer the way an SDK never would:
 - `ask()`: asks the client's model (`sampling/createMessage`, id `ask-1`) and waits.
 - `withdraw()`: cancels `ask-1` (`notifications/cancelled`), then answers both calls.
 
-`--starts FILE` appends a line to FILE each time the server starts.
+`--starts FILE` appends a line to FILE each time the server starts; `--initialize FILE`
+writes the params of each `initialize` it gets to FILE, one JSON object a line. It answers
+`initialize` with the revision it was asked for when it knows it, as the spec says a server
+must, 2026-07-28 included (whose servers may ask the client things only as part of a request
+of the client's), else with 2025-11-25.
 """
 import json
 import sys
+
+KNOWN_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 
 TOOLS = [
     ("echo", "Echoes the text back.", {"text": {"type": "string", "description": "What to echo."}}),
@@ -47,8 +53,9 @@ def text_result(text):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--starts":
-        with open(sys.argv[2], "a") as starts:
+    options = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+    if "--starts" in options:
+        with open(options["--starts"], "a") as starts:
             starts.write("start\n")
     asking = None  # the id of the `ask` call waiting for its sampling answer
     for line in sys.stdin:
@@ -69,9 +76,12 @@ def main():
             continue  # a notification
         params = message.get("params") or {}
         if method == "initialize":
-            # The 2025 revision, whose servers may ask the client things mid-call.
+            if "--initialize" in options:
+                with open(options["--initialize"], "a") as initializes:
+                    initializes.write(json.dumps(params) + "\n")
+            asked = params.get("protocolVersion")
             send({"jsonrpc": "2.0", "id": ident, "result": {
-                "protocolVersion": "2025-11-25",
+                "protocolVersion": asked if asked in KNOWN_VERSIONS else "2025-11-25",
                 "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "scripted", "version": "1.0.0"},
             }})
