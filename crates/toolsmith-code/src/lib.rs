@@ -63,11 +63,11 @@ pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Ar
         catalog
     };
     let evaluator = tool::RunCode::new(Arc::clone(&catalog), &settings.name, &settings.options);
-    let discoverable = |definition: &toolsmith_model::ToolDefinition| {
+    let discoverable = |entry: &toolsmith_model::CatalogEntry| {
         if only {
-            definition.name != TOOL_SEARCH
+            entry.definition().name != TOOL_SEARCH
         } else {
-            definition.discoverable
+            entry.discoverable()
         }
     };
     Arc::new(catalog.derive(discoverable, vec![Arc::new(evaluator)], Vec::new()))

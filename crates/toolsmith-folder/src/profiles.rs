@@ -443,12 +443,12 @@ impl Profile {
                 .is_none_or(|tools| tools.iter().any(|selector| selector.selects_tool(tool)))
         });
         let catalog = selected.derive(
-            |tool| {
-                tool.discoverable
+            |entry| {
+                entry.discoverable()
                     || self
                         .discoverable
                         .iter()
-                        .any(|selector| selector.selects_tool(tool))
+                        .any(|selector| selector.selects_tool(entry.definition()))
             },
             Vec::new(),
             diagnostics,

@@ -28,10 +28,11 @@ pub struct CatalogEntry {
     /// (default timeout, resolved icons, …). Shared by the catalogs derived from this one
     /// (discovery, a profile, a reload that kept it) unless they change it.
     definition: Arc<ToolDefinition>,
-    /// `definition` with `discoverable` the other way, once a derived catalog needed it:
-    /// kept with the entry, so a catalog derived again from a reload that kept the entry
-    /// copies nothing (issue 21).
-    flipped: OnceLock<Arc<ToolDefinition>>,
+    /// Whether this catalog publishes the tool behind `tool_search` rather than in
+    /// `tools/list`: the definition's own `discoverable`, unless a derived catalog
+    /// (discovery, a profile, code mode) turned it. Kept here, not in a copy of the
+    /// definition, so deriving a catalog of thousands of tools copies none (issue 21).
+    discoverable: bool,
     tool: Arc<dyn Tool>,
     arguments: Arc<ArgumentValidator>,
     output: Option<Arc<SchemaValidator>>,
@@ -49,9 +50,15 @@ impl CatalogEntry {
             .get_or_init(|| self.definition.mcp_json_len())
     }
 
-    /// The tool's definition.
+    /// The tool's definition, as its source declared it and the catalog's builder adjusted
+    /// it; whether this catalog lists it is [`CatalogEntry::discoverable`].
     pub fn definition(&self) -> &ToolDefinition {
         &self.definition
+    }
+
+    /// Whether this catalog publishes the tool behind `tool_search` (not in `tools/list`).
+    pub fn discoverable(&self) -> bool {
+        self.discoverable
     }
 
     /// The tool itself.
@@ -415,8 +422,8 @@ impl Catalog {
             None => None,
         };
         Ok(CatalogEntry {
+            discoverable: definition.discoverable,
             definition: Arc::new(definition),
-            flipped: OnceLock::new(),
             tool,
             arguments: Arc::new(arguments),
             output,
@@ -425,38 +432,25 @@ impl Catalog {
     }
 
     /// A catalog of the same tools, their schemas not compiled again, each one
-    /// `discoverable` as `discoverable` says of its definition (the one thing a derived
-    /// catalog changes: discovery, a profile, code mode), plus `extra` tools prepared as
-    /// [`Catalog::build`] does and `extra_diagnostics`. A definition is copied only the
-    /// first time its flag is turned, and the copy kept with its entry.
+    /// `discoverable` as `discoverable` says of its entry (the one thing a derived catalog
+    /// changes: discovery, a profile, code mode), plus `extra` tools prepared as
+    /// [`Catalog::build`] does and `extra_diagnostics`. No definition is copied.
     ///
     /// An extra tool whose name is taken is left out with a `duplicate-tool-name`
     /// diagnostic.
     #[must_use]
     pub fn derive(
         &self,
-        discoverable: impl Fn(&ToolDefinition) -> bool,
+        discoverable: impl Fn(&CatalogEntry) -> bool,
         extra: Vec<Arc<dyn Tool>>,
         extra_diagnostics: Vec<Diagnostic>,
     ) -> Self {
         let entries: Vec<CatalogEntry> = self
             .entries
             .iter()
-            .map(|entry| {
-                if discoverable(&entry.definition) == entry.definition.discoverable {
-                    return entry.clone();
-                }
-                let flipped = entry.flipped.get_or_init(|| {
-                    let mut flipped = (*entry.definition).clone();
-                    flipped.discoverable = !flipped.discoverable;
-                    Arc::new(flipped)
-                });
-                CatalogEntry {
-                    definition: Arc::clone(flipped),
-                    flipped: OnceLock::from(Arc::clone(&entry.definition)),
-                    published_len: OnceLock::new(),
-                    ..entry.clone()
-                }
+            .map(|entry| CatalogEntry {
+                discoverable: discoverable(entry),
+                ..entry.clone()
             })
             .collect();
         self.joined(entries, extra, extra_diagnostics)
@@ -763,34 +757,32 @@ mod tests {
     }
 
     // Issue 21: publishing a big folder behind `tool_search` turns every tool's
-    // `discoverable`; a reload that kept the entries must not copy each definition again.
+    // `discoverable`; it copied each definition to do it.
     #[test]
-    fn a_turned_definition_is_copied_once_and_kept_with_its_entry() {
+    fn a_derived_catalog_turns_discoverable_on_its_entries_and_copies_no_definition() {
         let catalog = Catalog::new(vec![echo("echo", json!(1))], vec![]);
-        let first = catalog.derive(|_| true, vec![], vec![]);
-        let second = catalog.derive(|_| true, vec![], vec![]);
-        assert!(first.entries()[0].definition().discoverable);
-        assert!(!catalog.entries()[0].definition().discoverable);
+        let hidden = catalog.derive(|_| true, vec![], vec![]);
+        assert!(hidden.entries()[0].discoverable());
+        assert!(!catalog.entries()[0].discoverable());
+        assert!(
+            !hidden.entries()[0].definition().discoverable,
+            "as declared"
+        );
         assert!(Arc::ptr_eq(
-            &first.entries()[0].definition,
-            &second.entries()[0].definition
-        ));
-        let back = first.derive(|_| false, vec![], vec![]);
-        assert!(Arc::ptr_eq(
-            &back.entries()[0].definition,
+            &hidden.entries()[0].definition,
             &catalog.entries()[0].definition
         ));
-        let unchanged = catalog.derive(|definition| definition.discoverable, vec![], vec![]);
-        assert!(Arc::ptr_eq(
-            &unchanged.entries()[0].definition,
-            &catalog.entries()[0].definition
-        ));
+        // A catalog derived from a derived one sees what that one published.
+        let again = hidden.derive(CatalogEntry::discoverable, vec![], vec![]);
+        assert!(again.entries()[0].discoverable());
+        let back = hidden.derive(|_| false, vec![], vec![]);
+        assert!(!back.entries()[0].discoverable());
     }
 
     #[test]
     fn a_lazily_compiled_schema_reports_violations_as_before_and_is_shared() {
         let catalog = Catalog::new(vec![echo("echo", json!(1))], vec![]);
-        let derived = catalog.derive(|d| d.discoverable, vec![], vec![]);
+        let derived = catalog.derive(CatalogEntry::discoverable, vec![], vec![]);
         let arguments = json!({"days": 0}).as_object().cloned().unwrap();
         let outcome = derived.call("echo", arguments, &context()).unwrap();
         assert!(outcome.is_error);

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use toolsmith_model::{Catalog, SearchMode, SearchSettings};
+use toolsmith_model::{Catalog, CatalogEntry, SearchMode, SearchSettings};
 
 use crate::builtins;
 use crate::tokens;
@@ -30,7 +30,7 @@ impl Plan {
                 catalog
                     .entries()
                     .iter()
-                    .filter(|entry| !entry.definition().discoverable)
+                    .filter(|entry| !entry.discoverable())
                     .map(|entry| (entry.definition(), entry.published_len())),
                 settings.budget_tokens,
             ),
@@ -88,7 +88,7 @@ pub fn with_discovery(catalog: Arc<Catalog>, settings: SearchSettings) -> Arc<Ca
 
 /// `catalog` as `plan` publishes it (see [`with_discovery`]).
 pub fn apply(catalog: Arc<Catalog>, plan: &Plan) -> Arc<Catalog> {
-    let any_discoverable = catalog.definitions().any(|d| d.discoverable);
+    let any_discoverable = catalog.entries().iter().any(CatalogEntry::discoverable);
     let hide_all = plan.all_behind_search;
     if !hide_all && !any_discoverable {
         return catalog;
@@ -97,8 +97,7 @@ pub fn apply(catalog: Arc<Catalog>, plan: &Plan) -> Arc<Catalog> {
         return Arc::new(catalog.derive(|_| false, Vec::new(), Vec::new()));
     }
     let (tools, diagnostics) = builtins::builtins(&catalog);
-    let discoverable =
-        |definition: &toolsmith_model::ToolDefinition| definition.discoverable || hide_all;
+    let discoverable = |entry: &CatalogEntry| entry.discoverable() || hide_all;
     Arc::new(catalog.derive(discoverable, tools, diagnostics))
 }
 
@@ -135,9 +134,10 @@ mod tests {
 
     fn listed(catalog: &Catalog) -> Vec<&str> {
         catalog
-            .definitions()
-            .filter(|d| !d.discoverable)
-            .map(|d| d.name.as_str())
+            .entries()
+            .iter()
+            .filter(|d| !d.discoverable())
+            .map(|d| d.definition().name.as_str())
             .collect()
     }
 

@@ -20,8 +20,8 @@ use rmcp::model::{
 };
 use tokio::sync::Semaphore;
 use toolsmith_model::{
-    CallOutcome, Caller, Catalog, Content, EvaluatorSettings, JsonObject, LogLevel, SearchSettings,
-    ToolDefinition, may_use,
+    CallOutcome, Caller, Catalog, CatalogEntry, Content, EvaluatorSettings, JsonObject, LogLevel,
+    SearchSettings, ToolDefinition, may_use,
 };
 
 /// How many tools one `tools/list` page holds.
@@ -77,9 +77,10 @@ impl Published {
         let catalog = toolsmith_code::with_evaluator(catalog, evaluator);
         let tools = catalog.definitions().map(|_| OnceLock::new()).collect();
         let listed = catalog
-            .definitions()
+            .entries()
+            .iter()
             .enumerate()
-            .filter(|(_, definition)| !definition.discoverable)
+            .filter(|(_, entry)| !entry.discoverable())
             .map(|(index, _)| index)
             .collect();
         let tool_slots = tool_slots(&catalog, max_calls);
@@ -127,10 +128,10 @@ impl Published {
 
     /// Every tool served, listed or not, in catalog order, with its definition (whether it
     /// is discoverable, the scopes it needs).
-    pub(crate) fn served(&self) -> impl Iterator<Item = (&Tool, &ToolDefinition)> {
+    pub(crate) fn served(&self) -> impl Iterator<Item = (&Tool, &CatalogEntry)> {
         (0..self.tools.len())
             .map(|index| self.tool_at(index))
-            .zip(self.catalog.definitions())
+            .zip(self.catalog.entries())
     }
 
     /// The converted tool called `name`.

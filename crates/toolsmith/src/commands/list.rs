@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 use toolsmith_folder::{PROFILE_PROBLEM, ToolFolder};
-use toolsmith_model::{Catalog, InitSummary, SearchMode, SearchSettings, Severity, ToolDefinition};
+use toolsmith_model::{Catalog, CatalogEntry, InitSummary, SearchMode, SearchSettings, Severity};
 use toolsmith_search::{Plan, tokens};
 
 use crate::ExitStatus;
@@ -47,7 +47,8 @@ pub(crate) fn run(args: &ListArgs, printer: Printer) -> anyhow::Result<ExitStatu
         printer.data(&serde_json::to_string_pretty(&document)?)?;
     } else {
         let rows: Vec<[String; 5]> = catalog
-            .definitions()
+            .entries()
+            .iter()
             .zip(&costs.tokens)
             .map(|(tool, &tokens)| row(tool, tokens, loaded.root()))
             .collect();
@@ -98,8 +99,8 @@ impl Costs {
         let tokens: Vec<usize> = catalog.definitions().map(tokens::cost).collect();
         let mut listed = (0, 0);
         let mut discoverable = 0;
-        for (definition, &cost) in catalog.definitions().zip(&tokens) {
-            if definition.discoverable {
+        for (entry, &cost) in catalog.entries().iter().zip(&tokens) {
+            if entry.discoverable() {
                 discoverable += 1;
             } else {
                 listed.0 += 1;
@@ -198,7 +199,8 @@ fn thousands(n: usize) -> String {
     out
 }
 
-fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String; 5] {
+fn row(entry: &CatalogEntry, tokens: usize, root: &std::path::Path) -> [String; 5] {
+    let tool = entry.definition();
     let schema = tool.input_schema.to_object();
     let properties = schema.get("properties").and_then(|p| p.as_object());
     let required: Vec<&str> = schema
@@ -232,7 +234,7 @@ fn row(tool: &ToolDefinition, tokens: usize, root: &std::path::Path) -> [String;
         source.display().to_string()
     };
     let mut name = tool.name.clone();
-    if tool.discoverable {
+    if entry.discoverable() {
         name.push_str(" (search)");
     }
     if tool.unavailable.is_some() {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 use toolsmith_model::{
-    CallContext, Diagnostic, JsonObject, ToolDefinition, ToolFailure, ToolReturn,
+    CallContext, CatalogEntry, Diagnostic, JsonObject, ToolDefinition, ToolFailure, ToolReturn,
 };
 
 use super::{SOURCE, Workbench, answer, describe};
@@ -67,9 +67,10 @@ pub(super) fn run(
     let folder = bench.folder()?;
     let root = folder.root();
     let catalog = bench.served()?.state().catalog();
-    let tools: Vec<&ToolDefinition> = catalog
-        .definitions()
-        .filter(|tool| tool.source.path.as_os_str() != SOURCE)
+    let tools: Vec<&CatalogEntry> = catalog
+        .entries()
+        .iter()
+        .filter(|entry| entry.definition().source.path.as_os_str() != SOURCE)
         .collect();
     let errors: Vec<Diagnostic> = catalog
         .diagnostics()
@@ -84,7 +85,8 @@ pub(super) fn run(
 
     let mut text = format!("{} tool{}:\n", tools.len(), plural(tools.len()));
     let mut listed = Vec::new();
-    for tool in &tools {
+    for entry in &tools {
+        let tool = entry.definition();
         let mut source = tool.source.clone();
         source.path = bench.relative(root, &source.path);
         let summary = tool.description.lines().next().unwrap_or_default();
@@ -94,7 +96,7 @@ pub(super) fn run(
             "title": tool.title,
             "description": tool.description,
             "source": source.to_string(),
-            "discoverable": tool.discoverable,
+            "discoverable": entry.discoverable(),
         }));
     }
     if !errors.is_empty() {

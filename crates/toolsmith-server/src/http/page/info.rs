@@ -21,8 +21,8 @@ pub(super) fn info(
     let published = state.published();
     let tools: Vec<Value> = published
         .served()
-        .filter(|(_, definition)| !unscoped_only || definition.scopes.is_empty())
-        .map(|(tool, definition)| (tool, definition.discoverable))
+        .filter(|(_, entry)| !unscoped_only || entry.definition().scopes.is_empty())
+        .map(|(tool, entry)| (tool, entry.discoverable()))
         .map(|(tool, discoverable)| {
             let mut tool = serde_json::to_value(tool).unwrap_or_default();
             if let Value::Object(members) = &mut tool {
