@@ -134,7 +134,7 @@ fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> 
         Ok(source) => source,
         Err(error) => return unreadable(path, &error),
     };
-    let manifest = match manifest::parse(path, &source, settings.source_facts) {
+    let mut manifest = match manifest::parse(path, &source, settings.source_facts) {
         Ok(manifest) => manifest,
         Err(diagnostics) => {
             return LoadedModule {
@@ -143,6 +143,9 @@ fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> 
             };
         }
     };
+    // Set here rather than by the catalog's builder, which would copy the definition to
+    // set it (issue 21).
+    manifest.definition.folder = toolsmith_model::subfolders(&settings.base_dir, path);
     let result = match manifest.kind {
         // Bound to its upstream's tool after the upstreams have listed theirs (`wraps.rs`).
         ManifestKind::Upstream => {

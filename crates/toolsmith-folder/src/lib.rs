@@ -581,7 +581,7 @@ pub(crate) fn adjust(
         definition.timeout = config.default_timeout;
     }
     if definition.package.is_none() {
-        definition.folder = subfolders(root, &definition.source.path);
+        definition.folder = toolsmith_model::subfolders(root, &definition.source.path);
     }
     let unmet = definition.requires.unmet(
         |name| std::env::var_os(name).is_some(),
@@ -616,24 +616,6 @@ pub fn program_found(root: &Path, program: &str) -> bool {
     }
     std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(program))))
-}
-
-/// The folders between `root` and `file`, outermost first: `root/github/issues.star` →
-/// `["github"]`; empty for a file directly in `root` (or outside it).
-fn subfolders(root: &Path, file: &Path) -> Vec<String> {
-    let Ok(relative) = file.strip_prefix(root) else {
-        return Vec::new();
-    };
-    let Some(parent) = relative.parent() else {
-        return Vec::new();
-    };
-    parent
-        .components()
-        .filter_map(|component| match component {
-            std::path::Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The arguments object of a call from loose JSON (`null` → empty).

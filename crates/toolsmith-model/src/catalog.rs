@@ -24,10 +24,11 @@ use crate::watchdog::Watchdog;
 /// schema is compiled).
 #[derive(Clone)]
 pub struct CatalogEntry {
-    /// The published definition: the tool's own, adjusted by the catalog's builder
-    /// (default timeout, resolved icons, …). Shared by the catalogs derived from this one
-    /// (discovery, a profile, a reload that kept it) unless they change it.
-    definition: Arc<ToolDefinition>,
+    /// The published definition when the catalog's builder changed the tool's own
+    /// (default timeout, resolved icons, …); `None` when it is the tool's own, as it is for
+    /// most tools, which then cost no copy (issue 21). Shared by the catalogs derived from
+    /// this one (discovery, a profile, a reload that kept it).
+    adjusted: Option<Arc<ToolDefinition>>,
     /// Whether this catalog publishes the tool behind `tool_search` rather than in
     /// `tools/list`: the definition's own `discoverable`, unless a derived catalog
     /// (discovery, a profile, code mode) turned it. Kept here, not in a copy of the
@@ -47,13 +48,16 @@ impl CatalogEntry {
     pub fn published_len(&self) -> usize {
         *self
             .published_len
-            .get_or_init(|| self.definition.mcp_json_len())
+            .get_or_init(|| self.definition().mcp_json_len())
     }
 
     /// The tool's definition, as its source declared it and the catalog's builder adjusted
     /// it; whether this catalog lists it is [`CatalogEntry::discoverable`].
     pub fn definition(&self) -> &ToolDefinition {
-        &self.definition
+        match &self.adjusted {
+            Some(adjusted) => adjusted,
+            None => self.tool.definition(),
+        }
     }
 
     /// Whether this catalog publishes the tool behind `tool_search` (not in `tools/list`).
@@ -80,10 +84,10 @@ impl CatalogEntry {
     /// tool's own, plus the init's timeout while the tool's init has not succeeded (the
     /// call may have to run it or wait for it first).
     pub fn watchdog(&self, timeout: Option<Duration>) -> Watchdog {
-        let watchdog = Watchdog::start(Watchdog::timeout_of(&self.definition, timeout));
+        let watchdog = Watchdog::start(Watchdog::timeout_of(self.definition(), timeout));
         match self.init() {
             Some(init) if !init.is_ready() => {
-                watchdog.with_init(self.definition.effective_init_timeout())
+                watchdog.with_init(self.definition().effective_init_timeout())
             }
             _ => watchdog,
         }
@@ -114,12 +118,12 @@ impl CatalogEntry {
             Err(invalid) => return (CallOutcome::error(invalid), OutcomeKind::InvalidArguments),
         };
         if let Some(init) = self.tool.init() {
-            match init.ensure(&self.definition, &throttled_context) {
+            match init.ensure(self.definition(), &throttled_context) {
                 // The call's own time starts once the init is done.
                 Ok(spent) => throttled_context.deadline += spent,
                 Err(failure) => {
                     throttled.finish();
-                    return failure_outcome(&self.definition.name, &failure);
+                    return failure_outcome(&self.definition().name, &failure);
                 }
             }
         }
@@ -160,7 +164,7 @@ impl CatalogEntry {
         arguments: JsonObject,
         context: &CallContext,
     ) -> Result<(JsonObject, Arc<Throttled>, CallContext), String> {
-        let definition = &self.definition;
+        let definition = self.definition();
         let arguments = self
             .arguments
             .validate(arguments)
@@ -178,7 +182,7 @@ impl CatalogEntry {
 
     /// The outcome of a call whose tool returned `returned`.
     fn ended(&self, returned: Result<ToolReturn, ToolFailure>) -> (CallOutcome, OutcomeKind) {
-        let definition = &self.definition;
+        let definition = self.definition();
         let outcome = match returned {
             Ok(returned) => returned.into_outcome(definition.text_format),
             Err(ToolFailure::TimedOut { .. }) => {
@@ -204,7 +208,7 @@ impl CatalogEntry {
         let Some(output) = &self.output else {
             return (outcome, OutcomeKind::Ok);
         };
-        let name = &self.definition.name;
+        let name = &self.definition().name;
         let output = match output.compiled() {
             Ok(output) => output,
             Err(error) => {
@@ -366,6 +370,7 @@ impl Catalog {
         let mut seen: HashMap<String, crate::definition::SourceLocation> = HashMap::new();
         for tool in tools {
             let mut definition = tool.definition().clone();
+            // Adjusted on a copy, kept only when it differs from the tool's own.
             if let Err(diagnostic) = adjust(&mut definition) {
                 diagnostics.push(diagnostic.for_tool(&definition.name));
                 continue;
@@ -378,7 +383,7 @@ impl Catalog {
                 .and_then(|previous| previous.get(&definition.name))
                 .filter(|entry| {
                     std::ptr::addr_eq(Arc::as_ptr(&entry.tool), Arc::as_ptr(&tool))
-                        && *entry.definition == definition
+                        && *entry.definition() == definition
                 });
             if let Some(entry) = kept {
                 seen.insert(definition.name, definition.source);
@@ -421,9 +426,13 @@ impl Catalog {
             )),
             None => None,
         };
+        let adjusted = (definition != *tool.definition()).then(|| Arc::new(definition));
         Ok(CatalogEntry {
-            discoverable: definition.discoverable,
-            definition: Arc::new(definition),
+            discoverable: adjusted
+                .as_deref()
+                .unwrap_or_else(|| tool.definition())
+                .discoverable,
+            adjusted,
             tool,
             arguments: Arc::new(arguments),
             output,
@@ -476,10 +485,10 @@ impl Catalog {
         let added = Self::build(extra, Vec::new(), |_| Ok(()));
         diagnostics.extend(added.diagnostics);
         for entry in added.entries {
-            if let Some(existing) = self.get(&entry.definition.name) {
+            if let Some(existing) = self.get(&entry.definition().name) {
                 diagnostics.push(duplicate_name(
-                    &entry.definition,
-                    &existing.definition.source,
+                    entry.definition(),
+                    &existing.definition().source,
                 ));
             } else {
                 entries.push(entry);
@@ -497,7 +506,7 @@ impl Catalog {
         let mut entries = self.entries.clone();
         entries.extend(
             kept.into_iter()
-                .filter(|entry| self.get(&entry.definition.name).is_none()),
+                .filter(|entry| self.get(&entry.definition().name).is_none()),
         );
         Self::sorted(entries, self.diagnostics.clone())
     }
@@ -511,7 +520,7 @@ impl Catalog {
         let entries = self
             .entries
             .iter()
-            .filter(|entry| keep(&entry.definition))
+            .filter(|entry| keep(entry.definition()))
             .cloned()
             .collect();
         Self::sorted(entries, self.diagnostics.clone())
@@ -560,7 +569,7 @@ impl Catalog {
             name.contains('/').then(|| {
                 self.entries.iter().find(|entry| {
                     entry
-                        .definition
+                        .definition()
                         .package
                         .as_ref()
                         .is_some_and(|origin| origin.qualified_name() == name)
@@ -768,9 +777,9 @@ mod tests {
             !hidden.entries()[0].definition().discoverable,
             "as declared"
         );
-        assert!(Arc::ptr_eq(
-            &hidden.entries()[0].definition,
-            &catalog.entries()[0].definition
+        assert!(std::ptr::eq(
+            hidden.entries()[0].definition(),
+            catalog.entries()[0].definition()
         ));
         // A catalog derived from a derived one sees what that one published.
         let again = hidden.derive(CatalogEntry::discoverable, vec![], vec![]);

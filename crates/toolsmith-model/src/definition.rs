@@ -101,6 +101,27 @@ pub struct ToolDefinition {
     pub unavailable: Option<String>,
 }
 
+/// The folders between `root` and `file`, outermost first: `root/github/issues.star` →
+/// `["github"]`; empty for a file directly in `root` (or outside it). What
+/// [`ToolDefinition::folder`] holds for a tool defined in `file` of the tools folder `root`;
+/// the loaders set it, so the folder's builder need not copy a definition to set it (issue
+/// 21).
+pub fn subfolders(root: &std::path::Path, file: &std::path::Path) -> Vec<String> {
+    let Ok(relative) = file.strip_prefix(root) else {
+        return Vec::new();
+    };
+    let Some(parent) = relative.parent() else {
+        return Vec::new();
+    };
+    parent
+        .components()
+        .filter_map(|component| match component {
+            std::path::Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Permissions a package's tool asked for and was not given (docs/packages.md).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Withheld {

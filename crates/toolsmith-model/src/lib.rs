@@ -79,7 +79,7 @@ pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use definition::{
     Annotations, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin, PermissionFamily,
     Permissions, Requires, SourceLocation, TaskSupport, TextFormat, ToolDefinition, Ui, Unmet,
-    Withheld,
+    Withheld, subfolders,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};

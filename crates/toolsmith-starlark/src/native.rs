@@ -188,6 +188,8 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
         match build(path, &program, &registration, function, init, &mut inits) {
             Ok(mut tool) => {
                 tool.definition = settings.restricted(tool.definition);
+                // As the folder's builder would set it, without copying the definition.
+                tool.definition.folder = toolsmith_model::subfolders(&settings.base_dir, path);
                 if names.insert(tool.definition.name.clone()) {
                     loaded.tools.push(Arc::new(tool));
                 } else {
