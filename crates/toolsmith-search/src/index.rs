@@ -79,12 +79,18 @@ pub struct Hit {
     pub score: f64,
 }
 
+/// One term in one field of one tool: 8 bytes, as a folder of thousands of tools has
+/// hundreds of thousands of them (issue 21).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Posting {
     document: u32,
+    /// How often the term occurs in the field (a field repeating a word more than 65,535
+    /// times counts as that many).
+    frequency: u16,
     field: Field,
-    frequency: u32,
 }
+
+const _: () = assert!(size_of::<Posting>() == 8);
 
 /// An index over tool definitions, built once per catalog and searched many times; it
 /// can be stored (serde) and read back, as `toolsmith search` keeps it between runs.
@@ -154,6 +160,13 @@ impl SearchIndex {
             index.average_lengths[field] = average.max(1.0);
         }
         index.meaning = MeaningIndex::new(&meaning_texts);
+        // What indexing grew by doubling is kept at its size, and what only indexing used
+        // is let go (issue 21: a few MB of a folder of thousands of tools).
+        for postings in &mut index.postings {
+            postings.shrink_to_fit();
+        }
+        index.postings.shrink_to_fit();
+        index.last_document = Vec::new();
         index
     }
 
@@ -201,7 +214,7 @@ impl SearchIndex {
                 self.postings[id].push(Posting {
                     document,
                     field,
-                    frequency: u32::try_from(run.len()).unwrap_or(u32::MAX),
+                    frequency: u16::try_from(run.len()).unwrap_or(u16::MAX),
                 });
                 // Counted once per tool, however many of its fields have the term.
                 if self.last_document[id] != Some(document) {

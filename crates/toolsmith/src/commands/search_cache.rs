@@ -16,7 +16,7 @@ use toolsmith_folder::{Snapshot, ToolFolder};
 use toolsmith_search::SearchIndex;
 
 /// Bumped when what is stored changes shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// How long an index not written again is kept.
 const KEPT_FOR: std::time::Duration = std::time::Duration::from_hours(30 * 24);
