@@ -4,7 +4,7 @@
 //! the folders that hold prompts, resources, icons and tests.
 
 use std::collections::HashSet;
-use std::ffi::OsString;
+use std::hash::{BuildHasher as _, RandomState};
 use std::path::{Path, PathBuf};
 
 use toolsmith_model::{Diagnostic, SourceLocation};
@@ -30,16 +30,20 @@ pub(crate) enum ToolFile {
 pub(crate) struct ToolFiles {
     /// The tool files, sorted by path.
     pub(crate) files: Vec<ToolFile>,
-    /// Every file the walk listed, by its path's bytes: whether a manifest's script exists
-    /// is looked up here rather than asked of the file system (a folder of thousands of
-    /// manifests paid two `stat`s for each; issue 21).
-    listed: HashSet<OsString>,
+    /// Every file the walk listed, by the hash of its path's bytes: whether a manifest's
+    /// script exists is looked up here rather than asked of the file system (a folder of
+    /// thousands of manifests paid two `stat`s for each; issue 21), and the paths are not
+    /// copied to be looked up (a reload of thousands of files did that too).
+    listed: HashSet<u64>,
+    hasher: RandomState,
 }
 
 impl ToolFiles {
-    /// Whether `path` was among the folder's files.
+    /// Whether `path` was among the folder's files. (Two paths of one 64-bit hash are
+    /// taken to be the same: far less likely than the file changing while it is looked at.)
     pub(crate) fn lists(&self, path: &Path) -> bool {
-        self.listed.contains(path.as_os_str())
+        self.listed
+            .contains(&self.hasher.hash_one(path.as_os_str().as_encoded_bytes()))
     }
 }
 
@@ -54,12 +58,14 @@ pub(crate) fn tool_files(root: &Path) -> std::io::Result<ToolFiles> {
             })
     };
     let listed = crate::Walk::new(root).prune(&reserved).files()?;
+    let hasher = RandomState::new();
     let mut found = ToolFiles {
         files: Vec::new(),
         listed: listed
             .iter()
-            .map(|path| path.as_os_str().to_owned())
+            .map(|path| hasher.hash_one(path.as_os_str().as_encoded_bytes()))
             .collect(),
+        hasher,
     };
     let config = root.join(CONFIG_FILE);
     found.files = listed

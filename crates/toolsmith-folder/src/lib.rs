@@ -149,6 +149,9 @@ struct Previous<'a> {
     catalog: Option<&'a Catalog>,
     /// The folder's files as the reload began, with their stamps.
     seen: Option<&'a Snapshot>,
+    /// The settings the catalog was built with: a kept tool is adjusted again only when
+    /// they changed, or when its adjustment reads more than them.
+    config: Option<&'a FolderConfig>,
 }
 
 /// A loaded tools folder.
@@ -215,6 +218,7 @@ impl ToolFolder {
                 upstreams: &self.upstreams,
                 catalog: Some(&self.catalog),
                 seen,
+                config: Some(&self.config),
             },
             self.source_facts,
         )?;
@@ -425,8 +429,19 @@ impl ToolFolder {
             }
             Ok(())
         };
+        let same_settings = previous
+            .config
+            .is_some_and(|previous| previous.raw == config.raw);
+        // What `adjusted` reads besides the settings: the environment and `PATH`
+        // (`requires`) and icon files.
+        let unchanged = |definition: &ToolDefinition| {
+            same_settings
+                && definition.requires.env.is_empty()
+                && definition.requires.commands.is_empty()
+                && definition.icons.is_empty()
+        };
         let catalog = match previous.catalog {
-            Some(previous) => Catalog::rebuild(tools, diagnostics, adjusted, previous),
+            Some(previous) => Catalog::rebuild(tools, diagnostics, adjusted, previous, unchanged),
             None => Catalog::build(tools, diagnostics, adjusted),
         };
         Ok(Self {

@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -46,22 +46,22 @@ impl Stamp {
     /// is stamped as `seen` (the snapshot a `--watch` reload began with) has it, else asked
     /// of the file system.
     fn of(file: &ToolFile, found: &ToolFiles, seen: Option<&Snapshot>) -> Self {
-        let paths: Vec<PathBuf> = match file {
-            ToolFile::Starlark(path) => vec![path.clone()],
-            ToolFile::Manifest(path) => vec![
-                path.clone(),
-                path.with_extension("star"),
-                path.with_extension("py"),
-            ],
-        };
         let stamp = |path: &Path| {
-            if !found.lists(path) {
-                return None;
-            }
             seen.and_then(|seen| seen.stamp(path))
                 .or_else(|| crate::reload::stamp(path))
         };
-        Self(paths.iter().map(|path| stamp(path)).collect())
+        let listed_stamp = |path: &Path| found.lists(path).then(|| stamp(path)).flatten();
+        match file {
+            // The tool file itself came from the listing.
+            ToolFile::Starlark(path) => Self(vec![stamp(path)]),
+            ToolFile::Manifest(path) => {
+                let mut script = path.with_extension("star");
+                let star = listed_stamp(&script);
+                script.set_extension("py");
+                let py = listed_stamp(&script);
+                Self(vec![stamp(path), star, py])
+            }
+        }
     }
 }
 

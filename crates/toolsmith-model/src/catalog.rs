@@ -65,6 +65,15 @@ impl CatalogEntry {
         self.discoverable
     }
 
+    /// This entry as [`Catalog::build`] makes it: `discoverable` as its definition says,
+    /// whatever a derived catalog (the one a reload replaces may be a profile's) made it.
+    fn as_built(&self) -> Self {
+        Self {
+            discoverable: self.definition().discoverable,
+            ..self.clone()
+        }
+    }
+
     /// The tool itself.
     pub fn tool(&self) -> &Arc<dyn Tool> {
         &self.tool
@@ -306,9 +315,56 @@ fn duplicate_name(
 #[derive(Default)]
 pub struct Catalog {
     /// Sorted by tool name: the stable order of `tools/list`.
+    /// Names are unique; [`Catalog::get`] finds one by binary search (a map of copied
+    /// names cost a reload of thousands of tools as much as the rest of building it).
     entries: Vec<CatalogEntry>,
-    by_name: HashMap<String, usize>,
     diagnostics: Vec<Diagnostic>,
+}
+
+/// Whether the builder would adjust a kept tool's definition as it did before
+/// ([`Catalog::rebuild`]).
+type Unchanged<'a> = &'a dyn Fn(&ToolDefinition) -> bool;
+
+/// The names a catalog being built has taken so far, by their hashes (not copies), each
+/// with the index of the entry that took it.
+struct Names {
+    hasher: std::hash::RandomState,
+    taken: HashMap<u64, usize>,
+}
+
+impl Names {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            hasher: std::hash::RandomState::new(),
+            taken: HashMap::with_capacity(capacity),
+        }
+    }
+
+    /// Where the entry of `entries` that took `name` is defined, if one did.
+    fn taken<'a>(
+        &self,
+        entries: &'a [CatalogEntry],
+        name: &str,
+    ) -> Option<&'a crate::definition::SourceLocation> {
+        use std::hash::BuildHasher as _;
+        let first = match self.taken.get(&self.hasher.hash_one(name)) {
+            Some(&index) if entries[index].definition().name == name => &entries[index],
+            // Another name of the same hash: look for this one.
+            Some(_) => entries
+                .iter()
+                .find(|entry| entry.definition().name == name)?,
+            None => return None,
+        };
+        Some(&first.definition().source)
+    }
+
+    /// `name` is taken by the entry at `index`.
+    fn add(&mut self, name: &str, index: usize) {
+        use std::hash::BuildHasher as _;
+        self.taken
+            .entry(self.hasher.hash_one(name))
+            .or_insert(index);
+    }
 }
 
 impl std::fmt::Debug for Catalog {
@@ -350,53 +406,70 @@ impl Catalog {
     /// [`Catalog::build`], keeping what `previous` prepared for a tool that is the same one
     /// (the same `Arc`, as a reload keeps for a file that did not change) and publishes the
     /// same definition: its entry, validators and measured length are reused, so a reload
-    /// prepares only what changed (docs/performance.md).
+    /// prepares only what changed (docs/performance.md). A kept tool for which `unchanged`
+    /// says `adjust` would do what it did when `previous` was built is not even adjusted
+    /// again (the folder's settings did not change): a reload of thousands of tools copied
+    /// every definition to adjust and compare it (issue 21).
     pub fn rebuild(
         tools: Vec<Arc<dyn Tool>>,
         diagnostics: Vec<Diagnostic>,
         adjust: impl Fn(&mut ToolDefinition) -> Result<(), Diagnostic>,
         previous: &Self,
+        unchanged: impl Fn(&ToolDefinition) -> bool,
     ) -> Self {
-        Self::build_keeping(tools, diagnostics, adjust, Some(previous))
+        Self::build_keeping(tools, diagnostics, adjust, Some((previous, &unchanged)))
     }
 
     fn build_keeping(
         tools: Vec<Arc<dyn Tool>>,
         mut diagnostics: Vec<Diagnostic>,
         adjust: impl Fn(&mut ToolDefinition) -> Result<(), Diagnostic>,
-        previous: Option<&Self>,
+        previous: Option<(&Self, Unchanged<'_>)>,
     ) -> Self {
         let mut entries: Vec<CatalogEntry> = Vec::with_capacity(tools.len());
-        let mut seen: HashMap<String, crate::definition::SourceLocation> = HashMap::new();
+        let mut names = Names::with_capacity(tools.len());
         for tool in tools {
-            let mut definition = tool.definition().clone();
+            let own = tool.definition();
+            let same_tool = |entry: &&CatalogEntry| {
+                std::ptr::addr_eq(Arc::as_ptr(&entry.tool), Arc::as_ptr(&tool))
+            };
+            let previously = previous.and_then(|(previous, unchanged)| {
+                Some((previous.get(&own.name).filter(same_tool)?, unchanged))
+            });
+            if let Some((entry, _)) = previously.filter(|(_, unchanged)| unchanged(own)) {
+                if let Some(first) = names.taken(&entries, &own.name) {
+                    diagnostics.push(duplicate_name(own, first));
+                } else {
+                    names.add(&own.name, entries.len());
+                    entries.push(entry.as_built());
+                }
+                continue;
+            }
+            let mut definition = own.clone();
             // Adjusted on a copy, kept only when it differs from the tool's own.
             if let Err(diagnostic) = adjust(&mut definition) {
                 diagnostics.push(diagnostic.for_tool(&definition.name));
                 continue;
             }
-            if let Some(first) = seen.get(&definition.name) {
+            if let Some(first) = names.taken(&entries, &definition.name) {
                 diagnostics.push(duplicate_name(&definition, first));
                 continue;
             }
-            let kept = previous
-                .and_then(|previous| previous.get(&definition.name))
-                .filter(|entry| {
-                    std::ptr::addr_eq(Arc::as_ptr(&entry.tool), Arc::as_ptr(&tool))
-                        && *entry.definition() == definition
-                });
+            let kept = previously
+                .map(|(entry, _)| entry)
+                .filter(|entry| *entry.definition() == definition);
             if let Some(entry) = kept {
-                seen.insert(definition.name, definition.source);
-                entries.push(entry.clone());
+                names.add(&definition.name, entries.len());
+                entries.push(entry.as_built());
                 continue;
             }
-            let location = (definition.name.clone(), definition.source.clone());
+            let name = definition.name.clone();
             match Self::prepare(definition, tool) {
                 Ok(entry) => {
-                    seen.insert(location.0, location.1);
+                    names.add(&name, entries.len());
                     entries.push(entry);
                 }
-                Err(diagnostic) => diagnostics.push(diagnostic.for_tool(location.0)),
+                Err(diagnostic) => diagnostics.push(diagnostic.for_tool(name)),
             }
         }
         Self::sorted(entries, diagnostics)
@@ -527,15 +600,14 @@ impl Catalog {
     }
 
     fn sorted(mut entries: Vec<CatalogEntry>, diagnostics: Vec<Diagnostic>) -> Self {
-        entries.sort_by(|a, b| a.definition().name.cmp(&b.definition().name));
-        let by_name = entries
-            .iter()
-            .enumerate()
-            .map(|(index, e)| (e.definition().name.clone(), index))
-            .collect();
+        let by_name =
+            |a: &CatalogEntry, b: &CatalogEntry| a.definition().name.cmp(&b.definition().name);
+        // A reload's entries mostly come in the order of the catalog it replaces.
+        if !entries.is_sorted_by(|a, b| by_name(a, b).is_le()) {
+            entries.sort_by(by_name);
+        }
         Self {
             entries,
-            by_name,
             diagnostics,
         }
     }
@@ -557,7 +629,10 @@ impl Catalog {
 
     /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<&CatalogEntry> {
-        self.by_name.get(name).map(|&index| &self.entries[index])
+        self.entries
+            .binary_search_by(|entry| entry.definition().name.as_str().cmp(name))
+            .ok()
+            .map(|index| &self.entries[index])
     }
 
     /// The tool called `name`, or an [`UnknownTool`] error with suggestions.
@@ -690,6 +765,7 @@ mod tests {
             vec![],
             |_| Ok(()),
             &first,
+            |_| false,
         );
         let same = |catalog: &Catalog, name: &str| {
             Arc::ptr_eq(
@@ -712,12 +788,68 @@ mod tests {
         assert!(outcome.is_error, "the new schema's minimum applies");
 
         // The same tool published differently (its settings changed) is prepared again.
-        let third = Catalog::rebuild(vec![Arc::clone(&kept)], vec![], adjusted, &second);
+        let third = Catalog::rebuild(vec![Arc::clone(&kept)], vec![], adjusted, &second, |_| {
+            false
+        });
         assert!(!same(&third, "kept"));
         assert_eq!(
             third.get("kept").unwrap().definition().description,
             "Adjusted."
         );
+
+        // Issue 21: when the settings did not change, a kept tool is not adjusted again.
+        let fourth = Catalog::rebuild(
+            vec![Arc::clone(&kept)],
+            vec![],
+            |_| unreachable!("an unchanged kept tool is not adjusted"),
+            &third,
+            |_| true,
+        );
+        assert!(Arc::ptr_eq(
+            &third.get("kept").unwrap().arguments,
+            &fourth.get("kept").unwrap().arguments
+        ));
+        assert_eq!(
+            fourth.get("kept").unwrap().definition().description,
+            "Adjusted."
+        );
+    }
+
+    // Issue 21: `discoverable` lives on entries; a reload rebuilds from the catalog it
+    // replaces, which may be a profile's, and must not keep what the profile decided.
+    #[test]
+    fn a_rebuild_from_a_derived_catalog_takes_discoverable_from_the_definitions() {
+        let tool = echo("echo", json!(1));
+        let built = Catalog::new(vec![Arc::clone(&tool)], vec![]);
+        let derived = built.derive(|_| true, vec![], vec![]);
+        for unchanged in [true, false] {
+            let rebuilt = Catalog::rebuild(
+                vec![Arc::clone(&tool)],
+                vec![],
+                |_| Ok(()),
+                &derived,
+                |_| unchanged,
+            );
+            assert!(!rebuilt.entries()[0].discoverable());
+            assert!(Arc::ptr_eq(
+                &rebuilt.entries()[0].arguments,
+                &derived.entries()[0].arguments
+            ));
+        }
+    }
+
+    #[test]
+    fn a_name_taken_twice_keeps_the_first_and_says_where_it_is() {
+        let first = echo("twin", json!(1));
+        let catalog = Catalog::new(
+            vec![first, echo("twin", json!(2)), echo("other", json!(1))],
+            vec![],
+        );
+        assert_eq!(catalog.entries().len(), 2);
+        assert_eq!(catalog.diagnostics().len(), 1);
+        assert_eq!(catalog.diagnostics()[0].rule, "duplicate-tool-name");
+        assert!(catalog.get("twin").is_some() && catalog.get("other").is_some());
+        assert!(catalog.get("nope").is_none());
     }
 
     /// Issue 17, gap 1: a call to a tool of an upstream that did not start, whose tools

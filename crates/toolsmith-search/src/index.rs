@@ -400,7 +400,7 @@ impl SearchIndex {
                     if current[document] == 0.0 {
                         touched.push(document);
                     }
-                    current[document] += factor * idf * self.field_score(posting);
+                    current[document] += factor * idf * self.field_score(*posting);
                 }
                 for document in touched.drain(..) {
                     if best[document] == 0.0 {
@@ -492,7 +492,7 @@ impl SearchIndex {
         (1.0 + (documents - frequency + 0.5) / (frequency + 0.5)).ln()
     }
 
-    fn field_score(&self, posting: &Posting) -> f64 {
+    fn field_score(&self, posting: Posting) -> f64 {
         let field = posting.field as usize;
         let frequency = f64::from(posting.frequency);
         let length = f64::from(self.field_lengths[posting.document as usize][field]);
