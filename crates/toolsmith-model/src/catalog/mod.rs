@@ -144,12 +144,11 @@ impl Catalog {
                 Some((previous.get(&own.name).filter(same_tool)?, unchanged))
             });
             if let Some((entry, _)) = previously.filter(|(_, unchanged)| unchanged(own)) {
-                match taken.get(own.name.as_str()) {
-                    Some(first) => diagnostics.push(duplicate_name(own, first)),
-                    None => {
-                        taken.insert(&own.name, &own.source);
-                        entries.push(entry.as_built());
-                    }
+                if let Some(first) = taken.get(own.name.as_str()) {
+                    diagnostics.push(duplicate_name(own, first));
+                } else {
+                    taken.insert(&own.name, &own.source);
+                    entries.push(entry.as_built());
                 }
                 continue;
             }
@@ -180,6 +179,8 @@ impl Catalog {
                 Err(diagnostic) => diagnostics.push(diagnostic.for_tool(name)),
             }
         }
+        // The entries hold their own `Arc`s; `taken` borrowed the names from these.
+        drop(tools);
         Self::sorted(entries, diagnostics)
     }
 
