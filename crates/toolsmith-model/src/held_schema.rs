@@ -89,18 +89,6 @@ impl Schema {
     /// `description`s, in order, read from the text without building the rest of the
     /// object: what tool search indexes of every tool (issue 21).
     pub fn parameters(&self) -> Vec<(String, Option<String>)> {
-        if let Some(object) = self.0.object.get() {
-            let Some(Value::Object(properties)) = object.get("properties") else {
-                return Vec::new();
-            };
-            return properties
-                .iter()
-                .map(|(name, schema)| {
-                    let description = schema.get("description").and_then(Value::as_str);
-                    (name.clone(), description.map(str::to_owned))
-                })
-                .collect();
-        }
         serde_json::from_str::<parameters::Top>(&self.0.text)
             .map(|top| top.properties.0)
             .unwrap_or_default()
@@ -126,9 +114,10 @@ impl Schema {
 /// every other value is skipped without being built.
 mod parameters {
     use std::fmt;
+    use std::marker::PhantomData;
 
     use serde::Deserialize;
-    use serde::de::{IgnoredAny, MapAccess, Visitor};
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 
     /// A schema's top level: its `properties`, if they are an object.
     #[derive(Deserialize)]
@@ -142,102 +131,85 @@ mod parameters {
     pub(super) struct Properties(pub(super) Vec<(String, Option<String>)>);
 
     /// A property's `description`, if it is a string and the property an object.
+    #[derive(Default)]
     struct Description(Option<String>);
+
+    /// What is read out of a JSON object; any other JSON value reads as the default.
+    trait FromObject<'de>: Default {
+        fn from_object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+    }
+
+    impl<'de> FromObject<'de> for Properties {
+        fn from_object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+            let mut entries = Vec::new();
+            while let Some((name, Description(description))) = map.next_entry()? {
+                entries.push((name, description));
+            }
+            Ok(Self(entries))
+        }
+    }
+
+    impl<'de> FromObject<'de> for Description {
+        fn from_object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+            let mut description = None;
+            while let Some(keyword) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if keyword == "description" {
+                    description = map
+                        .next_value::<serde_json::Value>()?
+                        .as_str()
+                        .map(str::to_owned);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(Self(description))
+        }
+    }
 
     impl<'de> Deserialize<'de> for Properties {
         fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct Entries;
-            impl<'de> Visitor<'de> for Entries {
-                type Value = Properties;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a JSON value")
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Properties, A::Error> {
-                    let mut entries = Vec::new();
-                    while let Some((name, Description(description))) = map.next_entry()? {
-                        entries.push((name, description));
-                    }
-                    Ok(Properties(entries))
-                }
-                fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                    self,
-                    mut seq: A,
-                ) -> Result<Properties, A::Error> {
-                    while seq.next_element::<IgnoredAny>()?.is_some() {}
-                    Ok(Properties::default())
-                }
-                fn visit_bool<E>(self, _: bool) -> Result<Properties, E> {
-                    Ok(Properties::default())
-                }
-                fn visit_i64<E>(self, _: i64) -> Result<Properties, E> {
-                    Ok(Properties::default())
-                }
-                fn visit_u64<E>(self, _: u64) -> Result<Properties, E> {
-                    Ok(Properties::default())
-                }
-                fn visit_f64<E>(self, _: f64) -> Result<Properties, E> {
-                    Ok(Properties::default())
-                }
-                fn visit_str<E>(self, _: &str) -> Result<Properties, E> {
-                    Ok(Properties::default())
-                }
-                fn visit_unit<E>(self) -> Result<Properties, E> {
-                    Ok(Properties::default())
-                }
-            }
-            deserializer.deserialize_any(Entries)
+            deserializer.deserialize_any(ObjectOrDefault(PhantomData))
         }
     }
 
     impl<'de> Deserialize<'de> for Description {
         fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct Keywords;
-            impl<'de> Visitor<'de> for Keywords {
-                type Value = Description;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a JSON value")
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Description, A::Error> {
-                    let mut description = None;
-                    while let Some(keyword) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                        if keyword == "description" {
-                            description = map
-                                .next_value::<serde_json::Value>()?
-                                .as_str()
-                                .map(str::to_owned);
-                        } else {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                    Ok(Description(description))
-                }
-                fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                    self,
-                    mut seq: A,
-                ) -> Result<Description, A::Error> {
-                    while seq.next_element::<IgnoredAny>()?.is_some() {}
-                    Ok(Description(None))
-                }
-                fn visit_bool<E>(self, _: bool) -> Result<Description, E> {
-                    Ok(Description(None))
-                }
-                fn visit_i64<E>(self, _: i64) -> Result<Description, E> {
-                    Ok(Description(None))
-                }
-                fn visit_u64<E>(self, _: u64) -> Result<Description, E> {
-                    Ok(Description(None))
-                }
-                fn visit_f64<E>(self, _: f64) -> Result<Description, E> {
-                    Ok(Description(None))
-                }
-                fn visit_str<E>(self, _: &str) -> Result<Description, E> {
-                    Ok(Description(None))
-                }
-                fn visit_unit<E>(self) -> Result<Description, E> {
-                    Ok(Description(None))
-                }
-            }
-            deserializer.deserialize_any(Keywords)
+            deserializer.deserialize_any(ObjectOrDefault(PhantomData))
+        }
+    }
+
+    /// Reads a `T` out of an object, and skips any other value as `T::default()`.
+    struct ObjectOrDefault<T>(PhantomData<T>);
+
+    impl<'de, T: FromObject<'de>> Visitor<'de> for ObjectOrDefault<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::from_object(map)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(T::default())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_unit<E>(self) -> Result<T, E> {
+            Ok(T::default())
         }
     }
 }

@@ -133,31 +133,22 @@ fn shared(schema: &Schema) -> Result<Arc<jsonschema::Validator>, SchemaError> {
 }
 
 /// Whether `schema` compiles, compiling it unless a schema of the same JSON text was
-/// checked before or has a live compiled validator: what it compiles to is dropped, as
-/// most tools of a big folder are never called (see [`SchemaValidator`]).
+/// checked before: what it compiles to is dropped, as most tools of a big folder are never
+/// called (see [`SchemaValidator`]).
 fn check(schema: &Schema) -> Result<(), SchemaError> {
     use std::collections::HashSet;
     use std::hash::{BuildHasher as _, RandomState};
     /// Hashes of the JSON texts of the schemas that compiled; a few bytes a schema, kept
     /// for the process's life.
-    static COMPILES: Mutex<Option<(RandomState, HashSet<u64>)>> = Mutex::new(None);
-    let lock = || COMPILES.lock().unwrap_or_else(PoisonError::into_inner);
-    let hash = {
-        let mut guard = lock();
-        let (state, _) = guard.get_or_insert_with(|| (RandomState::new(), HashSet::new()));
-        let hash = state.hash_one(schema.text());
-        if guard
-            .as_ref()
-            .is_some_and(|(_, known)| known.contains(&hash))
-        {
-            return Ok(());
-        }
-        hash
-    };
-    compile_value(&schema.to_value())?;
-    if let Some((_, known)) = lock().as_mut() {
-        known.insert(hash);
+    static COMPILES: OnceLock<(RandomState, Mutex<HashSet<u64>>)> = OnceLock::new();
+    let (hasher, compiles) = COMPILES.get_or_init(Default::default);
+    let known = || compiles.lock().unwrap_or_else(PoisonError::into_inner);
+    let hash = hasher.hash_one(schema.text());
+    if known().contains(&hash) {
+        return Ok(());
     }
+    compile_value(&schema.to_value())?;
+    known().insert(hash);
     Ok(())
 }
 
