@@ -58,7 +58,11 @@ pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Ar
             mode: SearchMode::Always,
             ..SearchSettings::default()
         };
-        toolsmith_search::apply(catalog, &Plan::decide(always, None))
+        toolsmith_search::apply(
+            catalog,
+            &Plan::decide(always, None),
+            toolsmith_search::IndexSource::default(),
+        )
     } else {
         catalog
     };

@@ -5,7 +5,7 @@
 //! A folder tool with a built-in's name wins: the built-in is left out and the catalog
 //! carries a `builtin-tool-shadowed` warning, so nothing changes silently.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -15,6 +15,7 @@ use toolsmith_model::{
 };
 
 use crate::index::{Hit, SearchIndex};
+use crate::kept::IndexSource;
 
 /// The name of the search built-in.
 pub const TOOL_SEARCH: &str = "tool_search";
@@ -29,11 +30,14 @@ const MOST_RESULTS: u64 = 50;
 /// The `tool_search` and `execute_tool` built-ins for `catalog`, which they search and run
 /// (listed and discoverable tools alike), and a `builtin-tool-shadowed` warning for each one
 /// left out because a tool of `catalog` has its name.
-pub(crate) fn builtins(catalog: &Arc<Catalog>) -> (Vec<Arc<dyn Tool>>, Vec<Diagnostic>) {
+pub(crate) fn builtins(
+    catalog: &Arc<Catalog>,
+    source: IndexSource,
+) -> (Vec<Arc<dyn Tool>>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let mut tools = Vec::new();
     let builtins: [Arc<dyn Tool>; 2] = [
-        Arc::new(ToolSearch::new(Arc::clone(catalog))),
+        Arc::new(ToolSearch::new(Arc::clone(catalog), source)),
         Arc::new(ExecuteTool::new(Arc::clone(catalog))),
     ];
     for builtin in builtins {
@@ -64,20 +68,104 @@ fn object(value: Value) -> JsonObject {
 /// `{"results": [{name, title, description, score, inputSchema}]}` for `hits` of `catalog`:
 /// the structured content of `tool_search`, with everything needed to call each tool.
 pub fn results(catalog: &Catalog, hits: &[Hit]) -> Value {
+    found_results(hits, |name| {
+        catalog.get(name).map(|entry| Shown::of(entry.definition()))
+    })
+}
+
+/// What `tool_search` shows of a tool found, besides its name and score.
+pub(crate) struct Shown<'a> {
+    pub(crate) title: Option<&'a str>,
+    pub(crate) description: &'a str,
+    pub(crate) input_schema_text: &'a str,
+}
+
+impl<'a> Shown<'a> {
+    fn of(definition: &'a ToolDefinition) -> Self {
+        Self {
+            title: definition.title.as_deref(),
+            description: &definition.description,
+            input_schema_text: definition.input_schema.text(),
+        }
+    }
+}
+
+/// [`results`] of the tools `found` tells about.
+fn found_results<'a>(hits: &[Hit], found: impl Fn(&str) -> Option<Shown<'a>>) -> Value {
     let results: Vec<Value> = hits
         .iter()
         .filter_map(|hit| {
-            let definition = catalog.get(&hit.name)?.definition();
+            let tool = found(&hit.name)?;
+            let input_schema = serde_json::from_str(tool.input_schema_text).unwrap_or(Value::Null);
             Some(result(
-                &definition.name,
-                definition.title.as_deref(),
-                &definition.description,
+                &hit.name,
+                tool.title,
+                tool.description,
                 hit.score,
-                definition.input_schema.to_value(),
+                input_schema,
             ))
         })
         .collect();
     json!({ "results": results })
+}
+
+/// `tool_search`'s answer to `query`: `hits`, each with what `found` tells about it, as text
+/// (a line a tool with its input schema) and as [`results`].
+pub(crate) fn answer<'a>(
+    query: &str,
+    hits: &[Hit],
+    found: impl Fn(&str) -> Option<Shown<'a>>,
+) -> CallOutcome {
+    let text: Vec<String> = hits
+        .iter()
+        .filter_map(|hit| {
+            let tool = found(&hit.name)?;
+            Some(format!(
+                "{} ({}): {}\n  inputSchema: {}",
+                hit.name, hit.score, tool.description, tool.input_schema_text,
+            ))
+        })
+        .collect();
+    let text = if text.is_empty() {
+        format!("no tool matches `{query}`; try other words")
+    } else {
+        text.join("\n")
+    };
+    CallOutcome {
+        content: vec![Content::text(text)],
+        structured_content: Some(found_results(hits, found)),
+        is_error: false,
+        meta: None,
+    }
+}
+
+/// The query and how many results `arguments` ask `tool_search` for, read as its call
+/// path reads them (after validation).
+fn search_arguments(arguments: &JsonObject) -> (&str, usize) {
+    let query = arguments
+        .get("query")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let limit = arguments
+        .get("max_results")
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_MAX_RESULTS)
+        .clamp(1, MOST_RESULTS);
+    (query, usize::try_from(limit).unwrap_or(usize::MAX))
+}
+
+/// [`search_arguments`] of `arguments` that `tool_search`'s input schema accepts as they
+/// are: a non-empty `query` string, a `max_results` integer from 1 to 50 or none. `None`
+/// for any other: only validation may answer those.
+pub(crate) fn plain_search_arguments(arguments: &JsonObject) -> Option<(&str, usize)> {
+    let query = arguments.get("query")?.as_str()?;
+    let limit_ok = match arguments.get("max_results") {
+        None => true,
+        Some(limit) => limit
+            .as_u64()
+            .is_some_and(|limit| (1..=MOST_RESULTS).contains(&limit)),
+    };
+    (!query.is_empty() && limit_ok).then(|| search_arguments(arguments))
 }
 
 /// One of [`results`]: a found tool with its score and what it takes to call it.
@@ -104,13 +192,18 @@ pub fn result(
 struct ToolSearch {
     definition: ToolDefinition,
     /// Built by the first search, or ahead of it on a thread of the server's when the
-    /// catalog is published, so serving a large folder starts without waiting for it.
-    index: OnceLock<SearchIndex>,
+    /// catalog is published, so serving a large folder starts without waiting for it; or
+    /// the one `source` offers.
+    index: OnceLock<Arc<SearchIndex>>,
+    source: IndexSource,
+    /// Whether the index was handed to `source` to be kept (by [`Tool::prepare`], off any
+    /// call's path).
+    kept: Once,
     catalog: Arc<Catalog>,
 }
 
 impl ToolSearch {
-    fn new(catalog: Arc<Catalog>) -> Self {
+    fn new(catalog: Arc<Catalog>, source: IndexSource) -> Self {
         let schema = object(json!({
             "type": "object",
             "properties": {
@@ -141,16 +234,22 @@ impl ToolSearch {
         Self {
             definition,
             index: OnceLock::new(),
+            source,
+            kept: Once::new(),
             catalog,
         }
     }
 }
 
 impl ToolSearch {
-    /// The index of the catalog, built by the first search or [`Tool::prepare`].
-    fn index(&self) -> &SearchIndex {
-        self.index
-            .get_or_init(|| SearchIndex::new(self.catalog.definitions()))
+    /// The index of the catalog: the one its source offers when that indexes these very
+    /// tools, else built by the first search or [`Tool::prepare`].
+    fn index(&self) -> &Arc<SearchIndex> {
+        self.index.get_or_init(|| {
+            self.source
+                .offered_for(&self.catalog)
+                .unwrap_or_else(|| Arc::new(SearchIndex::new(self.catalog.definitions())))
+        })
     }
 }
 
@@ -159,8 +258,21 @@ impl Tool for ToolSearch {
         &self.definition
     }
 
+    /// Builds the index, and hands one built here (not offered) to the source to keep.
     fn prepare(&self) {
-        self.index();
+        let index = self.index();
+        if let Some(keep) = &self.source.built {
+            let offered = self
+                .source
+                .offered
+                .as_ref()
+                .is_some_and(|offered| Arc::ptr_eq(offered, index));
+            self.kept.call_once(|| {
+                if !offered {
+                    keep(index, &self.catalog);
+                }
+            });
+        }
     }
 
     fn call(
@@ -168,16 +280,7 @@ impl Tool for ToolSearch {
         arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
-        let query = arguments
-            .get("query")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let limit = arguments
-            .get("max_results")
-            .and_then(Value::as_u64)
-            .unwrap_or(DEFAULT_MAX_RESULTS)
-            .clamp(1, MOST_RESULTS);
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let (query, limit) = search_arguments(arguments);
         let index = self.index();
         // Tools the caller's scopes do not cover are not found (docs/auth.md); searching
         // the whole catalog first keeps one index for every caller.
@@ -196,27 +299,12 @@ impl Tool for ToolSearch {
         } else {
             index.search(query, limit)
         };
-        let mut text = Vec::new();
-        for hit in &hits {
-            if let Some(entry) = self.catalog.get(&hit.name) {
-                let definition = entry.definition();
-                text.push(format!(
-                    "{} ({}): {}\n  inputSchema: {}",
-                    definition.name, hit.score, definition.description, definition.input_schema,
-                ));
-            }
-        }
-        let text = if text.is_empty() {
-            format!("no tool matches `{query}`; try other words")
-        } else {
-            text.join("\n")
+        let found = |name: &str| {
+            self.catalog
+                .get(name)
+                .map(|entry| Shown::of(entry.definition()))
         };
-        Ok(ToolReturn::Outcome(CallOutcome {
-            content: vec![Content::text(text)],
-            structured_content: Some(results(&self.catalog, &hits)),
-            is_error: false,
-            meta: None,
-        }))
+        Ok(ToolReturn::Outcome(answer(query, &hits, found)))
     }
 }
 
@@ -346,6 +434,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::kept::{KeptIndex, KeptTool};
 
     struct Add(ToolDefinition);
 
@@ -364,15 +453,109 @@ mod tests {
     // search finds it made.
     #[test]
     fn prepare_builds_the_index_a_search_then_uses() {
-        let search = ToolSearch::new(catalog(true, None));
+        let search = ToolSearch::new(catalog(true, None), IndexSource::default());
         assert!(search.index.get().is_none(), "nothing is built until asked");
         search.prepare();
-        let built: *const SearchIndex = search.index.get().expect("prepare built the index");
+        let built = Arc::clone(search.index.get().expect("prepare built the index"));
         assert_eq!(search.index().search("sum two numbers", 1)[0].name, "add");
         assert!(
-            std::ptr::eq(built, search.index()),
+            Arc::ptr_eq(&built, search.index()),
             "the search used the prepared index"
         );
+    }
+
+    // Issue 21: an index kept from an earlier run is searched instead of building one,
+    // only when it indexes the very same tools; one built is handed over to be kept, once.
+    #[test]
+    fn an_offered_index_of_the_same_tools_is_used_and_a_built_one_is_handed_over() {
+        let kept_count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = Arc::clone(&kept_count);
+        let built: crate::KeepIndex = Arc::new(move |index: &SearchIndex, catalog: &Catalog| {
+            assert_eq!(index.len(), catalog.entries().len());
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        let fresh = ToolSearch::new(
+            catalog(true, None),
+            IndexSource {
+                offered: None,
+                built: Some(Arc::clone(&built)),
+            },
+        );
+        fresh.prepare();
+        fresh.prepare();
+        assert_eq!(kept_count.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+        let offered = Arc::new(SearchIndex::new(catalog(true, None).definitions()));
+        let same = ToolSearch::new(
+            catalog(true, None),
+            IndexSource {
+                offered: Some(Arc::clone(&offered)),
+                built: Some(Arc::clone(&built)),
+            },
+        );
+        same.prepare();
+        assert!(
+            Arc::ptr_eq(same.index(), &offered),
+            "the offered index is searched"
+        );
+        assert_eq!(
+            kept_count.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "an offered index is not kept again"
+        );
+
+        let other = ToolSearch::new(
+            catalog(true, Some("extra")),
+            IndexSource {
+                offered: Some(Arc::clone(&offered)),
+                built: None,
+            },
+        );
+        assert!(
+            !Arc::ptr_eq(other.index(), &offered),
+            "an index of other tools is not searched"
+        );
+        assert_eq!(other.index().len(), 2);
+    }
+
+    // Issue 21: the kept index answers `tool_search` as the loaded catalog's would, and
+    // leaves arguments only validation may answer to the call path.
+    #[test]
+    fn a_kept_index_answers_as_the_loaded_tool_search_does() {
+        let catalog = catalog(true, Some("notes"));
+        let index = SearchIndex::new(catalog.definitions());
+        let tools = catalog
+            .definitions()
+            .map(|definition| {
+                let KeptTool {
+                    name,
+                    title,
+                    description,
+                    input_schema,
+                } = KeptTool::of(definition);
+                KeptTool {
+                    name: name.into_owned().into(),
+                    title: title.map(|title| title.into_owned().into()),
+                    description: description.into_owned().into(),
+                    input_schema: input_schema.into_owned().into(),
+                }
+            })
+            .collect();
+        let kept = KeptIndex::new(index, tools).expect("the same tools in the same order");
+        let arguments = object(json!({"query": "sum two numbers", "max_results": 2}));
+        let early = kept
+            .search(&arguments)
+            .expect("plain arguments are answered");
+        let served = call(&discover(catalog), TOOL_SEARCH, Value::Object(arguments));
+        assert_eq!(early, served);
+        for refused in [
+            json!({"query": ""}),
+            json!({"query": "sum", "max_results": 0}),
+            json!({"query": "sum", "max_results": 51}),
+            json!({"max_results": 2}),
+        ] {
+            assert!(kept.search(&object(refused.clone())).is_none(), "{refused}");
+        }
     }
 
     fn catalog(discoverable: bool, extra: Option<&str>) -> Arc<Catalog> {
@@ -393,7 +576,11 @@ mod tests {
     }
 
     fn discover(catalog: Arc<Catalog>) -> Arc<Catalog> {
-        crate::with_discovery(catalog, toolsmith_model::SearchSettings::default())
+        crate::with_discovery(
+            catalog,
+            toolsmith_model::SearchSettings::default(),
+            IndexSource::default(),
+        )
     }
 
     fn call(catalog: &Catalog, name: &str, arguments: Value) -> CallOutcome {

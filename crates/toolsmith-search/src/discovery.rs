@@ -6,6 +6,7 @@ use std::sync::Arc;
 use toolsmith_model::{Catalog, CatalogEntry, SearchMode, SearchSettings};
 
 use crate::builtins;
+use crate::kept::IndexSource;
 use crate::tokens;
 
 /// What the `[search]` settings decide for one catalog.
@@ -77,17 +78,22 @@ impl Plan {
 /// search (every tool, when the plan says so; none with mode `never`) and the `tool_search`
 /// and `execute_tool` built-ins when any tool is discoverable.
 ///
-/// Compiled schemas are reused; nothing is compiled twice.
-pub fn with_discovery(catalog: Arc<Catalog>, settings: SearchSettings) -> Arc<Catalog> {
+/// `tool_search` takes its index from `source` ([`IndexSource`]). Compiled schemas are
+/// reused; nothing is compiled twice.
+pub fn with_discovery(
+    catalog: Arc<Catalog>,
+    settings: SearchSettings,
+    source: IndexSource,
+) -> Arc<Catalog> {
     let plan = Plan::new(&catalog, settings);
     if let Some(why) = plan.explain() {
         tracing::info!("{why}");
     }
-    apply(catalog, &plan)
+    apply(catalog, &plan, source)
 }
 
 /// `catalog` as `plan` publishes it (see [`with_discovery`]).
-pub fn apply(catalog: Arc<Catalog>, plan: &Plan) -> Arc<Catalog> {
+pub fn apply(catalog: Arc<Catalog>, plan: &Plan, source: IndexSource) -> Arc<Catalog> {
     let any_discoverable = catalog.entries().iter().any(CatalogEntry::discoverable);
     let hide_all = plan.all_behind_search;
     if !hide_all && !any_discoverable {
@@ -96,7 +102,7 @@ pub fn apply(catalog: Arc<Catalog>, plan: &Plan) -> Arc<Catalog> {
     if !hide_all && plan.settings.mode == SearchMode::Never {
         return Arc::new(catalog.derive(|_| false, Vec::new(), Vec::new()));
     }
-    let (tools, diagnostics) = builtins::builtins(&catalog);
+    let (tools, diagnostics) = builtins::builtins(&catalog, source);
     let discoverable = |entry: &CatalogEntry| entry.discoverable() || hide_all;
     Arc::new(catalog.derive(discoverable, tools, diagnostics))
 }
@@ -150,7 +156,7 @@ mod tests {
 
     #[test]
     fn auto_within_budget_hides_only_discoverable_tools() {
-        let served = with_discovery(catalog(), SearchSettings::default());
+        let served = with_discovery(catalog(), SearchSettings::default(), IndexSource::default());
         assert_eq!(
             listed(&served),
             ["execute_tool", "forecast", "stats", "tool_search"]
@@ -169,7 +175,7 @@ mod tests {
                 .unwrap()
                 .contains("over the search budget of 20")
         );
-        let served = apply(catalog(), &plan);
+        let served = apply(catalog(), &plan, IndexSource::default());
         assert_eq!(listed(&served), ["execute_tool", "tool_search"]);
         let search = served.get(crate::TOOL_SEARCH).unwrap();
         let context = CallContext::detached(std::time::Duration::from_secs(5));
@@ -190,14 +196,22 @@ mod tests {
 
     #[test]
     fn always_lists_only_the_builtins() {
-        let served = with_discovery(catalog(), settings(SearchMode::Always, 1_000_000));
+        let served = with_discovery(
+            catalog(),
+            settings(SearchMode::Always, 1_000_000),
+            IndexSource::default(),
+        );
         assert_eq!(listed(&served), ["execute_tool", "tool_search"]);
         assert_eq!(served.entries().len(), 5);
     }
 
     #[test]
     fn never_lists_every_tool_without_builtins() {
-        let served = with_discovery(catalog(), settings(SearchMode::Never, 1));
+        let served = with_discovery(
+            catalog(),
+            settings(SearchMode::Never, 1),
+            IndexSource::default(),
+        );
         assert_eq!(listed(&served), ["forecast", "hidden", "stats"]);
     }
 }

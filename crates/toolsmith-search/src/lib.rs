@@ -32,6 +32,7 @@ mod builtins;
 mod discovery;
 mod index;
 mod intent;
+mod kept;
 mod meaning;
 mod synonyms;
 mod text;
@@ -42,3 +43,4 @@ pub use builtins::{
 };
 pub use discovery::{Plan, apply, with_discovery};
 pub use index::{Hit, SearchIndex, parameter_text};
+pub use kept::{IndexSource, KeepIndex, KeptIndex, KeptTool};

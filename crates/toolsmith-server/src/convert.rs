@@ -23,6 +23,7 @@ use toolsmith_model::{
     CallOutcome, Caller, Catalog, CatalogEntry, Content, EvaluatorSettings, JsonObject, LogLevel,
     SearchSettings, ToolDefinition, may_use,
 };
+use toolsmith_search::IndexSource;
 
 /// How many tools one `tools/list` page holds.
 pub const PAGE_SIZE: usize = 100;
@@ -71,9 +72,10 @@ impl Published {
         search: SearchSettings,
         evaluator: &EvaluatorSettings,
         max_calls: usize,
+        index: IndexSource,
     ) -> Self {
         let loaded = Arc::clone(&catalog);
-        let catalog = toolsmith_search::with_discovery(catalog, search);
+        let catalog = toolsmith_search::with_discovery(catalog, search, index);
         let catalog = toolsmith_code::with_evaluator(catalog, evaluator);
         let tools = catalog.definitions().map(|_| OnceLock::new()).collect();
         let listed = catalog
@@ -455,6 +457,7 @@ mod tests {
             SearchSettings::default(),
             &EvaluatorSettings::default(),
             8,
+            IndexSource::default(),
         );
         let (page, next) = published.page(None, PAGE_SIZE, None).unwrap();
         let names: Vec<&str> = page.iter().map(|tool| tool.name.as_ref()).collect();
@@ -473,6 +476,7 @@ mod tests {
             SearchSettings::default(),
             &EvaluatorSettings::default(),
             8,
+            IndexSource::default(),
         );
         let (first, cursor) = published.page(None, 2, None).unwrap();
         assert_eq!(first.len(), 2);
@@ -489,6 +493,7 @@ mod tests {
             SearchSettings::default(),
             &EvaluatorSettings::default(),
             8,
+            IndexSource::default(),
         );
         for cursor in ["nope", "dG9vbHM6OTk", ""] {
             let error = published.page(Some(cursor), 10, None).unwrap_err();

@@ -19,7 +19,10 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
-use toolsmith_model::{Catalog, EvaluatorSettings, Prompts, Resources, SearchSettings};
+use toolsmith_model::{
+    CallOutcome, Catalog, EvaluatorSettings, JsonObject, Prompts, Resources, SearchSettings,
+};
+use toolsmith_search::{IndexSource, KeepIndex, KeptIndex};
 
 use crate::content::Content;
 use crate::convert::{PAGE_SIZE, Published};
@@ -114,6 +117,12 @@ struct Shared {
     /// Whether the folder is served: false from [`ServerState::loading`] until
     /// [`ServerState::loaded`]. Over stdio, nothing after `initialize` is read before then.
     ready: tokio::sync::watch::Sender<bool>,
+    /// A search index kept from an earlier run of the folder being loaded: until the
+    /// folder is served, `tool_search` is answered from it over stdio (docs/search.md,
+    /// "The kept index"), and the first catalog published takes its index.
+    early: tokio::sync::watch::Sender<Option<Arc<KeptIndex>>>,
+    /// Handed the index the first published catalog's `tool_search` builds, to keep it.
+    keep_built: Mutex<Option<KeepIndex>>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -168,6 +177,7 @@ impl ServerState {
                 search,
                 &evaluator,
                 max_concurrent_calls,
+                IndexSource::default(),
             )),
             metrics,
             max_calls: max_concurrent_calls,
@@ -192,6 +202,8 @@ impl ServerState {
             changes: tokio::sync::broadcast::channel(16).0,
             tasks: crate::tasks::Tasks::new(&tasks),
             ready: tokio::sync::watch::Sender::new(true),
+            early: tokio::sync::watch::Sender::new(None),
+            keep_built: Mutex::new(None),
         }));
         prepare_search(&state.0.published.load().catalog, Duration::ZERO);
         state
@@ -256,7 +268,7 @@ impl ServerState {
     /// that kept a broken file's old tools, or touched only a resource, sends no
     /// `tools/list_changed`.
     async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
-        let published = Arc::new(self.to_publish(catalog));
+        let published = Arc::new(self.to_publish(catalog, IndexSource::default()));
         prepare_search(&published.catalog, RELOAD_QUIET);
         let old = self.0.published.swap(Arc::clone(&published));
         changes.tools = changes.tools && !old.same_tools(&published);
@@ -377,14 +389,82 @@ impl ServerState {
         self.0
             .content
             .store(Arc::new(Content::new(prompts, resources)));
-        self.0.published.store(Arc::new(self.to_publish(catalog)));
+        let source = IndexSource {
+            offered: self
+                .0
+                .early
+                .send_replace(None)
+                .map(|kept| Arc::clone(kept.index())),
+            built: self
+                .0
+                .keep_built
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        };
+        self.0
+            .published
+            .store(Arc::new(self.to_publish(catalog, source)));
         prepare_search(&self.0.published.load().catalog, Duration::ZERO);
         self.0.ready.send_replace(true);
     }
 
-    /// `catalog` as the `[search]` and `[evaluator]` settings in force publish it.
-    fn to_publish(&self, catalog: Arc<Catalog>) -> Published {
-        Published::new(catalog, self.search(), &self.evaluator(), self.0.max_calls)
+    /// While a [`ServerState::loading`] server loads its folder, answers `tool_search` from
+    /// `kept`, an index of the same folder kept from an earlier run, and serves the folder
+    /// with its index instead of building one, when it indexes the very same tools
+    /// (docs/search.md, "The kept index").
+    pub fn kept_index(&self, kept: KeptIndex) {
+        if !self.is_ready() {
+            self.0.early.send_replace(Some(Arc::new(kept)));
+        }
+    }
+
+    /// Hands `keep` the index the `tool_search` of the folder a [`ServerState::loading`]
+    /// server loads builds, if it builds one, to keep it for the next run.
+    pub fn keep_search_index(&self, keep: KeepIndex) {
+        *self
+            .0
+            .keep_built
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(keep);
+    }
+
+    /// `tool_search`'s answer to `arguments` from a kept index while the folder loads
+    /// ([`ServerState::kept_index`]): `None` without one, once the folder is served, or
+    /// for arguments only validation may answer.
+    pub(crate) fn search_while_loading(&self, arguments: &JsonObject) -> Option<CallOutcome> {
+        self.0.early.borrow().as_ref()?.search(arguments)
+    }
+
+    /// Waits until `tool_search` can be answered while the folder loads, or the folder is
+    /// served. Cancel-safe.
+    pub(crate) async fn searchable(&self) {
+        let mut early = self.0.early.subscribe();
+        tokio::select! {
+            _ = early.wait_for(Option::is_some) => {}
+            () = self.ready() => {}
+        }
+    }
+
+    /// Waits until the served catalog's `tool_search` has its index (built, or taken from
+    /// a kept one), when it has `tool_search`.
+    pub fn wait_for_search_index(&self) {
+        let catalog = Arc::clone(&self.0.published.load().catalog);
+        if let Some(entry) = catalog.get(toolsmith_search::TOOL_SEARCH) {
+            entry.tool().prepare();
+        }
+    }
+
+    /// `catalog` as the `[search]` and `[evaluator]` settings in force publish it, its
+    /// `tool_search` taking its index from `source`.
+    fn to_publish(&self, catalog: Arc<Catalog>, source: IndexSource) -> Published {
+        Published::new(
+            catalog,
+            self.search(),
+            &self.evaluator(),
+            self.0.max_calls,
+            source,
+        )
     }
 
     /// Waits until the folder is served ([`ServerState::loading`]); at once for a server

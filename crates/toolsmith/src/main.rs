@@ -27,6 +27,22 @@ use crate::printer::Printer;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Gives the memory the allocator holds free back to the system. Loading a big folder and
+/// indexing it allocate far more than they keep (files' text, parse trees, the index's
+/// working tables), and mimalloc keeps freed pages for reuse: called once a folder is
+/// served, this brings the server's resident memory down to what it holds (issue 21;
+/// docs/performance.md, "Big folders").
+pub(crate) fn release_free_memory() {
+    #[expect(
+        unsafe_code,
+        reason = "mimalloc's own API, which Rust's allocator trait lacks"
+    )]
+    // SAFETY: `mi_collect` takes no pointers and may be called on any thread at any time.
+    unsafe {
+        libmimalloc_sys::mi_collect(true);
+    }
+}
+
 /// How a command ended, as scripts see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExitStatus {

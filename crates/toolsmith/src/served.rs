@@ -67,12 +67,24 @@ impl ServedFolder {
         })
     }
 
-    /// Runs `load` of the folder at `root`, and what its files are now, looked at on a
-    /// thread of its own meanwhile: on a folder of thousands of files that look is a walk
-    /// and a `stat` a file, which the first response need not wait for (issue 21).
-    pub(crate) fn load<T: Send>(root: &Path, load: impl FnOnce() -> T) -> (T, Snapshot) {
+    /// Runs `load` of the folder at `root`, and what its files are now: looked at first
+    /// (a walk and a `stat` a file), then given to `seen` on a thread of its own while
+    /// `load` runs. The look goes first so that `seen` can answer early (a kept search
+    /// index, `commands::serve`) without the load slowing it (issue 21).
+    pub(crate) fn load<T: Send>(
+        root: &Path,
+        load: impl FnOnce() -> T,
+        seen: impl FnOnce(&Snapshot) + Send,
+    ) -> (T, Snapshot) {
         std::thread::scope(|scope| {
-            let seen = scope.spawn(|| Snapshot::take(root));
+            let (taken, looked) = std::sync::mpsc::channel();
+            let seen = scope.spawn(move || {
+                let snapshot = Snapshot::take(root);
+                let _ = taken.send(());
+                seen(&snapshot);
+                snapshot
+            });
+            let _ = looked.recv();
             let loaded = load();
             let seen = seen.join().unwrap_or_else(|_| Snapshot::take(root));
             (loaded, seen)

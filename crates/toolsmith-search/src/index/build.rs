@@ -64,6 +64,11 @@ impl SearchIndex {
         self.names.is_empty()
     }
 
+    /// The names of the tools indexed, in their order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(String::as_str)
+    }
+
     fn add(&mut self, definition: &ToolDefinition, parameters: &[(String, Option<String>)]) {
         let document = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
         self.names.push(definition.name.clone());

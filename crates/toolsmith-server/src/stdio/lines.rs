@@ -2,15 +2,15 @@
 //! `Transport`, answering what is not a message itself and handing plain `tools/call`s to
 //! the fast path ([`super::fast`]).
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::io;
 
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ClientRequest, CustomResult, ErrorCode,
-    JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId, ServerJsonRpcMessage,
-    ServerResult,
+    JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, ProtocolVersion, RequestId,
+    ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -22,6 +22,10 @@ use crate::state::ServerState;
 
 /// The longest line (one message) accepted; longer ones are answered `-32600` and dropped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// How many messages are held while the folder loads before reading stops until it is
+/// served ([`LineTransport::held`]).
+const MAX_HELD: usize = 256;
 
 /// Newline-delimited JSON-RPC over a byte stream, as rmcp's `Transport`.
 pub(super) struct LineTransport<R> {
@@ -39,13 +43,18 @@ pub(super) struct LineTransport<R> {
     /// A request has come in. Before that, notifications and responses are dropped: rmcp's
     /// handshake gives up on the connection when the first message is not a request.
     started: bool,
-    /// The client initialized with 2025-11-25: its task messages go to
-    /// [`crate::tasks::experimental::rename`] first, and its `initialize` result declares
-    /// `capabilities.tasks`.
-    experimental_tasks: bool,
+    /// The revision the client asked for in `initialize`. With 2025-11-25 its task messages
+    /// go to [`crate::tasks::experimental::rename`] first, and its `initialize` result
+    /// declares `capabilities.tasks`; before 2026-07-28, results carry no `resultType`
+    /// (rmcp's handler strips it; [`LineTransport::search_while_loading`] answers without
+    /// the handler).
+    revision: Option<ProtocolVersion>,
     fast: FastCalls,
     /// Whether the folder is served yet ([`ServerState::loading`]).
     state: ServerState,
+    /// Lines read while the folder loads that wait for it, in order (all but `tool_search`
+    /// calls a kept index answers: [`ServerState::kept_index`]).
+    held: VecDeque<Vec<u8>>,
 }
 
 impl<R: AsyncRead + Unpin> LineTransport<R> {
@@ -63,9 +72,10 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             pending: None,
             open: HashSet::new(),
             started: false,
-            experimental_tasks: false,
+            revision: None,
             fast,
             state,
+            held: VecDeque::new(),
         }
     }
 
@@ -101,6 +111,45 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
         }
     }
 
+    /// Whether the client initialized with 2025-11-25, whose tasks are experimental
+    /// ([`LineTransport::revision`]).
+    fn experimental_tasks(&self) -> bool {
+        self.revision
+            .as_ref()
+            .is_some_and(|revision| revision.as_str() == crate::tasks::experimental::REVISION)
+    }
+
+    /// Reads the next line to handle into `self.line`; `None` when there is none to handle
+    /// yet (look again). Once `initialize` is in, the rest waits for the folder
+    /// (`ServerState::loading`), but for `tool_search` calls a kept index can answer: while
+    /// the folder is `loading` and such an index is there, lines are read and those
+    /// [`LineTransport::search_while_loading`] does not answer are held, in order, and
+    /// handled first once the folder is served.
+    async fn next_line(&mut self, loading: bool) -> Option<io::Result<Line>> {
+        if loading {
+            if self.held.len() >= MAX_HELD {
+                self.state.ready().await;
+                return None;
+            }
+            let state = self.state.clone();
+            tokio::select! {
+                biased;
+                () = state.ready() => return None,
+                () = state.searchable() => {}
+            }
+            return tokio::select! {
+                biased;
+                () = state.ready() => None,
+                read = self.read_line() => Some(read),
+            };
+        }
+        if let Some(line) = self.held.pop_front() {
+            self.line = line;
+            return Some(Ok(Line::Complete));
+        }
+        Some(self.read_line().await)
+    }
+
     /// Answers a line that is not a message, waiting for room in the output queue.
     async fn reply(&mut self, message: &ServerJsonRpcMessage) {
         self.pending = Some(encode(message));
@@ -124,6 +173,56 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             permit.send(bytes);
         }
     }
+
+    /// Answers the line read while the folder loads, when a kept index can
+    /// ([`LineTransport::search_while_loading`]), or holds it for when the folder is served.
+    async fn answer_or_hold(&mut self) {
+        if let Some(answer) = self.search_while_loading() {
+            self.line.clear();
+            self.reply(&answer).await;
+        } else {
+            self.held.push_back(std::mem::take(&mut self.line));
+        }
+    }
+
+    /// The answer to the line read, when it is a plain `tool_search` call a kept index
+    /// answers while the folder loads: the same answer the loaded folder's `tool_search`
+    /// gives (docs/search.md, "The kept index").
+    fn search_while_loading(&self) -> Option<ServerJsonRpcMessage> {
+        let Parsed::Message(JsonRpcMessage::Request(JsonRpcRequest {
+            id,
+            request: ClientRequest::CallToolRequest(call),
+            ..
+        })) = parse(&self.line)
+        else {
+            return None;
+        };
+        let params = &call.params;
+        // A call with more to it than its arguments (a task, a retry's state, metadata
+        // beyond a progress token) goes the whole way.
+        let plain_meta = params
+            .meta
+            .as_ref()
+            .is_none_or(|meta| meta.0.keys().all(|key| key == "progressToken"));
+        if params.name != toolsmith_search::TOOL_SEARCH
+            || params.input_responses.is_some()
+            || params.request_state.is_some()
+            || !plain_meta
+        {
+            return None;
+        }
+        let arguments = params.arguments.clone().unwrap_or_default();
+        let outcome = self.state.search_while_loading(&arguments)?;
+        let mut result = ServerResult::CallToolResult(crate::convert::call_result(outcome));
+        if self
+            .revision
+            .as_ref()
+            .is_none_or(|revision| *revision < ProtocolVersion::V_2026_07_28)
+        {
+            result.strip_result_type_for_legacy_peer();
+        }
+        Some(ServerJsonRpcMessage::response(result, id))
+    }
 }
 
 enum Line {
@@ -143,7 +242,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             JsonRpcMessage::Request(request) => crate::bridge::drop_progress_token(request),
             JsonRpcMessage::Response(response) => {
                 self.open.remove(&response.id);
-                if self.experimental_tasks
+                if self.experimental_tasks()
                     && let ServerResult::InitializeResult(result) = &response.result
                     && let Ok(mut result) = serde_json::to_value(result)
                 {
@@ -171,11 +270,11 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             self.flush_pending().await;
-            // Once `initialize` is in, the rest waits for the folder (`ServerState::loading`).
-            if self.started && !self.state.is_ready() {
-                self.state.ready().await;
-            }
-            match self.read_line().await {
+            let loading = self.started && !self.state.is_ready();
+            let Some(read) = self.next_line(loading).await else {
+                continue;
+            };
+            match read {
                 Ok(Line::Complete) => {}
                 Ok(Line::TooLong) => {
                     self.reply(&error_message(
@@ -184,6 +283,11 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                         format!("message longer than {MAX_LINE} bytes"),
                     ))
                     .await;
+                    continue;
+                }
+                Ok(Line::Eof) if !self.held.is_empty() => {
+                    // What was held is still answered: the folder is served first.
+                    self.state.ready().await;
                     continue;
                 }
                 Ok(Line::Eof) => return None,
@@ -197,10 +301,14 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                     return None;
                 }
             }
-            if self.experimental_tasks
+            if self.experimental_tasks()
                 && let Some(renamed) = crate::tasks::experimental::rename(&self.line)
             {
                 self.line = renamed;
+            }
+            if loading {
+                self.answer_or_hold().await;
+                continue;
             }
             let parsed = parse(&self.line);
             self.line.clear();
@@ -209,8 +317,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                 ..
             })) = &parsed
             {
-                self.experimental_tasks = initialize.params.protocol_version.as_str()
-                    == crate::tasks::experimental::REVISION;
+                self.revision = Some(initialize.params.protocol_version.clone());
             }
             match parsed {
                 Parsed::Message(message) => {

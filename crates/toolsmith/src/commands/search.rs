@@ -24,16 +24,16 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
     let (dir, query) = split_words(words)?;
     let profile = profile.profile.as_deref();
     let cache = Cache::of(&folder::path_of(dir.as_deref()), profile);
-    if let Some(stored) = cache.as_ref().and_then(Cache::read) {
+    if let Some(kept) = cache.as_ref().and_then(Cache::read) {
         let found = |name: &str| {
-            let row = stored.rows.iter().find(|row| row.name == name)?;
+            let tool = kept.tool(name)?;
             Some(Found {
-                title: row.title.as_deref(),
-                description: &row.description,
-                input_schema: row.input_schema(),
+                title: tool.title.as_deref(),
+                description: &tool.description,
+                input_schema: tool.input_schema(),
             })
         };
-        return show(printer, &stored.index, query, *limit, *json, found);
+        return show(printer, kept.index(), query, *limit, *json, found);
     }
     let loaded = folder::load_served(dir.as_deref(), None, profile)?;
     let catalog = loaded.catalog();
@@ -51,7 +51,7 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
     };
     let status = show(printer, &index, query, *limit, *json, found)?;
     if let Some(cache) = cache {
-        cache.write(&loaded, index);
+        cache.write(&loaded, &index);
     }
     Ok(status)
 }

@@ -1,22 +1,24 @@
-//! The index `toolsmith search` keeps between runs (docs/search.md, "From the command
-//! line"): a one-shot search of a big folder would otherwise load every file and index
-//! every tool each time (issue 21). It is kept in Toolsmith's cache folder, one file per
-//! folder and profile, under the folder's [`Snapshot::digest`] (every file's path,
+//! The search index `toolsmith search` and `toolsmith serve` keep between runs
+//! (docs/search.md, "The kept index"): a one-shot search of a big folder would otherwise
+//! load every file and index every tool each time, and a server would make its first
+//! `tool_search` wait for both (issue 21). It is kept in Toolsmith's cache folder, one file
+//! per folder and profile, under the folder's [`Snapshot::digest`] (every file's path,
 //! modification time and size) and this build of Toolsmith: any change to the folder, or
-//! another Toolsmith, and it is made again. Folders whose tools do not all come from their
-//! own files (upstream servers, OpenAPI services, packages) and folders with diagnostics
-//! to show are not kept.
+//! another Toolsmith, and it is made again. A server's is kept apart from the command
+//! line's, per transport: a tool's `overrides` may describe it differently to each.
+//! Folders whose tools do not all come from their own files (upstream servers, OpenAPI
+//! services, packages) and folders with diagnostics to show are not kept.
 
 use std::hash::{Hash as _, Hasher as _};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use toolsmith_folder::{Snapshot, ToolFolder};
-use toolsmith_search::SearchIndex;
+use toolsmith_model::{Catalog, Transport};
+use toolsmith_search::{KeptIndex, KeptTool, SearchIndex};
 
 /// Bumped when what is stored changes shape.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// How long an index not written again is kept.
 const KEPT_FOR: std::time::Duration = std::time::Duration::from_hours(30 * 24);
@@ -35,76 +37,78 @@ struct Key {
     folder: u64,
 }
 
-/// A found tool as `toolsmith search` shows it.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Row {
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: String,
-    /// Its input schema as JSON text (read only for the tools found).
-    input_schema: String,
-}
-
-impl Row {
-    pub(crate) fn input_schema(&self) -> Value {
-        serde_json::from_str(&self.input_schema).unwrap_or(Value::Null)
-    }
-}
-
-/// What is stored: the index and, in its order, the rows of its tools.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Stored {
+/// What is stored: the index and, in its order, what `tool_search` shows of its tools.
+#[derive(Deserialize)]
+struct Stored {
     key: Key,
-    pub(crate) index: SearchIndex,
-    pub(crate) rows: Vec<Row>,
+    index: SearchIndex,
+    tools: Vec<KeptTool<'static>>,
+}
+
+/// [`Stored`] as it is written, borrowing the index.
+#[derive(Serialize)]
+struct ToStore<'a> {
+    key: &'a Key,
+    index: &'a SearchIndex,
+    tools: Vec<KeptTool<'a>>,
 }
 
 impl Cache {
-    /// The cache of `root` served as `profile`, as the folder is now; `None` without a
-    /// cache folder or a readable folder.
+    /// The cache of `root` as `toolsmith search` loads it, as `profile`, as the folder is
+    /// now; `None` without a cache folder or a readable folder.
     pub(crate) fn of(root: &Path, profile: Option<&str>) -> Option<Self> {
+        let canonical = std::fs::canonicalize(root).ok()?;
+        Self::at(&canonical, None, profile, &Snapshot::take(&canonical))
+    }
+
+    /// The cache of `root` served over `transport` (`None`: as `toolsmith search` loads
+    /// it) as `profile`, when its files are `seen` (a snapshot of `root`).
+    pub(crate) fn at(
+        root: &Path,
+        transport: Option<Transport>,
+        profile: Option<&str>,
+        seen: &Snapshot,
+    ) -> Option<Self> {
         let canonical = std::fs::canonicalize(root).ok()?;
         let mut name = std::hash::DefaultHasher::new();
         canonical.hash(&mut name);
         profile.hash(&mut name);
+        transport.map(Transport::name).hash(&mut name);
         let path = toolsmith_folder::packages::cache_dir()?
             .join("search")
             .join(format!("{:016x}.index", name.finish()));
         let key = Key {
             format: FORMAT,
             build: build()?,
-            folder: Snapshot::take(&canonical).digest(),
+            folder: seen.digest(),
         };
         Some(Self { path, key })
     }
 
     /// The stored index, when there is one for the folder as it is now.
-    pub(crate) fn read(&self) -> Option<Stored> {
+    pub(crate) fn read(&self) -> Option<KeptIndex> {
         let bytes = std::fs::read(&self.path).ok()?;
         let stored: Stored = postcard::from_bytes(&bytes).ok()?;
-        (stored.key == self.key && stored.index.len() == stored.rows.len()).then_some(stored)
+        if stored.key != self.key {
+            return None;
+        }
+        KeptIndex::new(stored.index, stored.tools)
     }
 
     /// Keeps `index` of `folder` for the next run, when the folder may be kept; a cache
     /// that cannot be written is only logged.
-    pub(crate) fn write(self, folder: &ToolFolder, index: SearchIndex) {
-        if !keepable(folder) {
-            return;
+    pub(crate) fn write(&self, folder: &ToolFolder, index: &SearchIndex) {
+        if keepable(folder) {
+            self.write_catalog(folder.catalog(), index);
         }
-        let rows = folder
-            .catalog()
-            .definitions()
-            .map(|definition| Row {
-                name: definition.name.clone(),
-                title: definition.title.clone(),
-                description: definition.description.clone(),
-                input_schema: definition.input_schema.text().to_owned(),
-            })
-            .collect();
-        let stored = Stored {
-            key: self.key,
+    }
+
+    /// Keeps `index` of `catalog`, a folder's that may be kept ([`keepable`]).
+    pub(crate) fn write_catalog(&self, catalog: &Catalog, index: &SearchIndex) {
+        let stored = ToStore {
+            key: &self.key,
             index,
-            rows,
+            tools: catalog.definitions().map(KeptTool::of).collect(),
         };
         if let Err(error) = store(&self.path, &stored) {
             tracing::debug!(path = %self.path.display(), %error, "search cache not written");
@@ -113,7 +117,7 @@ impl Cache {
 }
 
 /// Whether every tool of `folder` comes from its own files, and it has nothing to report.
-fn keepable(folder: &ToolFolder) -> bool {
+pub(crate) fn keepable(folder: &ToolFolder) -> bool {
     folder.upstreams().is_empty()
         && folder.packages().is_empty()
         && !folder.config().raw.contains_key("openapi")
@@ -122,12 +126,15 @@ fn keepable(folder: &ToolFolder) -> bool {
 
 /// Writes `stored` whole or not at all (a temporary file renamed into place), and removes
 /// the indexes not written for [`KEPT_FOR`] (folders gone or no longer searched).
-fn store(path: &Path, stored: &Stored) -> anyhow::Result<()> {
-    let bytes = postcard::to_stdvec(stored)?;
+fn store(path: &Path, stored: &ToStore<'_>) -> anyhow::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let temporary = dir.join(format!(".{}.tmp", std::process::id()));
-    std::fs::write(&temporary, bytes)?;
+    // Written as it is encoded: a big folder's index is megabytes, not copied once more.
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&temporary)?);
+    postcard::to_io(stored, &mut file)?;
+    std::io::Write::flush(&mut file)?;
+    drop(file);
     std::fs::rename(&temporary, path)?;
     for entry in std::fs::read_dir(dir)?.flatten() {
         let old = entry

@@ -4,7 +4,7 @@ use std::io::IsTerminal as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
@@ -20,6 +20,8 @@ use crate::error::Hinted;
 use crate::folder;
 use crate::printer::Printer;
 use crate::served::ServedFolder;
+
+use super::search_cache::{self, Cache};
 
 pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     run_then(args, printer, |_| {})
@@ -55,7 +57,7 @@ pub(crate) fn run_then(
     {
         return serve_stdio_while_loading(args, printer);
     }
-    let (loaded, seen) = load(args, transport)?;
+    let (loaded, seen) = load(args, transport, |_| {})?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
     let mut http_options = http_options(args, loaded.config())?;
@@ -169,6 +171,8 @@ fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Resu
             match loaded {
                 Ok(Ok(folder)) => {
                     let _ = served.set(folder);
+                    state.wait_for_search_index();
+                    crate::release_free_memory();
                     return;
                 }
                 Ok(Err(error)) => crate::error::render(printer, &error),
@@ -199,7 +203,16 @@ fn load_and_serve(
     printer: Printer,
     state: &ServerState,
 ) -> anyhow::Result<Arc<ServedFolder>> {
-    let (loaded, seen) = load(args, Transport::Stdio)?;
+    let cache = Mutex::new(None);
+    let (loaded, seen) = load(args, Transport::Stdio, |seen| {
+        *cache.lock().unwrap_or_else(PoisonError::into_inner) = kept_index(args, state, seen);
+    })?;
+    let cache = cache.into_inner().unwrap_or_else(PoisonError::into_inner);
+    if let Some(cache) = cache.filter(|_| search_cache::keepable(&loaded)) {
+        state.keep_search_index(Arc::new(move |index, catalog| {
+            cache.write_catalog(catalog, index);
+        }));
+    }
     folder::report(printer, loaded.catalog().diagnostics());
     let search = args.search.apply(loaded.config().search);
     let evaluator = args.code_mode.apply(loaded.config().evaluator.clone());
@@ -217,16 +230,40 @@ fn load_and_serve(
     Ok(served)
 }
 
+/// Hands `state` the search index kept from an earlier run over stdio of the folder
+/// whose files are `seen`, when there is one: it answers `tool_search` while the folder
+/// loads, and is the loaded folder's index (docs/search.md, "The kept index"). Otherwise,
+/// where the index `tool_search` builds is to be kept.
+fn kept_index(
+    args: &ServeArgs,
+    state: &ServerState,
+    seen: &toolsmith_folder::Snapshot,
+) -> Option<Cache> {
+    let root = folder::path_of(args.folder.dir.as_deref());
+    let profile = args.profile.profile.as_deref();
+    let cache = Cache::at(&root, Some(Transport::Stdio), profile, seen)?;
+    match cache.read() {
+        Some(kept) => {
+            state.kept_index(kept);
+            None
+        }
+        None => Some(cache),
+    }
+}
+
 /// The folder to serve over `transport`, and what its files were before it loaded
-/// ([`ServedFolder::load`]).
+/// ([`ServedFolder::load`], which hands that to `seen` as soon as it is known).
 fn load(
     args: &ServeArgs,
     transport: Transport,
+    seen: impl FnOnce(&toolsmith_folder::Snapshot) + Send,
 ) -> anyhow::Result<(toolsmith_folder::ToolFolder, toolsmith_folder::Snapshot)> {
     let dir = args.folder.dir.as_deref();
-    let (loaded, seen) = ServedFolder::load(&folder::path_of(dir), || {
-        folder::load_to_serve(dir, Some(transport), args.profile.profile.as_deref())
-    });
+    let (loaded, seen) = ServedFolder::load(
+        &folder::path_of(dir),
+        || folder::load_to_serve(dir, Some(transport), args.profile.profile.as_deref()),
+        seen,
+    );
     Ok((loaded?, seen))
 }
 

@@ -190,6 +190,84 @@ fn five_thousand_tools_are_found_by_search() {
     assert!(first.starts_with("record_4321"), "{stdout}");
 }
 
+/// `toolsmith serve DIR` over stdio with its own cache folder, initialized.
+fn serve_with_cache(dir: &Path, cache: &Path) -> ServeProcess {
+    let mut command = toolsmith();
+    command
+        .env("TOOLSMITH_CACHE_DIR", cache)
+        .arg("serve")
+        .arg(dir);
+    let mut server = ServeProcess::spawn(command).with_patience(Duration::from_mins(2));
+    server.initialize();
+    server
+}
+
+// Issue 21, item 1: a server started again on a folder it indexed before answers
+// `tool_search` from the index it kept (docs/search.md, "The kept index") before the folder
+// has loaded, the same answer the loaded folder gives, and what waits for the folder is
+// still answered once.
+#[test]
+fn a_restarted_server_searches_its_kept_index_while_the_folder_loads() {
+    let dir = big_folder();
+    let cache = tempfile::tempdir().unwrap();
+    let search = json!({
+        "name": "tool_search",
+        "arguments": {"query": "how high is a volcano", "max_results": 3},
+    });
+
+    let mut first = serve_with_cache(dir.path(), cache.path());
+    let built = first.request("tools/call", &search);
+    assert!(built.to_string().contains("record_4321"), "{built}");
+    let kept = cache.path().join("search");
+    let deadline = std::time::Instant::now() + Duration::from_mins(2);
+    let is_kept = |entry: std::io::Result<std::fs::DirEntry>| {
+        entry.is_ok_and(|entry| entry.path().extension().is_some_and(|ext| ext == "index"))
+    };
+    while !std::fs::read_dir(&kept).is_ok_and(|mut entries| entries.any(is_kept)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no index kept in {kept:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    first.stop();
+
+    let mut again = serve_with_cache(dir.path(), cache.path());
+    // Sent first, `tools/list` waits for the folder; the search does not.
+    let listing = again.send_request("tools/list", &json!({}));
+    let searching = again.send_request("tools/call", &search);
+    let first_answer = again.until(|message| {
+        message["id"].as_u64() == Some(listing) || message["id"].as_u64() == Some(searching)
+    });
+    assert_eq!(
+        first_answer["id"].as_u64(),
+        Some(searching),
+        "the search is answered before the folder loads: {first_answer}"
+    );
+    assert_eq!(first_answer["result"], built["result"]);
+    let listed = again.until(|message| message["id"].as_u64() == Some(listing));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["execute_tool", "tool_search"], "{listed}");
+    // Loaded, the folder's `tool_search` searches the kept index and answers the same.
+    let loaded = again.request("tools/call", &search);
+    assert_eq!(loaded["result"], built["result"]);
+    let called = again.call(
+        "execute_tool",
+        &json!({"name": "record_4321", "arguments": arguments(4_321)}),
+    );
+    assert_eq!(
+        called["structuredContent"],
+        json!({"result": ["record_4321", arguments(4_321)]}),
+        "{called}"
+    );
+    again.stop();
+}
+
 #[test]
 fn watching_five_thousand_tools_republishes_only_the_changed_one() {
     let dir = big_folder();
