@@ -51,6 +51,7 @@ impl SearchIndex {
         }
         index.postings.shrink_to_fit();
         index.last_document = Vec::new();
+        index.term_ids = fnv::FnvHashMap::default();
         index
     }
 
@@ -95,7 +96,7 @@ impl SearchIndex {
         let mut ids: Vec<usize> = Vec::new();
         for (field, text) in fields {
             ids.clear();
-            for_each_indexed_term(&text, |term| ids.push(self.term_id(term)));
+            for_each_indexed_term(&text, |term| ids.push(self.add_term(term)));
             lengths[field as usize] = u32::try_from(ids.len()).unwrap_or(u32::MAX);
             ids.sort_unstable();
             for run in ids.chunk_by(|a, b| a == b) {
@@ -124,7 +125,7 @@ impl SearchIndex {
         }
     }
 
-    fn term_id(&mut self, term: &str) -> usize {
+    fn add_term(&mut self, term: &str) -> usize {
         if let Some(&id) = self.term_ids.get(term) {
             return id;
         }

@@ -2,6 +2,7 @@
 //! field weights, with prefix and typo-tolerant expansion of each query term.
 
 mod build;
+mod stored;
 
 use fnv::FnvHashMap as HashMap;
 use serde::{Deserialize, Serialize};
@@ -104,6 +105,10 @@ pub struct SearchIndex {
     /// Tools by their name's words joined by `_`, for the exact-name match
     /// (`getWeather` = `get_weather`).
     normalized_names: HashMap<String, Vec<usize>>,
+    /// Each term's id, while indexing; a built index finds a term in `sorted` instead,
+    /// which spares a second copy of the vocabulary (issue 21: a folder of thousands of
+    /// tools has tens of thousands of terms).
+    #[serde(skip)]
     term_ids: HashMap<String, usize>,
     vocabulary: Vec<String>,
     /// Which letters and digits each term has: a term one edit away from another differs
@@ -114,6 +119,7 @@ pub struct SearchIndex {
     sorted: Vec<u32>,
     /// Term ids by length in bytes, for typo matches; filled by [`SearchIndex::new`].
     by_length: Vec<Vec<u32>>,
+    #[serde(with = "stored")]
     postings: Vec<Vec<Posting>>,
     /// How many documents contain each term, in any field.
     document_frequency: Vec<u32>,
@@ -305,17 +311,26 @@ impl SearchIndex {
         scores
     }
 
+    /// The id of the index term `term`, found in `sorted`.
+    fn term_id(&self, term: &str) -> Option<usize> {
+        let at = self
+            .sorted
+            .binary_search_by(|&id| self.vocabulary[id as usize].as_str().cmp(term))
+            .ok()?;
+        Some(self.sorted[at] as usize)
+    }
+
     /// The index terms `term` matches, each with how much the match counts: itself, longer
     /// terms it begins (three letters or more), and terms one typo away (four letters or
     /// more; two typos from eight).
     fn expansions(&self, term: &str) -> Vec<(usize, f64)> {
         let length = term.len();
         let mut expansions: Vec<(usize, f64)> = Vec::new();
-        if let Some(&id) = self.term_ids.get(term) {
+        if let Some(id) = self.term_id(term) {
             expansions.push((id, 1.0));
         }
         for other in synonyms(term) {
-            if let Some(&id) = self.term_ids.get(other) {
+            if let Some(id) = self.term_id(other) {
                 expansions.push((id, SYNONYM_FACTOR));
             }
         }
