@@ -96,7 +96,7 @@ impl Visitor<'_> for Postings {
     }
 
     fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
-        if bytes.len() % POSTING_BYTES != 0 {
+        if !bytes.len().is_multiple_of(POSTING_BYTES) {
             return Err(E::invalid_length(bytes.len(), &self));
         }
         bytes
@@ -120,6 +120,9 @@ impl Visitor<'_> for Postings {
 mod tests {
     use super::*;
 
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Held(#[serde(with = "super")] Vec<Vec<Posting>>);
+
     #[test]
     fn postings_read_back_as_written() {
         let postings = vec![
@@ -142,8 +145,6 @@ mod tests {
                 field: Field::Name,
             }],
         ];
-        #[derive(serde::Serialize, serde::Deserialize)]
-        struct Held(#[serde(with = "super")] Vec<Vec<Posting>>);
         // postcard: the format the kept index is written in.
         let bytes = postcard::to_stdvec(&Held(postings.clone())).unwrap();
         let Held(read) = postcard::from_bytes(&bytes).unwrap();
