@@ -588,11 +588,11 @@ mod tests {
         assert!(selects(&tool("github_search", &[])));
         assert!(selects(&tool("notes_find", &["search"])));
         let mut packaged = tool("weather_forecast_get", &[]);
-        packaged.package = Some(PackageOrigin {
+        packaged.package = Some(Box::new(PackageOrigin {
             publisher: "acme".into(),
             name: "weather".into(),
             tool: "forecast_get".into(),
-        });
+        }));
         assert!(selects(&packaged));
         assert!(!selects(&tool("hello_world", &[])));
         assert!(!selects(&tool("notes_add", &["writing"])));

@@ -90,11 +90,11 @@ pub struct ToolDefinition {
     pub facts: SourceFacts,
     /// The package it came from (`[packages.NAME]` in `toolsmith.toml`, docs/packages.md);
     /// `None` for the folder's own tools.
-    pub package: Option<PackageOrigin>,
+    pub package: Option<Box<PackageOrigin>>,
     /// What a package's tool asked for in `permissions` and does not hold, because the
     /// host's `[packages.NAME] allow` does not cover it (docs/packages.md); `None` when
     /// nothing was withheld.
-    pub withheld: Option<Withheld>,
+    pub withheld: Option<Box<Withheld>>,
     /// Why a call of it cannot run now, for a tool listed all the same: an upstream's tool
     /// served from the tools it listed last, while it does not start (docs/gateway.md,
     /// "Faults"). `toolsmith list` marks it; `tools/list` publishes it as it is.
@@ -196,7 +196,7 @@ impl ToolDefinition {
 
     /// `publisher/package/tool` for a package's tool; `None` for the folder's own.
     pub fn qualified_name(&self) -> Option<String> {
-        self.package.as_ref().map(PackageOrigin::qualified_name)
+        self.package.as_deref().map(PackageOrigin::qualified_name)
     }
 
     /// The timeout that applies to a call of this tool.

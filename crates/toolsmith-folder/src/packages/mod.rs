@@ -355,11 +355,11 @@ fn load_package(
         for tool in &file.module.tools {
             let mut definition = tool.definition().clone();
             let own = std::mem::replace(&mut definition.name, prefixed(&tool.definition().name));
-            definition.package = Some(PackageOrigin {
+            definition.package = Some(Box::new(PackageOrigin {
                 publisher: publisher.clone(),
                 name: name.clone(),
                 tool: own,
-            });
+            }));
             if let Err(diagnostic) = crate::adjust(&folder, &config, &mut definition) {
                 loaded
                     .diagnostics
