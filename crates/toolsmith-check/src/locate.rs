@@ -12,7 +12,7 @@ use crate::checker::{At, Form, ToolView};
 
 impl ToolView<'_> {
     fn facts(&self) -> &SourceFacts {
-        &self.definition.facts
+        self.definition.source_facts()
     }
 
     /// The keyword `keyword` of the `mcp.tool(...)` call (Starlark) or the top-level key

@@ -180,7 +180,7 @@ fn parse_table(
         definition.input_schema = input_schema(&parameters).into();
     }
     if source_facts {
-        definition.facts = manifest_facts(keys(), &parameters);
+        definition.facts = Some(Box::new(manifest_facts(keys(), &parameters)));
     }
     let kind = command.map_or(ManifestKind::Script, ManifestKind::Command);
     Ok(Manifest {

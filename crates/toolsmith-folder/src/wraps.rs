@@ -365,10 +365,10 @@ impl Wrap<'_> {
         .map_err(|error| self.transform_error(&error))?;
         definition.input_schema = schema.into();
         definition.source = location;
-        definition.facts = SourceFacts {
+        definition.facts = Some(Box::new(SourceFacts {
             keys: self.keys.clone(),
             ..SourceFacts::default()
-        };
+        }));
         let replaced = self.replace.then_some(original);
         Ok((tool.wrapped(definition, arguments), replaced))
     }

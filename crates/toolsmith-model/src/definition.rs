@@ -86,8 +86,10 @@ pub struct ToolDefinition {
     pub ui: Option<Ui>,
     /// Where the tool was defined.
     pub source: SourceLocation,
-    /// What its loader saw in its source, for `toolsmith check`.
-    pub facts: SourceFacts,
+    /// What its loader saw in its source, for `toolsmith check` ([`ToolDefinition::facts`]);
+    /// `None` when nothing was noted: a server's loads leave them out, and a folder of
+    /// thousands of tools spares their room (issue 21).
+    pub facts: Option<Box<SourceFacts>>,
     /// The package it came from (`[packages.NAME]` in `toolsmith.toml`, docs/packages.md);
     /// `None` for the folder's own tools.
     pub package: Option<Box<PackageOrigin>>,
@@ -187,7 +189,7 @@ impl ToolDefinition {
             scopes: Vec::new(),
             ui: None,
             source: SourceLocation::default(),
-            facts: SourceFacts::default(),
+            facts: None,
             package: None,
             withheld: None,
             unavailable: None,
@@ -197,6 +199,14 @@ impl ToolDefinition {
     /// `publisher/package/tool` for a package's tool; `None` for the folder's own.
     pub fn qualified_name(&self) -> Option<String> {
         self.package.as_deref().map(PackageOrigin::qualified_name)
+    }
+
+    /// What its loader saw in its source ([`ToolDefinition::facts`]; nothing when none
+    /// were noted).
+    #[must_use]
+    pub fn source_facts(&self) -> &SourceFacts {
+        static NONE: SourceFacts = SourceFacts::NONE;
+        self.facts.as_deref().unwrap_or(&NONE)
     }
 
     /// The timeout that applies to a call of this tool.

@@ -24,6 +24,17 @@ pub struct SourceFacts {
     pub code: Option<Code>,
 }
 
+impl SourceFacts {
+    /// No facts.
+    pub const NONE: Self = Self {
+        name: None,
+        docstring: None,
+        parameters: Vec::new(),
+        keys: Vec::new(),
+        code: None,
+    };
+}
+
 /// One key as written, with its path from the top: `["permissions"]`,
 /// `["params", "city", "pattern"]`. An entry of an array of tables (`[[parameters]]`) is
 /// named by its `name` key when it has one, else by its index.

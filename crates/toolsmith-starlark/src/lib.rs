@@ -178,7 +178,7 @@ impl LoadSettings {
             (restrict.apply)(&mut definition);
         }
         if !self.source_facts {
-            definition.facts = toolsmith_model::SourceFacts::default();
+            definition.facts = None;
         }
         definition
     }

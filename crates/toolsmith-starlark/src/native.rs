@@ -375,7 +375,7 @@ fn build(
         line,
         column,
     };
-    definition.facts = source_facts(path, program, registration, syntax);
+    definition.facts = Some(Box::new(source_facts(path, program, registration, syntax)));
     if let Some(returns) = syntax.and_then(|function| function.returns.as_ref()) {
         match output_schema(&returns.text) {
             Ok(schema) => definition.output_schema = schema.map(Into::into),

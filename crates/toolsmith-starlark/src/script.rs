@@ -45,12 +45,14 @@ pub(crate) fn load(
         .map_err(|error| source_diagnostic(path, error))?;
     // The whole script runs per call: all of its calls are the tool's.
     let facts = program.facts();
-    definition.facts.code = source_facts.then(|| Code {
-        path: path.to_owned(),
-        calls: facts.calls.clone(),
-        file_calls: facts.calls.clone(),
-        strings: facts.strings.clone(),
-    });
+    if source_facts {
+        definition.facts.get_or_insert_default().code = Some(Code {
+            path: path.to_owned(),
+            calls: facts.calls.clone(),
+            file_calls: facts.calls.clone(),
+            strings: facts.strings.clone(),
+        });
+    }
     Ok(Arc::new(ScriptTool {
         definition,
         program,

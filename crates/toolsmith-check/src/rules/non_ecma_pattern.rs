@@ -143,7 +143,7 @@ fn pattern_literal(
 ) -> Option<Literal> {
     let mut matches = tool
         .definition
-        .facts
+        .source_facts()
         .keys
         .iter()
         .filter(|key| key.path.last().is_some_and(|last| last == "pattern"))

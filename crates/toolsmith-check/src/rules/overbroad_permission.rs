@@ -76,7 +76,7 @@ fn check(server: &Server<'_>, report: &mut Report<'_>) {
         if permissions.net.iter().any(|host| host == "*") {
             let hosts = tool
                 .definition
-                .facts
+                .source_facts()
                 .code
                 .as_ref()
                 .map(|code| crate::prose::hosts_named(&code.strings.join("\n")))

@@ -73,7 +73,7 @@ fn last(name: &str, segments: &[&str]) -> bool {
 
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
-        let Some(code) = &tool.definition.facts.code else {
+        let Some(code) = &tool.definition.source_facts().code else {
             continue;
         };
         let permissions = &tool.definition.permissions;

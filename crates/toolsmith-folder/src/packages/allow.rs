@@ -67,11 +67,13 @@ impl Allow {
                 .collect();
             *withheld.family_mut(family) = denied;
         }
-        definition.withheld = (!withheld.is_empty()).then(|| Box::new(Withheld {
-            package: self.key.clone(),
-            permissions: withheld,
-            allow,
-        }));
+        definition.withheld = (!withheld.is_empty()).then(|| {
+            Box::new(Withheld {
+                package: self.key.clone(),
+                permissions: withheld,
+                allow,
+            })
+        });
     }
 
     /// A tool's `grant` as `allow` would write it: an `fs.*` folder relative to the host
