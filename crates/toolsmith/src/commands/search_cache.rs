@@ -69,29 +69,25 @@ impl Cache {
         profile: Option<&str>,
         seen: &Snapshot,
     ) -> Option<Self> {
-        let canonical = std::fs::canonicalize(root).ok()?;
-        let mut name = std::hash::DefaultHasher::new();
-        canonical.hash(&mut name);
-        profile.hash(&mut name);
-        transport.map(Transport::name).hash(&mut name);
-        let path = toolsmith_folder::packages::cache_dir()?
-            .join("search")
-            .join(format!("{:016x}.index", name.finish()));
         let key = Key {
             format: FORMAT,
             build: build()?,
             folder: seen.digest(),
         };
-        Some(Self { path, key })
+        Some(Self {
+            path: place(root, transport, profile)?,
+            key,
+        })
     }
 
     /// The stored index, when there is one for the folder as it is now.
     pub(crate) fn read(&self) -> Option<KeptIndex> {
-        let bytes = std::fs::read(&self.path).ok()?;
-        let stored: Stored = postcard::from_bytes(&bytes).ok()?;
-        if stored.key != self.key {
-            return None;
-        }
+        self.check(ReadAhead(read_stored(&self.path)))
+    }
+
+    /// The index `ahead` read, when it is the one for the folder as it is now.
+    pub(crate) fn check(&self, ahead: ReadAhead) -> Option<KeptIndex> {
+        let stored = ahead.0.filter(|stored| stored.key == self.key)?;
         KeptIndex::new(stored.index, stored.tools)
     }
 
@@ -114,6 +110,40 @@ impl Cache {
             tracing::debug!(path = %self.path.display(), %error, "search cache not written");
         }
     }
+}
+
+/// A stored index read before the folder's files were looked at, to be checked against
+/// them ([`Cache::check`]): reading it meanwhile saves a server started again the time of
+/// one of the two (docs/search.md, "The kept index").
+pub(crate) struct ReadAhead(Option<Stored>);
+
+impl ReadAhead {
+    /// Nothing read.
+    pub(crate) const NONE: Self = Self(None);
+
+    /// The index kept for `root` served over `transport` as `profile`, whatever its key.
+    pub(crate) fn read(root: &Path, transport: Option<Transport>, profile: Option<&str>) -> Self {
+        Self(place(root, transport, profile).and_then(|path| read_stored(&path)))
+    }
+}
+
+/// Where the index of `root` served over `transport` as `profile` is kept.
+fn place(root: &Path, transport: Option<Transport>, profile: Option<&str>) -> Option<PathBuf> {
+    let canonical = std::fs::canonicalize(root).ok()?;
+    let mut name = std::hash::DefaultHasher::new();
+    canonical.hash(&mut name);
+    profile.hash(&mut name);
+    transport.map(Transport::name).hash(&mut name);
+    Some(
+        toolsmith_folder::packages::cache_dir()?
+            .join("search")
+            .join(format!("{:016x}.index", name.finish())),
+    )
+}
+
+fn read_stored(path: &Path) -> Option<Stored> {
+    let bytes = std::fs::read(path).ok()?;
+    postcard::from_bytes(&bytes).ok()
 }
 
 /// Whether every tool of `folder` comes from its own files, and it has nothing to report.

@@ -21,7 +21,7 @@ use crate::folder;
 use crate::printer::Printer;
 use crate::served::ServedFolder;
 
-use super::search_cache::{self, Cache};
+use super::search_cache::{self, Cache, ReadAhead};
 
 pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     run_then(args, printer, |_| {})
@@ -204,8 +204,17 @@ fn load_and_serve(
     state: &ServerState,
 ) -> anyhow::Result<Arc<ServedFolder>> {
     let cache = Mutex::new(None);
-    let (loaded, seen) = load(args, Transport::Stdio, |seen| {
-        *cache.lock().unwrap_or_else(PoisonError::into_inner) = kept_index(args, state, seen);
+    let (loaded, seen) = std::thread::scope(|scope| {
+        // Read while the folder's files are looked at, checked against them after.
+        let ahead = scope.spawn(|| {
+            let root = folder::path_of(args.folder.dir.as_deref());
+            ReadAhead::read(&root, Some(Transport::Stdio), args.profile.profile.as_deref())
+        });
+        load(args, Transport::Stdio, |seen| {
+            let ahead = ahead.join().unwrap_or(ReadAhead::NONE);
+            *cache.lock().unwrap_or_else(PoisonError::into_inner) =
+                kept_index(args, state, seen, ahead);
+        })
     })?;
     let cache = cache.into_inner().unwrap_or_else(PoisonError::into_inner);
     if let Some(cache) = cache.filter(|_| search_cache::keepable(&loaded)) {
@@ -238,11 +247,12 @@ fn kept_index(
     args: &ServeArgs,
     state: &ServerState,
     seen: &toolsmith_folder::Snapshot,
+    ahead: ReadAhead,
 ) -> Option<Cache> {
     let root = folder::path_of(args.folder.dir.as_deref());
     let profile = args.profile.profile.as_deref();
     let cache = Cache::at(&root, Some(Transport::Stdio), profile, seen)?;
-    match cache.read() {
+    match cache.check(ahead) {
         Some(kept) => {
             state.kept_index(kept);
             None
