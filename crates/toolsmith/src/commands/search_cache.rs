@@ -58,24 +58,24 @@ impl Cache {
     /// now; `None` without a cache folder or a readable folder.
     pub(crate) fn of(root: &Path, profile: Option<&str>) -> Option<Self> {
         let canonical = std::fs::canonicalize(root).ok()?;
-        Self::at(&canonical, None, profile, &Snapshot::take(&canonical))
+        let place = Place {
+            transport: None,
+            profile,
+            flags: "",
+        };
+        Self::at(&canonical, &place, &Snapshot::take(&canonical))
     }
 
-    /// The cache of `root` served over `transport` (`None`: as `toolsmith search` loads
-    /// it) as `profile`, when its files are `seen` (a snapshot of `root`).
-    pub(crate) fn at(
-        root: &Path,
-        transport: Option<Transport>,
-        profile: Option<&str>,
-        seen: &Snapshot,
-    ) -> Option<Self> {
+    /// The cache of `root` served as `place` says, when its files are `seen` (a snapshot of
+    /// `root`).
+    pub(crate) fn at(root: &Path, place: &Place<'_>, seen: &Snapshot) -> Option<Self> {
         let key = Key {
             format: FORMAT,
             build: build()?,
             folder: seen.digest(),
         };
         Some(Self {
-            path: place(root, transport, profile)?,
+            path: place.path(root)?,
             key,
         })
     }
@@ -121,24 +121,39 @@ impl ReadAhead {
     /// Nothing read.
     pub(crate) const NONE: Self = Self(None);
 
-    /// The index kept for `root` served over `transport` as `profile`, whatever its key.
-    pub(crate) fn read(root: &Path, transport: Option<Transport>, profile: Option<&str>) -> Self {
-        Self(place(root, transport, profile).and_then(|path| read_stored(&path)))
+    /// The index kept for `root` served as `place` says, whatever its key.
+    pub(crate) fn read(root: &Path, place: &Place<'_>) -> Self {
+        Self(place.path(root).and_then(|path| read_stored(&path)))
     }
 }
 
-/// Where the index of `root` served over `transport` as `profile` is kept.
-fn place(root: &Path, transport: Option<Transport>, profile: Option<&str>) -> Option<PathBuf> {
-    let canonical = std::fs::canonicalize(root).ok()?;
-    let mut name = std::hash::DefaultHasher::new();
-    canonical.hash(&mut name);
-    profile.hash(&mut name);
-    transport.map(Transport::name).hash(&mut name);
-    Some(
-        toolsmith_folder::packages::cache_dir()?
-            .join("search")
-            .join(format!("{:016x}.index", name.finish())),
-    )
+/// How a folder is served, which decides which index is kept for it: one file each.
+pub(crate) struct Place<'a> {
+    /// The transport a server loads it for (a tool's `overrides` may describe it
+    /// differently to each); `None` for `toolsmith search`.
+    pub(crate) transport: Option<Transport>,
+    /// The profile served.
+    pub(crate) profile: Option<&'a str>,
+    /// The server's flags that decide what `tool_search` searches (`--search`,
+    /// `--code-mode`), written out.
+    pub(crate) flags: &'a str,
+}
+
+impl Place<'_> {
+    /// Where the index of `root` served so is kept.
+    fn path(&self, root: &Path) -> Option<PathBuf> {
+        let canonical = std::fs::canonicalize(root).ok()?;
+        let mut name = std::hash::DefaultHasher::new();
+        canonical.hash(&mut name);
+        self.profile.hash(&mut name);
+        self.transport.map(Transport::name).hash(&mut name);
+        self.flags.hash(&mut name);
+        Some(
+            toolsmith_folder::packages::cache_dir()?
+                .join("search")
+                .join(format!("{:016x}.index", name.finish())),
+        )
+    }
 }
 
 fn read_stored(path: &Path) -> Option<Stored> {

@@ -21,7 +21,7 @@ use crate::folder;
 use crate::printer::Printer;
 use crate::served::ServedFolder;
 
-use super::search_cache::{self, Cache, ReadAhead};
+use super::search_cache::{self, Cache, Place, ReadAhead};
 
 pub(crate) fn run(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     run_then(args, printer, |_| {})
@@ -204,16 +204,20 @@ fn load_and_serve(
     state: &ServerState,
 ) -> anyhow::Result<Arc<ServedFolder>> {
     let cache = Mutex::new(None);
+    let root = folder::path_of(args.folder.dir.as_deref());
+    let flags = format!("{:?} {:?}", args.search, args.code_mode);
+    let place = Place {
+        transport: Some(Transport::Stdio),
+        profile: args.profile.profile.as_deref(),
+        flags: &flags,
+    };
     let (loaded, seen) = std::thread::scope(|scope| {
         // Read while the folder's files are looked at, checked against them after.
-        let ahead = scope.spawn(|| {
-            let root = folder::path_of(args.folder.dir.as_deref());
-            ReadAhead::read(&root, Some(Transport::Stdio), args.profile.profile.as_deref())
-        });
+        let ahead = scope.spawn(|| ReadAhead::read(&root, &place));
         load(args, Transport::Stdio, |seen| {
             let ahead = ahead.join().unwrap_or(ReadAhead::NONE);
             *cache.lock().unwrap_or_else(PoisonError::into_inner) =
-                kept_index(args, state, seen, ahead);
+                kept_index(state, Cache::at(&root, &place, seen), ahead);
         })
     })?;
     let cache = cache.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -239,19 +243,12 @@ fn load_and_serve(
     Ok(served)
 }
 
-/// Hands `state` the search index kept from an earlier run over stdio of the folder
-/// whose files are `seen`, when there is one: it answers `tool_search` while the folder
+/// Hands `state` the search index `ahead` read, when it is the one `cache` (the folder as
+/// its files are now, served as now) keeps: it answers `tool_search` while the folder
 /// loads, and is the loaded folder's index (docs/search.md, "The kept index"). Otherwise,
 /// where the index `tool_search` builds is to be kept.
-fn kept_index(
-    args: &ServeArgs,
-    state: &ServerState,
-    seen: &toolsmith_folder::Snapshot,
-    ahead: ReadAhead,
-) -> Option<Cache> {
-    let root = folder::path_of(args.folder.dir.as_deref());
-    let profile = args.profile.profile.as_deref();
-    let cache = Cache::at(&root, Some(Transport::Stdio), profile, seen)?;
+fn kept_index(state: &ServerState, cache: Option<Cache>, ahead: ReadAhead) -> Option<Cache> {
+    let cache = cache?;
     match cache.check(ahead) {
         Some(kept) => {
             state.kept_index(kept);

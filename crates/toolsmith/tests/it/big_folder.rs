@@ -190,13 +190,14 @@ fn five_thousand_tools_are_found_by_search() {
     assert!(first.starts_with("record_4321"), "{stdout}");
 }
 
-/// `toolsmith serve DIR` over stdio with its own cache folder, initialized.
-fn serve_with_cache(dir: &Path, cache: &Path) -> ServeProcess {
+/// `toolsmith serve DIR EXTRA` over stdio with its own cache folder, initialized.
+fn serve_with_cache(dir: &Path, cache: &Path, extra: &[&str]) -> ServeProcess {
     let mut command = toolsmith();
     command
         .env("TOOLSMITH_CACHE_DIR", cache)
         .arg("serve")
-        .arg(dir);
+        .arg(dir)
+        .args(extra);
     let mut server = ServeProcess::spawn(command).with_patience(Duration::from_mins(2));
     server.initialize();
     server
@@ -215,7 +216,7 @@ fn a_restarted_server_searches_its_kept_index_while_the_folder_loads() {
         "arguments": {"query": "how high is a volcano", "max_results": 3},
     });
 
-    let mut first = serve_with_cache(dir.path(), cache.path());
+    let mut first = serve_with_cache(dir.path(), cache.path(), &[]);
     let built = first.request("tools/call", &search);
     assert!(built.to_string().contains("record_4321"), "{built}");
     let kept = cache.path().join("search");
@@ -232,7 +233,7 @@ fn a_restarted_server_searches_its_kept_index_while_the_folder_loads() {
     }
     first.stop();
 
-    let mut again = serve_with_cache(dir.path(), cache.path());
+    let mut again = serve_with_cache(dir.path(), cache.path(), &[]);
     // Sent first, `tools/list` waits for the folder; the search does not.
     let listing = again.send_request("tools/list", &json!({}));
     let searching = again.send_request("tools/call", &search);
@@ -266,6 +267,15 @@ fn a_restarted_server_searches_its_kept_index_while_the_folder_loads() {
         "{called}"
     );
     again.stop();
+
+    // Served otherwise (every tool listed, no `tool_search`), the kept index is not used.
+    let mut listing_all = serve_with_cache(dir.path(), cache.path(), &["--search", "never"]);
+    let refused = listing_all.request("tools/call", &search);
+    assert!(
+        refused["error"].is_object() || refused["result"]["isError"] == true,
+        "no tool_search is served: {refused}"
+    );
+    listing_all.stop();
 }
 
 #[test]
