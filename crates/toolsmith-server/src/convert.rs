@@ -37,15 +37,17 @@ pub(crate) struct Published {
     pub(crate) catalog: Arc<Catalog>,
     /// Every tool, in catalog order (by name), converted when first needed: `tools` and
     /// `catalog.entries()` line up. A folder of thousands of tools behind `tool_search`
-    /// converts only the few it lists (docs/performance.md).
-    tools: Vec<OnceLock<Tool>>,
+    /// converts only the few it lists (docs/performance.md); boxed, so the thousands never
+    /// converted cost a pointer each, not a `Tool`'s 224 bytes.
+    tools: Vec<OnceLock<Box<Tool>>>,
     /// Indexes into `tools` of the tools `tools/list` shows (not `discoverable`).
     listed: Vec<usize>,
     /// Each tool's own call slots, in catalog order ([`tool_slots`]).
     pub(crate) tool_slots: Vec<Arc<Semaphore>>,
     /// Each tool's counters, in catalog order, looked up on its first call (not per call,
-    /// and not for the thousands of tools of a big folder that are never called).
-    tool_metrics: Vec<OnceLock<ToolMetrics>>,
+    /// and not for the thousands of tools of a big folder that are never called; boxed for
+    /// them).
+    tool_metrics: Vec<OnceLock<Box<ToolMetrics>>>,
 }
 
 /// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
@@ -110,13 +112,15 @@ impl Published {
 
     /// The counters of the tool at `index` of the catalog, in `metrics`.
     pub(crate) fn tool_metrics(&self, index: usize, metrics: &Metrics) -> &ToolMetrics {
-        self.tool_metrics[index]
-            .get_or_init(|| metrics.tool(&self.catalog.entries()[index].definition().name))
+        self.tool_metrics[index].get_or_init(|| {
+            Box::new(metrics.tool(&self.catalog.entries()[index].definition().name))
+        })
     }
 
     /// The converted tool at `index` of the catalog.
     fn tool_at(&self, index: usize) -> &Tool {
-        self.tools[index].get_or_init(|| to_rmcp_tool(self.catalog.entries()[index].definition()))
+        self.tools[index]
+            .get_or_init(|| Box::new(to_rmcp_tool(self.catalog.entries()[index].definition())))
     }
 
     /// The catalog index of the tool called `name` (listed or discoverable).
