@@ -17,13 +17,39 @@ use crate::manifest::{self, ManifestKind};
 /// Top-level folders of a tools folder that hold what is not tools (build folders neither).
 const CONTENT_FOLDERS: &[&str] = &["prompts", "resources", "icons", "tests"];
 
-/// A file that defines tools.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A file that defines tools. Two are the same when they are of one kind and their paths
+/// have the same bytes (the walk writes every path the same way): a reload of thousands of
+/// files looks each up, and `Path`'s own comparison and hash parse its components (issue 21).
+#[derive(Debug, Clone)]
 pub(crate) enum ToolFile {
     /// A Starlark module registering tools with `mcp.tool(...)`.
     Starlark(PathBuf),
     /// A manifest (with a script of the same stem, or a command).
     Manifest(PathBuf),
+}
+
+impl ToolFile {
+    /// Its kind and its path's bytes: what tells it from another.
+    fn identity(&self) -> (u8, &[u8]) {
+        match self {
+            Self::Starlark(path) => (0, path.as_os_str().as_encoded_bytes()),
+            Self::Manifest(path) => (1, path.as_os_str().as_encoded_bytes()),
+        }
+    }
+}
+
+impl PartialEq for ToolFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.identity() == other.identity()
+    }
+}
+
+impl Eq for ToolFile {}
+
+impl std::hash::Hash for ToolFile {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.identity().hash(state);
+    }
 }
 
 /// The tool files of a folder, with every file the walk listed beside them.

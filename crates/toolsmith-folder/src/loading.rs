@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
+use fnv::FnvHashMap;
 use toolsmith_model::{Diagnostic, Watchdog};
 use toolsmith_starlark::{LoadSettings, LoadedModule};
 
@@ -84,7 +85,7 @@ pub(crate) fn load_files(
     let mut done: Vec<Option<LoadedFile>> = Vec::with_capacity(found.files.len());
     let mut queue = VecDeque::new();
     // By file, so a reload of a folder of thousands of files is not quadratic (issue 21).
-    let previous: HashMap<&ToolFile, &LoadedFile> = previous
+    let previous: FnvHashMap<&ToolFile, &LoadedFile> = previous
         .iter()
         .map(|loaded| (&loaded.file, loaded))
         .collect();

@@ -9,7 +9,9 @@
 //! removed file's tools go, an edited file's change. The catalog's diagnostics are always
 //! the reload's, so the broken file is still reported.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use fnv::FnvHashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -131,7 +133,7 @@ impl Published {
 /// added, removed or written. Keyed by the paths' bytes: comparing `Path`s component by
 /// component cost a reload of thousands of files more than its `stat`s (issue 21).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Snapshot(HashMap<OsString, (Option<SystemTime>, u64)>);
+pub struct Snapshot(FnvHashMap<OsString, (Option<SystemTime>, u64)>);
 
 impl Snapshot {
     /// The files under `root` now; what cannot be read is left out.

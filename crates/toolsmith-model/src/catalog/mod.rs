@@ -4,7 +4,6 @@
 
 mod entry;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -133,8 +132,9 @@ impl Catalog {
         let mut entries: Vec<CatalogEntry> = Vec::with_capacity(tools.len());
         // Where each name taken so far is defined, borrowed from the tools (a reload of
         // thousands of tools copied every name and location; issue 21). Adjusting changes
-        // neither.
-        let mut taken: HashMap<&str, &SourceLocation> = HashMap::with_capacity(tools.len());
+        // neither. Hashed with FNV: short names, from the folder's own files.
+        let mut taken: fnv::FnvHashMap<&str, &SourceLocation> =
+            fnv::FnvHashMap::with_capacity_and_hasher(tools.len(), fnv::FnvBuildHasher::default());
         for tool in &tools {
             let own = tool.definition();
             let same_tool = |entry: &&CatalogEntry| {
