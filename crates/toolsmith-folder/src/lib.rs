@@ -365,10 +365,16 @@ impl ToolFolder {
     ) -> Result<Self, FolderError> {
         Self::check_root(root)?;
         let (mut config, mut diagnostics) = FolderConfig::load(root);
-        let found = discover::tool_files(root).map_err(|source| FolderError::Unreadable {
-            path: root.to_owned(),
-            source,
-        })?;
+        let seen = previous
+            .seen
+            .and_then(|seen| discover::tool_files_seen(root, seen));
+        let found = match seen {
+            Some(found) => found,
+            None => discover::tool_files(root).map_err(|source| FolderError::Unreadable {
+                path: root.to_owned(),
+                source,
+            })?,
+        };
         let settings = toolsmith_starlark::LoadSettings {
             base_dir: root.to_owned(),
             load_timeout: config

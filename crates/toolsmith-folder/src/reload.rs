@@ -133,24 +133,40 @@ impl Published {
 /// added, removed or written. Keyed by the paths' bytes: comparing `Path`s component by
 /// component cost a reload of thousands of files more than its `stat`s (issue 21).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Snapshot(FnvHashMap<OsString, (Option<SystemTime>, u64)>);
+pub struct Snapshot {
+    files: FnvHashMap<OsString, (Option<SystemTime>, u64)>,
+    /// Whether the walk read every folder it entered and left none unentered for its
+    /// depth: then `files` are the folder's files, and a reload lists them from here
+    /// instead of walking the folder again ([`Snapshot::listing`]).
+    whole: bool,
+}
 
 impl Snapshot {
     /// The files under `root` now; what cannot be read is left out.
     pub fn take(root: &Path) -> Self {
-        let files = Walk::new(root)
+        let (files, mut whole) = Walk::new(root)
             .private(true)
             .max_depth(MAX_DEPTH)
-            .readable_files();
-        Self(
-            files
-                .into_iter()
-                .filter_map(|path| {
-                    let stamp = stamp(&path)?;
-                    Some((path.into_os_string(), stamp))
-                })
-                .collect(),
-        )
+            .readable_files_whole();
+        let files = files
+            .into_iter()
+            .filter_map(|path| {
+                let Some(stamp) = stamp(&path) else {
+                    // Gone since it was listed, or unreadable.
+                    whole = false;
+                    return None;
+                };
+                Some((path.into_os_string(), stamp))
+            })
+            .collect();
+        Self { files, whole }
+    }
+
+    /// The paths of the snapshot's files, when they are all of the folder's (a walk that
+    /// read everything): a reload lists its files from here instead of walking again.
+    pub(crate) fn listing(&self) -> Option<impl Iterator<Item = &Path>> {
+        self.whole
+            .then(|| self.files.keys().map(|path| Path::new(path.as_os_str())))
     }
 
     /// A number that changes whenever any file of the snapshot does (its path, modification
@@ -160,7 +176,7 @@ impl Snapshot {
     #[must_use]
     pub fn digest(&self) -> u64 {
         use std::hash::{Hash as _, Hasher as _};
-        let mut files: Vec<_> = self.0.iter().collect();
+        let mut files: Vec<_> = self.files.iter().collect();
         files.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut hasher = std::hash::DefaultHasher::new();
         for (path, (modified, size)) in files {
@@ -201,10 +217,10 @@ impl Snapshot {
             let key = root.join(relative).into_os_string();
             match stamp(Path::new(&key)) {
                 Some(stamp) => {
-                    updated.0.insert(key, stamp);
+                    updated.files.insert(key, stamp);
                 }
                 None => {
-                    updated.0.remove(&key)?;
+                    updated.files.remove(&key)?;
                 }
             }
         }
@@ -214,7 +230,7 @@ impl Snapshot {
     /// The modification time and size of `path` as the snapshot saw it; `None` for a path
     /// it did not list.
     pub(crate) fn stamp(&self, path: &Path) -> Option<(Option<SystemTime>, u64)> {
-        self.0.get(path.as_os_str()).copied()
+        self.files.get(path.as_os_str()).copied()
     }
 }
 

@@ -77,26 +77,50 @@ impl<'a> Walk<'a> {
     /// The first folder or entry that cannot be read.
     pub fn files(&self) -> std::io::Result<Vec<PathBuf>> {
         let mut files = Vec::new();
-        self.collect(self.root, 0, &mut files, &mut |error| Err(error))?;
+        self.collect(
+            self.root,
+            0,
+            &mut files,
+            &mut |error| Err(error),
+            &mut false,
+        )?;
         Ok(files)
     }
 
     /// The files, sorted, leaving out whatever cannot be read.
     pub fn readable_files(&self) -> Vec<PathBuf> {
+        self.readable_files_whole().0
+    }
+
+    /// [`Walk::readable_files`], and whether they are all of them: nothing could not be
+    /// read, and no folder was left unentered for being too deep.
+    pub fn readable_files_whole(&self) -> (Vec<PathBuf>, bool) {
         let mut files = Vec::new();
+        let (mut readable, mut too_deep) = (true, false);
         // Skipping every error leaves nothing to fail.
-        let _ = self.collect(self.root, 0, &mut files, &mut |_| Ok(()));
-        files
+        let _ = self.collect(
+            self.root,
+            0,
+            &mut files,
+            &mut |_| {
+                readable = false;
+                Ok(())
+            },
+            &mut too_deep,
+        );
+        (files, readable && !too_deep)
     }
 
     /// Adds the files under `dir` (`depth` levels below the root) to `files`; `failed`
-    /// decides whether an error stops the walk (`Err`) or skips what it concerns (`Ok`).
+    /// decides whether an error stops the walk (`Err`) or skips what it concerns (`Ok`);
+    /// `too_deep` is set when a folder is not entered for its depth.
     fn collect(
         &self,
         dir: &Path,
         depth: usize,
         files: &mut Vec<PathBuf>,
         failed: &mut dyn FnMut(std::io::Error) -> std::io::Result<()>,
+        too_deep: &mut bool,
     ) -> std::io::Result<()> {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
@@ -125,9 +149,10 @@ impl<'a> Walk<'a> {
                 entry.file_type().map(|kind| kind.is_dir())
             };
             match is_dir {
+                Ok(true) if depth >= self.max_depth => *too_deep = true,
                 Ok(true) => {
-                    if depth < self.max_depth && !(self.prune)(&path) {
-                        self.collect(&path, depth + 1, files, failed)?;
+                    if !(self.prune)(&path) {
+                        self.collect(&path, depth + 1, files, failed, too_deep)?;
                     }
                 }
                 Ok(false) => files.push(path),
