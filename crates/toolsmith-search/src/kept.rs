@@ -59,15 +59,12 @@ impl KeptIndex {
     /// `index` and its `tools`, when they are the same tools in the same order.
     #[must_use]
     pub fn new(index: SearchIndex, tools: Vec<KeptTool<'static>>) -> Option<Self> {
-        let same = index.len() == tools.len()
-            && index
-                .names()
-                .zip(&tools)
-                .all(|(name, tool)| name == tool.name);
-        same.then(|| Self {
-            index: Arc::new(index),
-            tools,
-        })
+        index
+            .indexes(tools.iter().map(|tool| &*tool.name))
+            .then(|| Self {
+                index: Arc::new(index),
+                tools,
+            })
     }
 
     /// The index.
@@ -80,10 +77,11 @@ impl KeptIndex {
     #[must_use]
     pub fn tool(&self, name: &str) -> Option<&KeptTool<'static>> {
         // The index holds a catalog's tools in its order, which is by name.
-        match self.tools.binary_search_by(|tool| (*tool.name).cmp(name)) {
-            Ok(at) => self.tools.get(at),
-            Err(_) => self.tools.iter().find(|tool| tool.name == name),
-        }
+        let at = self
+            .tools
+            .binary_search_by(|tool| (*tool.name).cmp(name))
+            .ok()?;
+        self.tools.get(at)
     }
 
     /// `tool_search`'s answer to `arguments`, when they are what its input schema accepts
@@ -133,11 +131,9 @@ impl IndexSource {
     /// The offered index, when it indexes exactly `catalog`'s tools, in its order.
     pub(crate) fn offered_for(&self, catalog: &Catalog) -> Option<Arc<SearchIndex>> {
         let offered = self.offered.as_ref()?;
-        let same = offered.len() == catalog.entries().len()
-            && offered
-                .names()
-                .zip(catalog.definitions())
-                .all(|(name, definition)| name == definition.name);
-        same.then(|| Arc::clone(offered))
+        let names = catalog
+            .definitions()
+            .map(|definition| definition.name.as_str());
+        offered.indexes(names).then(|| Arc::clone(offered))
     }
 }

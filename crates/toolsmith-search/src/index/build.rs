@@ -65,9 +65,13 @@ impl SearchIndex {
         self.names.is_empty()
     }
 
-    /// The names of the tools indexed, in their order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().map(String::as_str)
+    /// Whether the index holds exactly the tools named `names`, in their order.
+    pub fn indexes<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> bool {
+        let mut names = names.into_iter();
+        self.names
+            .iter()
+            .all(|name| names.next() == Some(name.as_str()))
+            && names.next().is_none()
     }
 
     fn add(&mut self, definition: &ToolDefinition, parameters: &[(String, Option<String>)]) {
