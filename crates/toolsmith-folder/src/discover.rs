@@ -3,10 +3,10 @@
 //! `toolsmith.toml`) are manifests. Names starting with `_` or `.` are ignored, and so are
 //! the folders that hold prompts, resources, icons and tests.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasher as _, RandomState};
+use std::hash::BuildHasher as _;
 use std::path::{Path, PathBuf};
 
+use fnv::{FnvBuildHasher, FnvHashSet};
 use toolsmith_model::{Diagnostic, SourceLocation};
 use toolsmith_starlark::{LoadSettings, LoadedModule};
 
@@ -61,8 +61,12 @@ pub(crate) struct ToolFiles {
     /// script exists is looked up here rather than asked of the file system (a folder of
     /// thousands of manifests paid two `stat`s for each; issue 21), and the paths are not
     /// copied to be looked up (a reload of thousands of files did that too).
-    listed: HashSet<u64>,
-    hasher: RandomState,
+    /// Hashed with FNV: a quick hash of short paths mattered to a reload (issue 21).
+    listed: FnvHashSet<u64>,
+    hasher: FnvBuildHasher,
+    /// Whether a `.star` or `.py` file was listed: a folder of manifests alone has no
+    /// manifest script to look up.
+    scripts: bool,
 }
 
 impl ToolFiles {
@@ -71,6 +75,11 @@ impl ToolFiles {
     pub(crate) fn lists(&self, path: &Path) -> bool {
         self.listed
             .contains(&self.hasher.hash_one(path.as_os_str().as_encoded_bytes()))
+    }
+
+    /// Whether any `.star` or `.py` file was among the folder's files.
+    pub(crate) fn lists_scripts(&self) -> bool {
+        self.scripts
     }
 }
 
@@ -96,49 +105,70 @@ pub(crate) fn tool_files(root: &Path) -> std::io::Result<ToolFiles> {
 /// of walking the folder again: a quarter of a one-file reload of thousands of files
 /// (issue 21). `None` when the snapshot cannot stand for a walk ([`Snapshot::listing`]).
 pub(crate) fn tool_files_seen(root: &Path, seen: &Snapshot) -> Option<ToolFiles> {
+    let prefix = root.as_os_str().as_encoded_bytes();
     let mut listed = Vec::new();
+    // Looked at as bytes: parsing every path's components was a tenth of a one-file
+    // reload of thousands of files (issue 21).
     for path in seen.listing()? {
-        let relative = path.strip_prefix(root).ok()?;
+        let rest = path.as_os_str().as_encoded_bytes().strip_prefix(prefix)?;
+        // Under `root`: past its last byte comes a separator, unless it ended with one.
+        let relative = match rest.strip_prefix(b"/") {
+            Some(relative) => relative,
+            None if prefix.ends_with(b"/") => rest,
+            None => return None,
+        };
+        let mut parts = relative
+            .split(|byte| *byte == b'/')
+            .filter(|part| !part.is_empty());
         // What the walk leaves out: hidden and private names, reserved folders.
-        let hidden = relative.components().any(|part| {
-            part.as_os_str()
-                .as_encoded_bytes()
-                .first()
-                .is_some_and(|first| matches!(first, b'.' | b'_'))
-        });
-        let mut parts = relative.components();
+        let hidden = parts
+            .clone()
+            .any(|part| matches!(part.first(), Some(b'.' | b'_')));
         let first = parts.next();
         let in_reserved = parts.next().is_some()
-            && first.is_some_and(|part| reserved(&part.as_os_str().to_string_lossy()));
+            && first.is_some_and(|part| reserved(&String::from_utf8_lossy(part)));
         if !hidden && !in_reserved {
             listed.push(path);
         }
     }
-    listed.sort_unstable_by(|a, b| walk_order(a, b));
+    // In the walk's order: by component, as if the separator came before every other
+    // byte. So each path is compared by a copy with its separators made the lowest byte
+    // (never in a path), as plain bytes: mapping every byte in each comparison was a tenth
+    // of a one-file reload of thousands of files (issue 21).
+    let mut keyed: Vec<(Vec<u8>, &Path)> = listed
+        .into_iter()
+        .map(|path| {
+            let key = path
+                .as_os_str()
+                .as_encoded_bytes()
+                .iter()
+                .map(|&byte| if byte == b'/' { 0 } else { byte })
+                .collect();
+            (key, path)
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Some(tool_files_of(
         root,
-        listed.into_iter().map(Path::to_path_buf).collect(),
+        keyed
+            .into_iter()
+            .map(|(_, path)| path.to_path_buf())
+            .collect(),
     ))
 }
 
-/// The order of the walk's listing: by component, as if the separator came before every
-/// other byte.
-fn walk_order(a: &Path, b: &Path) -> std::cmp::Ordering {
-    let order = |byte: &u8| {
-        if *byte == b'/' {
-            0
-        } else {
-            u16::from(*byte) + 1
-        }
-    };
-    let a = a.as_os_str().as_encoded_bytes().iter().map(order);
-    let b = b.as_os_str().as_encoded_bytes().iter().map(order);
-    a.cmp(b)
+/// The extension of the file at `path` (what follows the last `.` of its name, unless the
+/// name starts there), read from its bytes.
+fn extension(path: &Path) -> Option<&[u8]> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name = bytes.rsplit(|byte| *byte == b'/').next()?;
+    let dot = name.iter().rposition(|byte| *byte == b'.')?;
+    (dot > 0).then(|| &name[dot + 1..])
 }
 
 /// The tool files of `listed`, every file under `root` a walk lists, in its order.
 fn tool_files_of(root: &Path, listed: Vec<PathBuf>) -> ToolFiles {
-    let hasher = RandomState::new();
+    let hasher = FnvBuildHasher::default();
     let mut found = ToolFiles {
         files: Vec::new(),
         listed: listed
@@ -146,13 +176,19 @@ fn tool_files_of(root: &Path, listed: Vec<PathBuf>) -> ToolFiles {
             .map(|path| hasher.hash_one(path.as_os_str().as_encoded_bytes()))
             .collect(),
         hasher,
+        scripts: listed
+            .iter()
+            .any(|path| matches!(extension(path), Some(b"star" | b"py"))),
     };
     let config = root.join(CONFIG_FILE);
     found.files = listed
         .into_iter()
-        .filter_map(|path| match path.extension().and_then(|e| e.to_str()) {
-            Some("toml") if path != config => Some(ToolFile::Manifest(path)),
-            Some("star") if !found.lists(&path.with_extension("toml")) => {
+        .filter_map(|path| match extension(&path) {
+            // Both joined to `root`: equal paths have equal bytes.
+            Some(b"toml") if path.as_os_str() != config.as_os_str() => {
+                Some(ToolFile::Manifest(path))
+            }
+            Some(b"star") if !found.lists(&path.with_extension("toml")) => {
                 Some(ToolFile::Starlark(path))
             }
             _ => None,

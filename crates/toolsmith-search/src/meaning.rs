@@ -149,7 +149,8 @@ pub(crate) struct MeaningIndex {
     dims: usize,
     /// One normalised vector per tool, `dims` wide, in indexing order, as int8 with a
     /// scale per tool: a quarter of the memory of `f32`, which is what a search over 10k
-    /// tools waits for.
+    /// tools waits for. Kept as bytes, read back at their size (issue 21).
+    #[serde(with = "int8_bytes")]
     vectors: Vec<i8>,
     scales: Vec<f32>,
     /// Inverse document frequency of each piece of the table among the tools.
@@ -268,6 +269,47 @@ fn dot(a: &[i8], b: &[i8]) -> i32 {
         .map(|(&x, &y)| i32::from(x) * i32::from(y))
         .sum();
     lanes.iter().sum::<i32>() + tail
+}
+
+/// `Vec<i8>` kept as one run of bytes: read back as a sequence, the vectors of thousands
+/// of tools grew by doubling past serde's cautious first allocation (1 MiB), and a kept
+/// index held up to half as much again (issue 21).
+mod int8_bytes {
+    use std::fmt;
+
+    use serde::{Deserializer, Serializer};
+
+    #[expect(clippy::ptr_arg, reason = "serde's `with` passes the field as it is")]
+    pub(super) fn serialize<S: Serializer>(
+        values: &Vec<i8>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = values.iter().map(|&value| value.to_ne_bytes()[0]).collect();
+        serializer.serialize_bytes(&bytes)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<i8>, D::Error> {
+        deserializer.deserialize_bytes(Bytes)
+    }
+
+    struct Bytes;
+
+    impl serde::de::Visitor<'_> for Bytes {
+        type Value = Vec<i8>;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            formatter.write_str("int8 values as bytes")
+        }
+
+        fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
+            Ok(bytes
+                .iter()
+                .map(|&byte| i8::from_ne_bytes([byte]))
+                .collect())
+        }
+    }
 }
 
 #[cfg(test)]

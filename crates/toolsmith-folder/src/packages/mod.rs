@@ -138,6 +138,11 @@ impl Loaded {
         } = self;
         diagnostics.extend(package_diagnostics);
         files.extend(package_files);
+        if package_tools.is_empty() {
+            // Nothing can collide: the folder's own names are not copied to be looked up
+            // (a reload of thousands of tools did that; issue 21).
+            return packages;
+        }
         let mut taken: HashMap<String, SourceLocation> = HashMap::new();
         for tool in tools.iter() {
             let definition = tool.definition();

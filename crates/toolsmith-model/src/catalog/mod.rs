@@ -135,13 +135,22 @@ impl Catalog {
         // neither. Hashed with FNV: short names, from the folder's own files.
         let mut taken: fnv::FnvHashMap<&str, &SourceLocation> =
             fnv::FnvHashMap::with_capacity_and_hasher(tools.len(), fnv::FnvBuildHasher::default());
+        // The previous entries by their tool's address: a kept tool is the same `Arc`
+        // (looking each one up by name was a tenth of a one-file reload; issue 21).
+        let by_tool: fnv::FnvHashMap<*const (), &CatalogEntry> = previous
+            .map(|(previous, _)| {
+                previous
+                    .entries
+                    .iter()
+                    .map(|entry| (Arc::as_ptr(&entry.tool).cast::<()>(), entry))
+                    .collect()
+            })
+            .unwrap_or_default();
         for tool in &tools {
             let own = tool.definition();
-            let same_tool = |entry: &&CatalogEntry| {
-                std::ptr::addr_eq(Arc::as_ptr(&entry.tool), Arc::as_ptr(tool))
-            };
-            let previously = previous.and_then(|(previous, unchanged)| {
-                Some((previous.get(&own.name).filter(same_tool)?, unchanged))
+            let previously = previous.and_then(|(_, unchanged)| {
+                let entry = by_tool.get(&Arc::as_ptr(tool).cast::<()>())?;
+                (entry.definition().name == own.name).then_some((*entry, unchanged))
             });
             if let Some((entry, _)) = previously.filter(|(_, unchanged)| unchanged(own)) {
                 if let Some(first) = taken.get(own.name.as_str()) {

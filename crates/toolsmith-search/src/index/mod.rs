@@ -458,6 +458,25 @@ mod tests {
     }
 
     #[test]
+    fn an_index_read_back_answers_as_the_one_written() {
+        // Issue 21: a kept index is written with postcard and read back (its meaning
+        // vectors and postings as runs of bytes); searched, it ranks and scores as the
+        // index it was written from.
+        let index = SearchIndex::new(&corpus());
+        let read: SearchIndex =
+            postcard::from_bytes(&postcard::to_stdvec(&index).unwrap()).unwrap();
+        for query in [
+            "add numbers",
+            "weather in a city",
+            "open a pull request",
+            "sum",
+        ] {
+            assert_eq!(read.search(query, 5), index.search(query, 5), "{query}");
+        }
+        assert!(!index.search("weather in a city", 5).is_empty());
+    }
+
+    #[test]
     fn exact_name_comes_first() {
         let index = SearchIndex::new(&corpus());
         assert_eq!(names(&index, "add")[0], "add");

@@ -99,20 +99,21 @@ impl Visitor<'_> for Postings {
         if !bytes.len().is_multiple_of(POSTING_BYTES) {
             return Err(E::invalid_length(bytes.len(), &self));
         }
-        bytes
-            .chunks_exact(POSTING_BYTES)
-            .map(|b| {
-                let field = FIELDS
-                    .get(usize::from(b[6]))
-                    .copied()
-                    .ok_or_else(|| E::custom("unknown field number"))?;
-                Ok(Posting {
-                    document: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                    frequency: u16::from_le_bytes([b[4], b[5]]),
-                    field,
-                })
-            })
-            .collect()
+        // Sized up front: collected through `Result`, the vector grew by doubling, and a
+        // kept index held up to twice its postings (issue 21).
+        let mut postings = Vec::with_capacity(bytes.len() / POSTING_BYTES);
+        for b in bytes.chunks_exact(POSTING_BYTES) {
+            let field = FIELDS
+                .get(usize::from(b[6]))
+                .copied()
+                .ok_or_else(|| E::custom("unknown field number"))?;
+            postings.push(Posting {
+                document: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                frequency: u16::from_le_bytes([b[4], b[5]]),
+                field,
+            });
+        }
+        Ok(postings)
     }
 }
 
