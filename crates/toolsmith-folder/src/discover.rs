@@ -121,9 +121,7 @@ pub(crate) fn tool_files_seen(root: &Path, seen: &Snapshot) -> Option<ToolFiles>
             .split(|byte| *byte == b'/')
             .filter(|part| !part.is_empty());
         // What the walk leaves out: hidden and private names, reserved folders.
-        let hidden = parts
-            .clone()
-            .any(|part| matches!(part.first(), Some(b'.' | b'_')));
+        let hidden = parts.clone().any(|part| crate::walk::left_out(part, false));
         let first = parts.next();
         let in_reserved = parts.next().is_some()
             && first.is_some_and(|part| reserved(&String::from_utf8_lossy(part)));

@@ -55,17 +55,16 @@ impl Stamp {
         match file {
             // The tool file itself came from the listing.
             ToolFile::Starlark(path) => Self(vec![stamp(path)]),
-            // A folder without scripts has no manifest script to look up (a reload of
-            // thousands of manifests spent a tenth of its time looking; issue 21).
-            ToolFile::Manifest(path) if !found.lists_scripts() => {
-                Self(vec![stamp(path), None, None])
-            }
             ToolFile::Manifest(path) => {
-                let mut script = path.with_extension("star");
-                let star = listed_stamp(&script);
-                script.set_extension("py");
-                let py = listed_stamp(&script);
-                Self(vec![stamp(path), star, py])
+                // A folder without scripts has no manifest script to look up (a reload of
+                // thousands of manifests spent a tenth of its time looking; issue 21).
+                let script = |extension| {
+                    found
+                        .lists_scripts()
+                        .then(|| listed_stamp(&path.with_extension(extension)))
+                        .flatten()
+                };
+                Self(vec![stamp(path), script("star"), script("py")])
             }
         }
     }

@@ -138,8 +138,7 @@ impl<'a> Walk<'a> {
         }
         named.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
         for (name, entry) in named {
-            let name = name.to_string_lossy();
-            if name.starts_with('.') || (!self.private && name.starts_with('_')) {
+            if left_out(name.as_encoded_bytes(), self.private) {
                 continue;
             }
             let path = entry.path();
@@ -160,6 +159,16 @@ impl<'a> Walk<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// Whether a walk leaves out the file or folder called `name`: hidden (`.`) names always,
+/// private (`_`) ones unless it lists them.
+pub(crate) fn left_out(name: &[u8], private: bool) -> bool {
+    match name.first() {
+        Some(b'.') => true,
+        Some(b'_') => !private,
+        _ => false,
     }
 }
 
