@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
-use toolsmith_model::{Catalog, JsonObject, ToolDefinition};
+use toolsmith_model::{Catalog, CatalogEntry, JsonObject, ToolDefinition};
 use toolsmith_search::TOOL_SEARCH;
 use toolsmith_starlark::attribute_name;
 
@@ -29,12 +29,16 @@ program `print`s. `json.encode`/`json.decode` are there.
 
 /// The description of the evaluator over `catalog`'s tools.
 pub(crate) fn describe(catalog: &Catalog, own_name: &str) -> String {
-    let tools: Vec<&ToolDefinition> = catalog
-        .definitions()
-        .filter(|definition| definition.name != own_name)
-        .collect();
+    // Counted by name: a big folder's tools are not all held (docs/performance.md).
+    let others = || {
+        catalog
+            .entries()
+            .iter()
+            .filter(|entry| entry.name() != own_name)
+    };
+    let count = others().count();
     let mut text = TEACHING.to_owned();
-    if tools.len() > MAX_LISTED_TOOLS {
+    if count > MAX_LISTED_TOOLS {
         let search = if catalog.get(TOOL_SEARCH).is_some() {
             format!(
                 "find them with `tools.{TOOL_SEARCH}(query = \"what it does\")` (or the \
@@ -44,11 +48,11 @@ pub(crate) fn describe(catalog: &Catalog, own_name: &str) -> String {
         } else {
             "`dir(tools)` lists their names".to_owned()
         };
-        let _ = write!(text, "\n\nThis server has {} tools; {search}.", tools.len());
+        let _ = write!(text, "\n\nThis server has {count} tools; {search}.");
         return text;
     }
     text.push_str("\n\nTools:");
-    for tool in tools {
+    for tool in others().map(CatalogEntry::definition) {
         let _ = write!(text, "\n{}", signature(tool));
         let summary = summary(&tool.description);
         if !summary.is_empty() {

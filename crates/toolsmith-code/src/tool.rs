@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolsmith_model::{
-    CallContext, CallOutcome, Catalog, Content, JsonObject, SourceLocation, StopReason, Tool,
-    ToolDefinition, ToolFailure, ToolReturn,
+    CallContext, CallOutcome, Catalog, CatalogEntry, Content, JsonObject, SourceLocation,
+    StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn,
 };
 use toolsmith_search::TOOL_SEARCH;
 use toolsmith_starlark::{CodeHost, KeptGlobals};
@@ -263,9 +263,11 @@ struct CatalogHost<'a> {
 impl CodeHost for CatalogHost<'_> {
     fn tool_names(&self) -> Vec<String> {
         self.catalog
-            .definitions()
-            .filter(|definition| definition.name != self.own_name)
-            .map(|definition| definition.name.clone())
+            .entries()
+            .iter()
+            .map(CatalogEntry::name)
+            .filter(|name| *name != self.own_name)
+            .map(str::to_owned)
             .collect()
     }
 

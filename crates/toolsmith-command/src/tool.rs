@@ -240,6 +240,11 @@ impl Tool for CommandTool {
         &self.definition
     }
 
+    fn reloadable(&self) -> bool {
+        // A worker's pool is shared with the other tools of its command.
+        self.worker.is_none()
+    }
+
     fn call(
         &self,
         arguments: &JsonObject,

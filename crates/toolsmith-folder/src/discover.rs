@@ -249,7 +249,11 @@ fn worker_tool(
     Ok(std::sync::Arc::new(tool))
 }
 
-fn load_manifest(path: &Path, settings: &LoadSettings, inits: &CommandInits) -> LoadedModule {
+pub(crate) fn load_manifest(
+    path: &Path,
+    settings: &LoadSettings,
+    inits: &CommandInits,
+) -> LoadedModule {
     let source = match std::fs::read_to_string(path) {
         Ok(source) => source,
         Err(error) => return unreadable(path, &error),

@@ -31,7 +31,8 @@ impl CommandInits {
     /// The inits `tools` (those of the files a reload keeps) already run.
     pub(crate) fn kept<'a>(tools: impl IntoIterator<Item = &'a Arc<dyn Tool>>) -> Self {
         let mut inits = HashMap::new();
-        for tool in tools {
+        // A deferred tool has no init: its file is not read again to see.
+        for tool in tools.into_iter().filter(|tool| tool.deferred().is_none()) {
             if let (Some(Init::Command(command)), Some(init)) =
                 (&tool.definition().init, tool.init())
             {

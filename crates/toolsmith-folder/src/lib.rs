@@ -29,6 +29,7 @@
 //! ```
 
 mod config;
+mod defer;
 mod discover;
 mod front_matter;
 #[doc(hidden)]
@@ -173,6 +174,8 @@ pub struct ToolFolder {
     upstreams: Arc<[Arc<toolsmith_upstream::Upstream>]>,
     /// Whether definitions keep their source facts ([`ToolFolder::load_served`]).
     source_facts: bool,
+    /// Whether a big folder's plain manifests are deferred ([`ToolFolder::load_to_serve`]).
+    defer: bool,
 }
 
 impl ToolFolder {
@@ -189,7 +192,7 @@ impl ToolFolder {
     /// overrides"). A tool whose override is invalid is left out with an `invalid-override`
     /// diagnostic.
     pub fn load_for(root: &Path, transport: Option<Transport>) -> Result<Self, FolderError> {
-        Self::load_reusing(root, transport, Previous::default(), true)
+        Self::load_reusing(root, transport, Previous::default(), true, false)
     }
 
     /// Loads the folder again (for the same transport), evaluating only the tool files
@@ -221,6 +224,7 @@ impl ToolFolder {
                 config: Some(&self.config),
             },
             self.source_facts,
+            self.defer,
         )?;
         match &self.profile {
             Some(profile) => reloaded.with_profile(profile),
@@ -236,7 +240,7 @@ impl ToolFolder {
         transport: Option<Transport>,
         profile: Option<&str>,
     ) -> Result<Self, FolderError> {
-        Self::load_profile_keeping(root, transport, profile, true)
+        Self::load_profile_keeping(root, transport, profile, true, false)
     }
 
     /// [`ToolFolder::load_profile`] for a server (or a one-shot `list` or `search`):
@@ -248,7 +252,20 @@ impl ToolFolder {
         transport: Option<Transport>,
         profile: Option<&str>,
     ) -> Result<Self, FolderError> {
-        Self::load_profile_keeping(root, transport, profile, false)
+        Self::load_profile_keeping(root, transport, profile, false, false)
+    }
+
+    /// [`ToolFolder::load_served`] for `toolsmith serve`, whose tools a folder of hundreds
+    /// of tool files has behind `tool_search`: each plain command manifest's tool is read
+    /// again from its file when something needs it, not held meanwhile
+    /// (docs/performance.md, "Tools not held"). Not for `[search] mode = "never"`, whose
+    /// `tools/list` needs every tool.
+    pub fn load_to_serve(
+        root: &Path,
+        transport: Option<Transport>,
+        profile: Option<&str>,
+    ) -> Result<Self, FolderError> {
+        Self::load_profile_keeping(root, transport, profile, false, true)
     }
 
     fn load_profile_keeping(
@@ -256,8 +273,9 @@ impl ToolFolder {
         transport: Option<Transport>,
         profile: Option<&str>,
         source_facts: bool,
+        defer: bool,
     ) -> Result<Self, FolderError> {
-        let folder = Self::load_reusing(root, transport, Previous::default(), source_facts)?;
+        let folder = Self::load_reusing(root, transport, Previous::default(), source_facts, defer)?;
         match profile {
             Some(profile) => folder.with_profile(profile),
             None => Ok(folder),
@@ -316,6 +334,7 @@ impl ToolFolder {
             packages: Arc::clone(&self.packages),
             upstreams: Arc::clone(&self.upstreams),
             source_facts: self.source_facts,
+            defer: self.defer,
         }
     }
 
@@ -362,9 +381,14 @@ impl ToolFolder {
         transport: Option<Transport>,
         previous: Previous<'_>,
         source_facts: bool,
+        defer: bool,
     ) -> Result<Self, FolderError> {
         Self::check_root(root)?;
         let (mut config, mut diagnostics) = FolderConfig::load(root);
+        let same_settings = previous
+            .config
+            .is_some_and(|previous| previous.raw == config.raw);
+        let reusable = defer::reusable(previous.files, same_settings);
         let seen = previous
             .seen
             .and_then(|seen| discover::tool_files_seen(root, seen));
@@ -383,7 +407,7 @@ impl ToolFolder {
             restrict: None,
             source_facts,
         };
-        let mut files = loading::load_files(found, &settings, previous.files, previous.seen);
+        let mut files = loading::load_files(found, &settings, &reusable, previous.seen);
         let mut tools = Vec::new();
         for loaded in &files {
             tools.extend(loaded.module.tools.iter().cloned());
@@ -423,21 +447,16 @@ impl ToolFolder {
             .or_else(|| options.get(toolsmith_model::RUN_CODE))
             .cloned()
             .unwrap_or_default();
+        if defer && defer::pays(own_files, &config) {
+            let (root, config, options) = (root.to_owned(), config.clone(), options.clone());
+            let publish: Arc<defer::Publish> = Arc::new(move |definition: &mut ToolDefinition| {
+                publish(&root, transport, &config, &options, definition)
+            });
+            defer::defer(&mut files[..own_files], &mut tools, &settings, &publish);
+        }
         let adjusted = |definition: &mut ToolDefinition| {
-            if let Some(transport) = transport {
-                apply_overrides(definition, transport)?;
-            }
-            adjust(root, &config, definition)?;
-            if let Some(values) = options.get(&definition.name) {
-                definition
-                    .options
-                    .extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
-            Ok(())
+            publish(root, transport, &config, &options, definition)
         };
-        let same_settings = previous
-            .config
-            .is_some_and(|previous| previous.raw == config.raw);
         // What `adjusted` reads besides the settings: the environment and `PATH`
         // (`requires`) and icon files.
         let unchanged = |definition: &ToolDefinition| {
@@ -462,6 +481,7 @@ impl ToolFolder {
             packages: packages.into(),
             upstreams: upstreams.upstreams.into(),
             source_facts,
+            defer,
         })
     }
 
@@ -585,6 +605,27 @@ fn apply_overrides(
                 )));
             }
         }
+    }
+    Ok(())
+}
+
+/// `definition` as the folder publishes it: the `transport`'s overrides applied, then the
+/// folder's settings ([`adjust`]) and the `[run]` options set for it (`options`).
+fn publish(
+    root: &Path,
+    transport: Option<Transport>,
+    config: &FolderConfig,
+    options: &std::collections::HashMap<String, JsonObject>,
+    definition: &mut ToolDefinition,
+) -> Result<(), Diagnostic> {
+    if let Some(transport) = transport {
+        apply_overrides(definition, transport)?;
+    }
+    adjust(root, config, definition)?;
+    if let Some(values) = options.get(&definition.name) {
+        definition
+            .options
+            .extend(values.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     Ok(())
 }

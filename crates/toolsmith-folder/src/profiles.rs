@@ -437,18 +437,19 @@ impl Profile {
                 )
             }
         };
-        let selected = catalog.selected(|tool| {
-            self.tools
-                .as_ref()
-                .is_none_or(|tools| tools.iter().any(|selector| selector.selects_tool(tool)))
+        // Without tool selectors, no definition is read (a big folder's are not held).
+        let selected = self.tools.as_ref().map(|tools| {
+            catalog.selected(|tool| tools.iter().any(|selector| selector.selects_tool(tool)))
         });
-        let catalog = selected.derive(
+        let catalog = selected.as_ref().unwrap_or(catalog).derive(
             |entry| {
                 entry.discoverable()
-                    || self
-                        .discoverable
-                        .iter()
-                        .any(|selector| selector.selects_tool(entry.definition()))
+                    || (!self.discoverable.is_empty() && {
+                        let definition = entry.definition_once();
+                        self.discoverable
+                            .iter()
+                            .any(|selector| selector.selects_tool(&definition))
+                    })
             },
             Vec::new(),
             diagnostics,

@@ -64,8 +64,7 @@ impl Published {
             .entries()
             .iter()
             .filter(|entry| {
-                let definition = entry.definition();
-                from_broken(&definition.source.path) && catalog.get(&definition.name).is_none()
+                from_broken(&entry.source().path) && catalog.get(entry.name()).is_none()
             })
             .cloned()
             .collect();

@@ -46,6 +46,7 @@
 
 mod caller;
 mod catalog;
+mod deferred;
 mod definition;
 mod diagnostic;
 mod discovery;
@@ -76,6 +77,7 @@ mod watchdog;
 
 pub use caller::{Caller, may_use};
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
+pub use deferred::{Adjusted, Deferred, LoadTool};
 pub use definition::{
     Annotations, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin, PermissionFamily,
     Permissions, Requires, SourceLocation, TaskSupport, TextFormat, ToolDefinition, Ui, Unmet,

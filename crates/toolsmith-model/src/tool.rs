@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::caller::Caller;
+use crate::deferred::Deferred;
 use crate::definition::{JsonObject, ToolDefinition};
 use crate::init::LazyInit;
 use crate::outcome::ToolReturn;
@@ -25,6 +26,24 @@ use crate::outcome::ToolReturn;
 pub trait Tool: Send + Sync {
     /// The tool's definition.
     fn definition(&self) -> &ToolDefinition;
+
+    /// The tool's name: its definition's, which a [`Deferred`] tool knows without reading
+    /// its file.
+    fn name(&self) -> &str {
+        &self.definition().name
+    }
+
+    /// Whether reading the tool's file again gives the same tool, sharing nothing with
+    /// other tools (no worker pool, no init): what a folder may defer ([`Deferred`]).
+    fn reloadable(&self) -> bool {
+        false
+    }
+
+    /// The tool as a [`Deferred`] one, when it is: a walk over every tool reads what it
+    /// needs of it there instead of its definition.
+    fn deferred(&self) -> Option<&Deferred> {
+        None
+    }
 
     /// Runs the tool once.
     fn call(

@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use toolsmith_model::{
-    CallContext, CallOutcome, Caller, Catalog, Content, Diagnostic, JsonObject, Severity,
-    SourceLocation, Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool, may_use,
+    CallContext, CallOutcome, Caller, Catalog, CatalogEntry, Content, Diagnostic, JsonObject,
+    Severity, SourceLocation, Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool, may_use,
 };
 
 use crate::index::{Hit, SearchIndex};
@@ -248,7 +248,8 @@ impl ToolSearch {
         self.index.get_or_init(|| {
             self.source
                 .offered_for(&self.catalog)
-                .unwrap_or_else(|| Arc::new(SearchIndex::new(self.catalog.definitions())))
+                // Read once each: a deferred tool is not held for it (docs/performance.md).
+                .unwrap_or_else(|| Arc::new(SearchIndex::new(self.catalog.definitions_once())))
         })
     }
 }
@@ -344,8 +345,9 @@ impl ExecuteTool {
         definition.source = SourceLocation::file("<builtin>");
         // The call path applies this tool's timeout; the tool it runs keeps its own.
         definition.timeout = catalog
-            .definitions()
-            .map(ToolDefinition::effective_timeout)
+            .entries()
+            .iter()
+            .map(CatalogEntry::effective_timeout)
             .max();
         Self {
             definition,

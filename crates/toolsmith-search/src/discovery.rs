@@ -31,8 +31,7 @@ impl Plan {
                 catalog
                     .entries()
                     .iter()
-                    .filter(|entry| !entry.discoverable())
-                    .map(|entry| (entry.definition(), entry.published_len())),
+                    .filter(|entry| !entry.discoverable()),
                 settings.budget_tokens,
             ),
             SearchMode::Always | SearchMode::Never => None,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use toolsmith_model::{CallOutcome, Catalog, JsonObject, ToolDefinition};
+use toolsmith_model::{CallOutcome, Catalog, CatalogEntry, JsonObject, ToolDefinition};
 
 use crate::builtins::{self, Shown};
 use crate::index::SearchIndex;
@@ -42,10 +42,40 @@ impl<'a> KeptTool<'a> {
         }
     }
 
+    /// What `tool_search` shows of `definition`, borrowed or taken.
+    #[must_use]
+    pub fn from_definition(definition: Cow<'a, ToolDefinition>) -> Self {
+        match definition {
+            Cow::Borrowed(definition) => Self::of(definition),
+            Cow::Owned(definition) => Self {
+                input_schema: Cow::Owned(definition.input_schema.text().to_owned()),
+                name: Cow::Owned(definition.name),
+                title: definition.title.map(Cow::Owned),
+                description: Cow::Owned(definition.description),
+            },
+        }
+    }
+
     /// Its input schema.
     #[must_use]
     pub fn input_schema(&self) -> Value {
         serde_json::from_str(&self.input_schema).unwrap_or(Value::Null)
+    }
+}
+
+/// What `tool_search` shows of each tool of a catalog, in its order, written as a sequence
+/// of [`KeptTool`]s one tool at a time: a deferred tool is read from its file for it and
+/// not held (docs/performance.md, "Tools not held").
+pub struct KeptTools<'a>(pub &'a Catalog);
+
+impl Serialize for KeptTools<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.0
+                .entries()
+                .iter()
+                .map(|entry| KeptTool::from_definition(entry.definition_once())),
+        )
     }
 }
 
@@ -131,9 +161,7 @@ impl IndexSource {
     /// The offered index, when it indexes exactly `catalog`'s tools, in its order.
     pub(crate) fn offered_for(&self, catalog: &Catalog) -> Option<Arc<SearchIndex>> {
         let offered = self.offered.as_ref()?;
-        let names = catalog
-            .definitions()
-            .map(|definition| definition.name.as_str());
+        let names = catalog.entries().iter().map(CatalogEntry::name);
         offered.indexes(names).then(|| Arc::clone(offered))
     }
 }

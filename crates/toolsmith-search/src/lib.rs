@@ -43,4 +43,4 @@ pub use builtins::{
 };
 pub use discovery::{Plan, apply, with_discovery};
 pub use index::{Hit, SearchIndex, parameter_text};
-pub use kept::{IndexSource, KeepIndex, KeptIndex, KeptTool};
+pub use kept::{IndexSource, KeepIndex, KeptIndex, KeptTool, KeptTools};

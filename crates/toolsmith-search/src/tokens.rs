@@ -2,7 +2,7 @@
 //! is embedded in the `tiktoken-rs` crate, so counting works offline. Other models' tokenizers
 //! differ by a few percent; budgets and limits are rules of thumb, not exact.
 
-use toolsmith_model::ToolDefinition;
+use toolsmith_model::{CatalogEntry, ToolDefinition};
 
 /// The name of the encoding the counts use, for messages and docs.
 pub const ENCODING: &str = "o200k_base";
@@ -36,11 +36,14 @@ pub const MAX_BYTES_PER_TOKEN: usize = 8;
 /// where it decides. Within the budget or far over it, no tool's text is written out.
 #[must_use]
 pub fn total_over<'a>(
-    definitions: impl IntoIterator<Item = (&'a ToolDefinition, usize)>,
+    entries: impl IntoIterator<Item = &'a CatalogEntry>,
     budget: usize,
 ) -> Option<usize> {
-    let definitions: Vec<(&ToolDefinition, usize)> = definitions.into_iter().collect();
-    let bytes = definitions.iter().map(|(_, len)| len).sum::<usize>();
+    let entries: Vec<&CatalogEntry> = entries.into_iter().collect();
+    let bytes = entries
+        .iter()
+        .map(|entry| entry.published_len())
+        .sum::<usize>();
     if bytes <= budget {
         return None;
     }
@@ -48,10 +51,11 @@ pub fn total_over<'a>(
     if at_least > budget {
         return Some(at_least);
     }
+    // Read once each: a deferred tool is not held for it.
     Some(
-        definitions
+        entries
             .iter()
-            .map(|(definition, _)| count(&definition.to_mcp().to_string()))
+            .map(|entry| count(&entry.definition_once().to_mcp().to_string()))
             .sum(),
     )
 }
@@ -67,18 +71,55 @@ mod tests {
         assert!(count("Get the weather forecast for a city.") < 12);
     }
 
+    struct Named(ToolDefinition);
+
+    impl toolsmith_model::Tool for Named {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+        fn call(
+            &self,
+            _: &toolsmith_model::JsonObject,
+            _: &toolsmith_model::CallContext,
+        ) -> Result<toolsmith_model::ToolReturn, toolsmith_model::ToolFailure> {
+            Ok(toolsmith_model::ToolReturn::Text(String::new()))
+        }
+    }
+
+    /// `count` tools named `{name}_{i}`, with `description` and `schema`.
+    fn catalog(
+        name: &str,
+        description: &str,
+        schema: &serde_json::Value,
+        count: usize,
+    ) -> toolsmith_model::Catalog {
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        let tools = (0..count)
+            .map(|i| {
+                let definition =
+                    ToolDefinition::new(format!("{name}_{i}"), description, schema.clone());
+                std::sync::Arc::new(Named(definition)) as std::sync::Arc<dyn toolsmith_model::Tool>
+            })
+            .collect();
+        toolsmith_model::Catalog::new(tools, Vec::new())
+    }
+
+    fn bytes_of(catalog: &toolsmith_model::Catalog) -> usize {
+        catalog
+            .definitions()
+            .map(|tool| tool.to_mcp().to_string().len())
+            .sum()
+    }
+
     #[test]
     fn counts_only_what_may_pass_the_budget() {
-        let schema = serde_json::json!({"type": "object"})
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        let tool = ToolDefinition::new("get_weather", "Current weather for a city.", schema);
-        let bytes = tool.to_mcp().to_string().len();
-        let measured = (&tool, tool.mcp_json_len());
-        assert_eq!(total_over([measured], bytes), None);
-        let tokens = total_over([measured, measured], bytes).unwrap();
-        assert_eq!(tokens, 2 * cost(&tool));
+        let schema = serde_json::json!({"type": "object"});
+        let one = catalog("get_weather", "Current weather for a city.", &schema, 1);
+        assert_eq!(total_over(one.entries(), bytes_of(&one)), None);
+        let two = catalog("get_weather", "Current weather for a city.", &schema, 2);
+        let bytes = bytes_of(&two);
+        let tokens = total_over(two.entries(), bytes - 1).unwrap();
+        assert_eq!(tokens, two.definitions().map(cost).sum::<usize>());
         assert!(tokens < bytes, "{tokens} tokens for {bytes} bytes");
     }
 
@@ -86,19 +127,14 @@ mod tests {
     fn far_over_the_budget_is_a_lower_bound_without_counting() {
         let description = "Create a new issue in a repository, with a title and a body. ".repeat(8);
         let schema =
-            serde_json::json!({"type": "object", "properties": {"title": {"type": "string"}}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default();
-        let tool = ToolDefinition::new("create_issue", &description, schema);
-        let bytes = tool.to_mcp().to_string().len();
-        let tools = vec![tool; 10];
-        let budget = 10 * bytes / MAX_BYTES_PER_TOKEN - 1;
-        let measured = tools.iter().map(|tool| (tool, tool.mcp_json_len()));
-        let at_least = total_over(measured, budget).unwrap();
-        assert_eq!(at_least, 10 * bytes / MAX_BYTES_PER_TOKEN);
+            serde_json::json!({"type": "object", "properties": {"title": {"type": "string"}}});
+        let tools = catalog("create_issue", &description, &schema, 10);
+        let bytes = bytes_of(&tools);
+        let budget = bytes / MAX_BYTES_PER_TOKEN - 1;
+        let at_least = total_over(tools.entries(), budget).unwrap();
+        assert_eq!(at_least, bytes / MAX_BYTES_PER_TOKEN);
         // The bound is below the real count: what `auto` decides is the same.
-        let real: usize = tools.iter().map(cost).sum();
+        let real: usize = tools.definitions().map(cost).sum();
         assert!(at_least <= real, "{at_least} > {real}");
     }
 }

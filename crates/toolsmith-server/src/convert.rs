@@ -56,9 +56,10 @@ pub(crate) struct Published {
 fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
     let share = max_calls.saturating_sub(max_calls.div_ceil(4)).max(1);
     catalog
-        .definitions()
-        .map(|definition| {
-            let slots = definition.max_concurrency.unwrap_or(share);
+        .entries()
+        .iter()
+        .map(|entry| {
+            let slots = entry.max_concurrency().unwrap_or(share);
             Arc::new(Semaphore::new(slots.clamp(1, Semaphore::MAX_PERMITS)))
         })
         .collect()
@@ -79,7 +80,7 @@ impl Published {
         let loaded = Arc::clone(&catalog);
         let catalog = toolsmith_search::with_discovery(catalog, search, index);
         let catalog = toolsmith_code::with_evaluator(catalog, evaluator);
-        let tools = catalog.definitions().map(|_| OnceLock::new()).collect();
+        let tools = catalog.entries().iter().map(|_| OnceLock::new()).collect();
         let listed = catalog
             .entries()
             .iter()
@@ -88,7 +89,7 @@ impl Published {
             .map(|(index, _)| index)
             .collect();
         let tool_slots = tool_slots(&catalog, max_calls);
-        let tool_metrics = catalog.definitions().map(|_| OnceLock::new()).collect();
+        let tool_metrics = catalog.entries().iter().map(|_| OnceLock::new()).collect();
         Self {
             loaded,
             catalog,
@@ -105,16 +106,16 @@ impl Published {
             && self.catalog.entries().len() == other.catalog.entries().len()
             && self
                 .catalog
-                .definitions()
-                .zip(other.catalog.definitions())
+                .entries()
+                .iter()
+                .zip(other.catalog.entries())
                 .all(|(mine, theirs)| mine.publishes_as(theirs))
     }
 
     /// The counters of the tool at `index` of the catalog, in `metrics`.
     pub(crate) fn tool_metrics(&self, index: usize, metrics: &Metrics) -> &ToolMetrics {
-        self.tool_metrics[index].get_or_init(|| {
-            Box::new(metrics.tool(&self.catalog.entries()[index].definition().name))
-        })
+        self.tool_metrics[index]
+            .get_or_init(|| Box::new(metrics.tool(self.catalog.entries()[index].name())))
     }
 
     /// The converted tool at `index` of the catalog.
@@ -128,7 +129,7 @@ impl Published {
         // Catalog entries are sorted by name (the stable order of `tools/list`).
         self.catalog
             .entries()
-            .binary_search_by(|entry| entry.definition().name.as_str().cmp(name))
+            .binary_search_by(|entry| entry.name().cmp(name))
             .ok()
     }
 

@@ -63,15 +63,21 @@ pub(crate) fn path_of(dir: Option<&Path>) -> PathBuf {
     dir.map_or_else(|| PathBuf::from(DEFAULT_DIR), Path::to_path_buf)
 }
 
-/// The folder `toolsmith serve` serves: [`load_served`], except that `toolsmith dev` (its
+/// The folder `toolsmith serve` serves: [`load_served`], its tools deferred when `defer`
+/// says they may be ([`ToolFolder::load_to_serve`]), except that `toolsmith dev` (its
 /// profile) lints the folder and so keeps the source facts ([`load_profile`]).
 pub(crate) fn load_to_serve(
     dir: Option<&Path>,
     transport: Option<Transport>,
     profile: Option<&str>,
+    defer: bool,
 ) -> anyhow::Result<ToolFolder> {
     if profile == Some(crate::dev::PROFILE) {
         load_profile(dir, transport, profile)
+    } else if defer {
+        load_with(dir, |path| {
+            ToolFolder::load_to_serve(path, transport, profile)
+        })
     } else {
         load_served(dir, transport, profile)
     }

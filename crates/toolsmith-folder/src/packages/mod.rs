@@ -145,10 +145,11 @@ impl Loaded {
         }
         let mut taken: HashMap<String, SourceLocation> = HashMap::new();
         for tool in tools.iter() {
-            let definition = tool.definition();
-            taken
-                .entry(definition.name.clone())
-                .or_insert_with(|| definition.source.clone());
+            taken.entry(tool.name().to_owned()).or_insert_with(|| {
+                // A deferred tool's file is not read again for where it is.
+                tool.deferred()
+                    .map_or_else(|| tool.definition().source.clone(), |d| d.source().clone())
+            });
         }
         for (index, tool) in package_tools {
             let definition = tool.definition();

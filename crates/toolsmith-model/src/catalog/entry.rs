@@ -2,10 +2,12 @@
 //! validators, and the single call path (validate → run → result contract → output
 //! check) every transport goes through.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::definition::{JsonObject, ToolDefinition};
+use crate::deferred::Deferred;
+use crate::definition::{JsonObject, SourceLocation, ToolDefinition};
 use crate::diagnostic::Diagnostic;
 use crate::ending::OutcomeKind;
 use crate::init::{InitStatus, LazyInit};
@@ -31,18 +33,24 @@ pub struct CatalogEntry {
     /// definition, so deriving a catalog of thousands of tools copies none (issue 21).
     discoverable: bool,
     pub(super) tool: Arc<dyn Tool>,
-    pub(super) arguments: Arc<ArgumentValidator>,
-    output: Option<Arc<SchemaValidator>>,
+    /// Made with the entry; for a [`Deferred`] tool, at its first call (its schemas were
+    /// not read), when a schema that does not compile is the call's error.
+    pub(super) validators: Arc<OnceLock<Result<Validators, String>>>,
     /// [`ToolDefinition::mcp_json_len`] of `definition`, once asked: `[search] mode =
     /// "auto"` weighs the tools more than once per load.
     published_len: OnceLock<usize>,
 }
 
-impl CatalogEntry {
-    /// The entry of `tool` publishing `definition` (its own, or adjusted by the catalog's
-    /// builder), with its validators; a schema that does not compile is an
+/// The validators of a tool's input and output schemas.
+pub(super) struct Validators {
+    pub(super) arguments: ArgumentValidator,
+    output: Option<SchemaValidator>,
+}
+
+impl Validators {
+    /// The validators of `definition`'s schemas; a schema that does not compile is an
     /// `invalid-schema` diagnostic.
-    pub(super) fn new(definition: ToolDefinition, tool: Arc<dyn Tool>) -> Result<Self, Diagnostic> {
+    fn of(definition: &ToolDefinition) -> Result<Self, Diagnostic> {
         let schema_error = |which: &str, message: String| {
             Diagnostic::error(
                 "invalid-schema",
@@ -57,12 +65,22 @@ impl CatalogEntry {
         let arguments = ArgumentValidator::new(&definition.input_schema)
             .map_err(|e| schema_error("input schema", e.message))?;
         let output = match &definition.output_schema {
-            Some(schema) => Some(Arc::new(
+            Some(schema) => Some(
                 SchemaValidator::new(schema)
                     .map_err(|e| schema_error("output schema", e.message))?,
-            )),
+            ),
             None => None,
         };
+        Ok(Self { arguments, output })
+    }
+}
+
+impl CatalogEntry {
+    /// The entry of `tool` publishing `definition` (its own, or adjusted by the catalog's
+    /// builder), with its validators; a schema that does not compile is an
+    /// `invalid-schema` diagnostic.
+    pub(super) fn new(definition: ToolDefinition, tool: Arc<dyn Tool>) -> Result<Self, Diagnostic> {
+        let validators = Validators::of(&definition)?;
         let adjusted = (definition != *tool.definition()).then(|| Arc::new(definition));
         Ok(Self {
             discoverable: adjusted
@@ -71,10 +89,84 @@ impl CatalogEntry {
                 .discoverable,
             adjusted,
             tool,
-            arguments: Arc::new(arguments),
-            output,
+            validators: Arc::new(OnceLock::from(Ok(validators))),
             published_len: OnceLock::new(),
         })
+    }
+
+    /// The entry of a [`Deferred`] tool (`deferred` is `tool`'s): nothing of its file is
+    /// read until it is called or its definition asked for.
+    pub(super) fn deferred(tool: Arc<dyn Tool>, deferred: &Deferred) -> Self {
+        Self {
+            adjusted: None,
+            discoverable: deferred.discoverable(),
+            published_len: OnceLock::from(deferred.published_len()),
+            validators: Arc::new(OnceLock::new()),
+            tool,
+        }
+    }
+
+    /// The tool's validators, made now for a deferred tool's first call.
+    pub(super) fn validators(&self) -> Result<&Validators, &str> {
+        self.validators
+            .get_or_init(|| Validators::of(self.definition()).map_err(|d| d.message))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// The tool's name, read without its definition for a [`Deferred`] tool.
+    pub fn name(&self) -> &str {
+        match &self.adjusted {
+            Some(adjusted) => &adjusted.name,
+            None => self.tool.name(),
+        }
+    }
+
+    /// Where the tool is defined, read without its definition for a [`Deferred`] tool.
+    pub fn source(&self) -> &SourceLocation {
+        match (&self.adjusted, self.tool.deferred()) {
+            (None, Some(deferred)) => deferred.source(),
+            _ => &self.definition().source,
+        }
+    }
+
+    /// [`ToolDefinition::effective_timeout`] of the published definition, read without it
+    /// for a [`Deferred`] tool.
+    pub fn effective_timeout(&self) -> Duration {
+        match (&self.adjusted, self.tool.deferred()) {
+            (None, Some(deferred)) => deferred.timeout(),
+            _ => self.definition().effective_timeout(),
+        }
+    }
+
+    /// The published `max_concurrency`, read without the definition for a [`Deferred`]
+    /// tool.
+    pub fn max_concurrency(&self) -> Option<usize> {
+        match (&self.adjusted, self.tool.deferred()) {
+            (None, Some(deferred)) => deferred.max_concurrency(),
+            _ => self.definition().max_concurrency,
+        }
+    }
+
+    /// The published definition for a walk over every tool that reads each once: a
+    /// [`Deferred`] tool's is read from its file and not kept.
+    pub fn definition_once(&self) -> Cow<'_, ToolDefinition> {
+        match (&self.adjusted, self.tool.deferred()) {
+            (None, Some(deferred)) => deferred.definition_once(),
+            _ => Cow::Borrowed(self.definition()),
+        }
+    }
+
+    /// Whether this entry publishes the same definition as `other`, compared only when
+    /// they are not the same tool's entry.
+    pub fn publishes_as(&self, other: &Self) -> bool {
+        let same_entry = Arc::ptr_eq(&self.tool, &other.tool)
+            && match (&self.adjusted, &other.adjusted) {
+                (None, None) => true,
+                (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs),
+                _ => false,
+            };
+        same_entry || self.definition().publishes_as(other.definition())
     }
 
     /// The length of the definition as `tools/list` publishes it, in bytes of compact
@@ -102,7 +194,11 @@ impl CatalogEntry {
     /// This entry as [`Catalog::build`] makes it: `discoverable` as its definition says,
     /// whatever a derived catalog (the one a reload replaces may be a profile's) made it.
     pub(super) fn as_built(&self) -> Self {
-        self.published_as(self.definition().discoverable)
+        let discoverable = match (&self.adjusted, self.tool.deferred()) {
+            (None, Some(deferred)) => deferred.discoverable(),
+            _ => self.definition().discoverable,
+        };
+        self.published_as(discoverable)
     }
 
     /// This entry, published behind `tool_search` or not as `discoverable` says.
@@ -214,6 +310,8 @@ impl CatalogEntry {
     ) -> Result<(JsonObject, Arc<Throttled>, CallContext), String> {
         let definition = self.definition();
         let arguments = self
+            .validators()
+            .map_err(str::to_owned)?
             .arguments
             .validate(arguments)
             .map_err(|errors| format!("tool `{}`: {errors}", definition.name))?;
@@ -253,7 +351,8 @@ impl CatalogEntry {
     /// outcome saying how it does not.
     fn check_output(&self, outcome: CallOutcome) -> (CallOutcome, OutcomeKind) {
         let mismatch = |message: String| (CallOutcome::error(message), OutcomeKind::InvalidOutput);
-        let Some(output) = &self.output else {
+        // A call whose validators failed did not get this far.
+        let Some(output) = self.validators().ok().and_then(|v| v.output.as_ref()) else {
             return (outcome, OutcomeKind::Ok);
         };
         let name = &self.definition().name;

@@ -44,14 +44,11 @@ fn absence(name: &str, diagnostic: &Diagnostic) -> String {
     }
 }
 
-fn duplicate_name(
-    definition: &ToolDefinition,
-    first: &crate::definition::SourceLocation,
-) -> Diagnostic {
+fn duplicate_name(name: &str, source: &SourceLocation, first: &SourceLocation) -> Diagnostic {
     Diagnostic::error(
         "duplicate-tool-name",
-        definition.source.clone(),
-        format!("tool `{}` is already defined at {first}", definition.name),
+        source.clone(),
+        format!("tool `{name}` is already defined at {first}"),
     )
     .with_help("rename one of the two tools; tool names must be unique in a server")
 }
@@ -78,7 +75,7 @@ impl std::fmt::Debug for Catalog {
                 &self
                     .entries
                     .iter()
-                    .map(|e| &e.definition().name)
+                    .map(CatalogEntry::name)
                     .collect::<Vec<_>>(),
             )
             .field("diagnostics", &self.diagnostics)
@@ -147,6 +144,24 @@ impl Catalog {
             })
             .unwrap_or_default();
         for tool in &tools {
+            if let Some(deferred) = tool.deferred() {
+                // Published as its folder read it: adjusted before it was deferred, and
+                // read again adjusted (docs/performance.md, "Tools not held").
+                let name = tool.name();
+                if let Some(first) = taken.get(name) {
+                    diagnostics.push(duplicate_name(name, deferred.source(), first));
+                    continue;
+                }
+                taken.insert(name, deferred.source());
+                let kept = by_tool
+                    .get(&Arc::as_ptr(tool).cast::<()>())
+                    .filter(|entry| entry.name() == name);
+                entries.push(match kept {
+                    Some(entry) => entry.as_built(),
+                    None => CatalogEntry::deferred(Arc::clone(tool), deferred),
+                });
+                continue;
+            }
             let own = tool.definition();
             let previously = previous.and_then(|(_, unchanged)| {
                 let entry = by_tool.get(&Arc::as_ptr(tool).cast::<()>())?;
@@ -154,7 +169,7 @@ impl Catalog {
             });
             if let Some((entry, _)) = previously.filter(|(_, unchanged)| unchanged(own)) {
                 if let Some(first) = taken.get(own.name.as_str()) {
-                    diagnostics.push(duplicate_name(own, first));
+                    diagnostics.push(duplicate_name(&own.name, &own.source, first));
                 } else {
                     taken.insert(&own.name, &own.source);
                     entries.push(entry.as_built());
@@ -168,7 +183,7 @@ impl Catalog {
                 continue;
             }
             if let Some(first) = taken.get(definition.name.as_str()) {
-                diagnostics.push(duplicate_name(&definition, first));
+                diagnostics.push(duplicate_name(&definition.name, &definition.source, first));
                 continue;
             }
             let kept = previously
@@ -235,9 +250,11 @@ impl Catalog {
         let added = Self::build(extra, Vec::new(), |_| Ok(()));
         diagnostics.extend(added.diagnostics);
         for entry in added.entries {
-            if let Some(existing) = self.get(&entry.definition().name) {
+            if let Some(existing) = self.get(entry.name()) {
+                let definition = entry.definition();
                 diagnostics.push(duplicate_name(
-                    entry.definition(),
+                    &definition.name,
+                    &definition.source,
                     &existing.definition().source,
                 ));
             } else {
@@ -256,7 +273,7 @@ impl Catalog {
         let mut entries = self.entries.clone();
         entries.extend(
             kept.into_iter()
-                .filter(|entry| self.get(&entry.definition().name).is_none()),
+                .filter(|entry| self.get(entry.name()).is_none()),
         );
         Self::sorted(entries, self.diagnostics.clone())
     }
@@ -270,15 +287,14 @@ impl Catalog {
         let entries = self
             .entries
             .iter()
-            .filter(|entry| keep(entry.definition()))
+            .filter(|entry| keep(&entry.definition_once()))
             .cloned()
             .collect();
         Self::sorted(entries, self.diagnostics.clone())
     }
 
     fn sorted(mut entries: Vec<CatalogEntry>, diagnostics: Vec<Diagnostic>) -> Self {
-        let by_name =
-            |a: &CatalogEntry, b: &CatalogEntry| a.definition().name.cmp(&b.definition().name);
+        let by_name = |a: &CatalogEntry, b: &CatalogEntry| a.name().cmp(b.name());
         // A reload's entries mostly come in the order of the catalog it replaces.
         if !entries.is_sorted_by(|a, b| by_name(a, b).is_le()) {
             entries.sort_by(by_name);
@@ -294,9 +310,18 @@ impl Catalog {
         &self.entries
     }
 
-    /// The tool definitions, sorted by name.
+    /// The tool definitions, sorted by name. Each [`Deferred`](crate::Deferred) tool's file
+    /// is read and the tool held: a walk over every tool uses
+    /// [`Catalog::definitions_once`].
     pub fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
         self.entries.iter().map(CatalogEntry::definition)
+    }
+
+    /// The tool definitions, sorted by name, for a walk that reads each once: a
+    /// [`Deferred`](crate::Deferred) tool not held is read from its file and not kept
+    /// ([`CatalogEntry::definition_once`]).
+    pub fn definitions_once(&self) -> impl Iterator<Item = std::borrow::Cow<'_, ToolDefinition>> {
+        self.entries.iter().map(CatalogEntry::definition_once)
     }
 
     /// What failed to load.
@@ -307,7 +332,7 @@ impl Catalog {
     /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<&CatalogEntry> {
         self.entries
-            .binary_search_by(|entry| entry.definition().name.as_str().cmp(name))
+            .binary_search_by(|entry| entry.name().cmp(name))
             .ok()
             .map(|index| &self.entries[index])
     }
@@ -319,12 +344,14 @@ impl Catalog {
     pub fn lookup(&self, name: &str) -> Result<&CatalogEntry, UnknownTool> {
         let qualified = || {
             name.contains('/').then(|| {
+                // A deferred tool is never a package's (docs/performance.md).
                 self.entries.iter().find(|entry| {
-                    entry
-                        .definition()
-                        .package
-                        .as_ref()
-                        .is_some_and(|origin| origin.qualified_name() == name)
+                    entry.tool.deferred().is_none()
+                        && entry
+                            .definition()
+                            .package
+                            .as_ref()
+                            .is_some_and(|origin| origin.qualified_name() == name)
                 })
             })?
         };
@@ -361,11 +388,16 @@ impl Catalog {
     /// else published names.
     fn suggestions(&self, name: &str) -> Vec<String> {
         let known: Vec<String> = if name.contains('/') {
-            self.definitions()
-                .filter_map(ToolDefinition::qualified_name)
+            self.entries
+                .iter()
+                .filter(|entry| entry.tool.deferred().is_none())
+                .filter_map(|entry| entry.definition().qualified_name())
                 .collect()
         } else {
-            self.definitions().map(|d| d.name.clone()).collect()
+            self.entries
+                .iter()
+                .map(|entry| entry.name().to_owned())
+                .collect()
         };
         did_you_mean(name, known.iter().map(String::as_str))
             .into_iter()
@@ -448,8 +480,8 @@ mod tests {
         );
         let same = |catalog: &Catalog, name: &str| {
             Arc::ptr_eq(
-                &first.get(name).unwrap().arguments,
-                &catalog.get(name).unwrap().arguments,
+                &first.get(name).unwrap().validators,
+                &catalog.get(name).unwrap().validators,
             )
         };
         assert!(
@@ -485,8 +517,8 @@ mod tests {
             |_| true,
         );
         assert!(Arc::ptr_eq(
-            &third.get("kept").unwrap().arguments,
-            &fourth.get("kept").unwrap().arguments
+            &third.get("kept").unwrap().validators,
+            &fourth.get("kept").unwrap().validators
         ));
         assert_eq!(
             fourth.get("kept").unwrap().definition().description,
@@ -511,8 +543,8 @@ mod tests {
             );
             assert!(!rebuilt.entries()[0].discoverable());
             assert!(Arc::ptr_eq(
-                &rebuilt.entries()[0].arguments,
-                &derived.entries()[0].arguments
+                &rebuilt.entries()[0].validators,
+                &derived.entries()[0].validators
             ));
         }
     }
@@ -611,7 +643,13 @@ mod tests {
             "tool `echo`: invalid arguments:\n- /days: 0 is less than the minimum of 1"
         );
         // Compiled once, for both catalogs.
-        assert!(catalog.entries()[0].arguments.is_compiled());
+        assert!(
+            catalog.entries()[0]
+                .validators()
+                .unwrap()
+                .arguments
+                .is_compiled()
+        );
     }
 
     // Issue 18, item 4: metrics count calls by how they ended, as decided here.

@@ -2,6 +2,8 @@
 //! turned into a meaning vector, and the lookups a search needs (sorted terms, terms by
 //! length, average field lengths).
 
+use std::borrow::Borrow;
+
 use toolsmith_model::ToolDefinition;
 
 use super::{FIELD_COUNT, Field, Posting, SearchIndex};
@@ -11,10 +13,11 @@ use crate::text::{for_each_indexed_term, words};
 
 impl SearchIndex {
     /// Indexes `definitions`.
-    pub fn new<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>) -> Self {
+    pub fn new(definitions: impl IntoIterator<Item = impl Borrow<ToolDefinition>>) -> Self {
         let mut index = Self::default();
         let mut meaning_texts = Vec::new();
         for definition in definitions {
+            let definition = definition.borrow();
             // Read once from the schema's text for both texts (issue 21).
             let parameters = definition.input_schema.parameters();
             index.add(definition, &parameters);

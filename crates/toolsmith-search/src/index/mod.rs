@@ -462,7 +462,7 @@ mod tests {
         // Issue 21: a kept index is written with postcard and read back (its meaning
         // vectors and postings as runs of bytes); searched, it ranks and scores as the
         // index it was written from.
-        let index = SearchIndex::new(&corpus());
+        let index = SearchIndex::new(corpus());
         let read: SearchIndex =
             postcard::from_bytes(&postcard::to_stdvec(&index).unwrap()).unwrap();
         for query in [
@@ -478,7 +478,7 @@ mod tests {
 
     #[test]
     fn exact_name_comes_first() {
-        let index = SearchIndex::new(&corpus());
+        let index = SearchIndex::new(corpus());
         assert_eq!(names(&index, "add")[0], "add");
         assert_eq!(names(&index, "process_list")[0], "process_list");
         // Any case style names the same tool.
@@ -487,7 +487,7 @@ mod tests {
 
     #[test]
     fn names_are_split_on_camel_snake_and_kebab_case() {
-        let index = SearchIndex::new(&corpus());
+        let index = SearchIndex::new(corpus());
         assert_eq!(names(&index, "open issues")[0], "listOpenIssues");
         assert_eq!(names(&index, "pull request")[0], "create-pull-request");
         assert_eq!(names(&index, "weather")[0], "get_weather");
@@ -495,14 +495,14 @@ mod tests {
 
     #[test]
     fn stemmed_words_match() {
-        let index = SearchIndex::new(&corpus());
+        let index = SearchIndex::new(corpus());
         assert_eq!(names(&index, "forecasting")[0], "forecast");
         assert_eq!(names(&index, "adding numbers")[0], "add");
     }
 
     #[test]
     fn typos_still_find_the_tool() {
-        let index = SearchIndex::new(&corpus());
+        let index = SearchIndex::new(corpus());
         assert_eq!(names(&index, "wether")[0], "get_weather");
         assert_eq!(names(&index, "repositry issues")[0], "listOpenIssues");
         // Two letters swapped count as one typo.
@@ -511,7 +511,7 @@ mod tests {
 
     #[test]
     fn tools_matching_every_word_rank_first() {
-        let index = SearchIndex::new(&corpus());
+        let index = SearchIndex::new(corpus());
         assert_eq!(names(&index, "sum two numbers")[0], "add");
         assert_eq!(names(&index, "weather next days")[0], "forecast");
         assert_eq!(
@@ -656,7 +656,7 @@ mod tests {
 
     #[test]
     fn nothing_matching_is_empty() {
-        let index = SearchIndex::new(&corpus());
+        let index = SearchIndex::new(corpus());
         assert!(index.search("zebra", 5).is_empty());
         assert!(index.search("", 5).is_empty());
         assert_eq!(index.search("number", 2).len(), 2);

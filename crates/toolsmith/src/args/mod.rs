@@ -11,7 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub(crate) use install::InstallArgs;
 pub(crate) use serve::{
-    AuthorizationArgs, CodeModeArg, DevArgs, LogFormat, SearchArg, ServeArgs, SharedStateArg,
+    AuthorizationArgs, CodeModeArg, DevArgs, LogFormat, SearchArg, SearchModeArg, ServeArgs,
+    SharedStateArg,
 };
 
 /// Turn a folder of tool definitions into an MCP server, and work on those tools.

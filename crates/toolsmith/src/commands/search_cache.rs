@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use toolsmith_folder::{Snapshot, ToolFolder};
 use toolsmith_model::{Catalog, Transport};
-use toolsmith_search::{KeptIndex, KeptTool, SearchIndex};
+use toolsmith_search::{KeptIndex, KeptTool, KeptTools, SearchIndex};
 
 /// Bumped when what is stored changes shape.
 const FORMAT: u32 = 5;
@@ -50,7 +50,7 @@ struct Stored {
 struct ToStore<'a> {
     key: &'a Key,
     index: &'a SearchIndex,
-    tools: Vec<KeptTool<'a>>,
+    tools: KeptTools<'a>,
 }
 
 impl Cache {
@@ -104,7 +104,7 @@ impl Cache {
         let stored = ToStore {
             key: &self.key,
             index,
-            tools: catalog.definitions().map(KeptTool::of).collect(),
+            tools: KeptTools(catalog),
         };
         if let Err(error) = store(&self.path, &stored) {
             tracing::debug!(path = %self.path.display(), %error, "search cache not written");

@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use anyhow::Context as _;
 use toolsmith_folder::ToolFolder;
-use toolsmith_model::Transport;
+use toolsmith_model::{CatalogEntry, Transport};
 use toolsmith_server::{
     HttpOptions, MCP_PATH, METRICS_PATH, OAuthSettings, ServerOptions, ServerState,
 };
 
 use crate::ExitStatus;
 use crate::args::AuthorizationArgs;
-use crate::args::ServeArgs;
+use crate::args::{SearchModeArg, ServeArgs};
 use crate::error::Hinted;
 use crate::folder;
 use crate::printer::Printer;
@@ -268,7 +268,11 @@ fn load(
     let dir = args.folder.dir.as_deref();
     let (loaded, seen) = ServedFolder::load(
         &folder::path_of(dir),
-        || folder::load_to_serve(dir, Some(transport), args.profile.profile.as_deref()),
+        || {
+            // `tools/list` of `--search never` needs every tool held.
+            let defer = args.search.mode != Some(SearchModeArg::Never);
+            folder::load_to_serve(dir, Some(transport), args.profile.profile.as_deref(), defer)
+        },
         seen,
     );
     Ok((loaded?, seen))
@@ -424,9 +428,12 @@ fn oauth_settings(
         settings.clock_skew = *skew;
     }
     introspection_flags(args, &mut settings)?;
+    // A deferred tool needs no scopes (docs/performance.md, "Tools not held").
     for scope in catalog
-        .definitions()
-        .flat_map(|definition| &definition.scopes)
+        .entries()
+        .iter()
+        .filter(|entry| entry.tool().deferred().is_none())
+        .flat_map(|entry| &entry.definition().scopes)
     {
         if !settings.scopes_supported.contains(scope) {
             settings.scopes_supported.push(scope.clone());
@@ -516,8 +523,9 @@ fn first_minute(printer: Printer, state: &ServerState, dir: Option<&Path>, profi
         |dir| dir.display().to_string(),
     );
     let names: Vec<&str> = catalog
-        .definitions()
-        .map(|tool| tool.name.as_str())
+        .entries()
+        .iter()
+        .map(CatalogEntry::name)
         .take(6)
         .collect();
     let more = catalog.entries().len().saturating_sub(names.len());

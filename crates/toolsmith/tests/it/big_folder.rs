@@ -1,7 +1,9 @@
 //! A folder of 5,000 command tools behaves like a small one (issue 21, item 1, "Tests"):
 //! every tool listed and called, each answering as itself, a never-called tool's first call
 //! validates its arguments, search finds a tool, and `--watch` republishes only the tool
-//! whose file changed, with one `list_changed`. Timings live in `bench/bigfolder/`, not here.
+//! whose file changed, with one `list_changed`; behind `tool_search`, where each tool is read
+//! from its file when first needed, they answer the same. Timings live in
+//! `bench/bigfolder/`, not here.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -148,6 +150,23 @@ fn five_thousand_tools_are_listed_callable_and_validated() {
         "below record_0007's minimum: {below}"
     );
 
+    call_every_tool(&mut server);
+    server.stop();
+}
+
+#[test]
+fn five_thousand_tools_behind_search_answer_as_tools_held_do() {
+    // Behind `tool_search`, a tool's file is read again when it is first called, not held
+    // meanwhile (docs/performance.md, "Tools not held"): it validates and answers the same.
+    let dir = big_folder();
+    let mut server = serve(dir.path(), &[]);
+    let wrong = server.call(
+        "execute_tool",
+        &json!({"name": "record_4999", "arguments": {"code": "abc", "count": 1}}),
+    );
+    assert_eq!(wrong["isError"], true, "{wrong}");
+    let text = wrong["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("/code") && text.contains("/count"), "{text}");
     call_every_tool(&mut server);
     server.stop();
 }
