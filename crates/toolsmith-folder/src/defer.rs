@@ -108,9 +108,12 @@ fn holds_deferred(file: &LoadedFile) -> bool {
 /// settings (no `requires`, no icon files), outside a package, needing no scopes, with
 /// schemas that compile (a deferred tool's are compiled at its first call).
 fn deferrable(tool: &dyn Tool) -> bool {
+    // Asked first: a tool deferred already is not, and its definition is not read.
+    if !tool.reloadable() {
+        return false;
+    }
     let definition = tool.definition();
-    tool.reloadable()
-        && definition.init.is_none()
+    definition.init.is_none()
         && definition.requires.env.is_empty()
         && definition.requires.commands.is_empty()
         && definition.icons.is_empty()
@@ -287,6 +290,10 @@ required = true
         };
         assert!(kept("tool_0001"));
         assert!(!kept("tool_0002"));
+        // Nothing kept was read to reload (issue 21: a reload read every file again).
+        let read =
+            |entry: &toolsmith_model::CatalogEntry| entry.tool().deferred().unwrap().is_loaded();
+        assert!(!reloaded.catalog().entries().iter().any(read));
         let changed = reloaded.catalog().get("tool_0002").unwrap();
         assert!(!changed.tool().deferred().unwrap().is_loaded());
         assert_eq!(

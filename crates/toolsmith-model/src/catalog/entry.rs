@@ -158,7 +158,9 @@ impl CatalogEntry {
     }
 
     /// Whether this entry publishes the same definition as `other`, compared only when
-    /// they are not the same tool's entry.
+    /// they are not the same tool's entry. A [`Deferred`] tool in either that is not the
+    /// same is taken to differ: its file changed, and reading it now would give both the
+    /// new definition (a reload then announces a change that may publish the same).
     pub fn publishes_as(&self, other: &Self) -> bool {
         let same_entry = Arc::ptr_eq(&self.tool, &other.tool)
             && match (&self.adjusted, &other.adjusted) {
@@ -166,7 +168,8 @@ impl CatalogEntry {
                 (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs),
                 _ => false,
             };
-        same_entry || self.definition().publishes_as(other.definition())
+        let deferred = self.tool.deferred().is_some() || other.tool.deferred().is_some();
+        same_entry || (!deferred && self.definition().publishes_as(other.definition()))
     }
 
     /// The length of the definition as `tools/list` publishes it, in bytes of compact

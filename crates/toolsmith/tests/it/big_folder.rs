@@ -334,6 +334,44 @@ fn watching_five_thousand_tools_republishes_only_the_changed_one() {
 }
 
 #[test]
+fn watching_five_thousand_tools_behind_search_announces_and_finds_the_changed_one() {
+    // Behind `tool_search` a tool's file is read when needed (docs/performance.md, "Tools
+    // not held"): an edited file is announced once, and searched as it is now.
+    let dir = big_folder();
+    let mut server = serve(dir.path(), &["--watch"]);
+    // Listed once the folder is served; a change from then on is seen.
+    assert_eq!(server.tool_names().len(), 2);
+    let file = dir.path().join("group_12/record_1234.toml");
+    std::fs::write(
+        &file,
+        manifest(1_234, "Measure the depth of an ocean trench."),
+    )
+    .unwrap();
+    server.until(|message| message["method"] == "notifications/tools/list_changed");
+    server.stderr_until(|line| line.contains("watch: reloaded"));
+    let id = server.send_request("ping", &json!({}));
+    let mut again = 0;
+    server.until(|message| {
+        again += usize::from(message["method"] == "notifications/tools/list_changed");
+        message["id"] == id
+    });
+    assert_eq!(again, 0, "list_changed is sent once for one change");
+    let found = server.call(
+        "tool_search",
+        &json!({"query": "depth of an ocean trench", "max_results": 1}),
+    );
+    assert_eq!(
+        found["structuredContent"]["results"][0]["name"], "record_1234",
+        "{found}"
+    );
+    assert_eq!(
+        found["structuredContent"]["results"][0]["description"],
+        "Measure the depth of an ocean trench."
+    );
+    server.stop();
+}
+
+#[test]
 fn initialize_is_answered_while_the_folder_loads_and_the_rest_waits_for_it() {
     // Regression test for issue 21, item 1: `initialize` waited for the whole folder (695 ms
     // for 5,548 manifests). Here the folder cannot finish loading until the test opens a
