@@ -7,7 +7,7 @@
 //! (the length `tools/list` would publish, its timeout, its call slots). Its file is read
 //! again when something asks for the tool itself: a call, a `tool_search` hit, a listing.
 //! Walks that read every definition once (building a search index) read a copy they drop
-//! ([`Deferred::with_definition`]).
+//! ([`Deferred::definition_once`]).
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
@@ -91,16 +91,8 @@ impl Deferred {
         self.loaded.get().is_some()
     }
 
-    /// `read` of the tool's definition: the one held, or, when the tool is not held, a copy
-    /// read from its file for `read` alone (a walk over every tool must not hold them all).
-    pub fn with_definition<R>(&self, read: impl FnOnce(&ToolDefinition) -> R) -> R {
-        match self.loaded.get() {
-            Some(loaded) => read(definition_of(loaded)),
-            None => read(definition_of(&self.read())),
-        }
-    }
-
-    /// Its definition for a walk that reads it once ([`Deferred::with_definition`]).
+    /// Its definition for a walk that reads it once: the one held, or, when the tool is not
+    /// held, a copy read from its file (a walk over every tool must not hold them all).
     pub fn definition_once(&self) -> Cow<'_, ToolDefinition> {
         match self.loaded.get() {
             Some(loaded) => Cow::Borrowed(definition_of(loaded)),

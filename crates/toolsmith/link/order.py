@@ -16,7 +16,10 @@ How: valgrind's callgrind runs the binary through four scenes, each over a real 
 2. the same with `examples/tools` (command tools, prompts, resources);
 3. the echo folder again, answering 200 `tools/call`s;
 4. the echo folder over Streamable HTTP (`--http`): initialize and 50 `tools/call`s in a
-   session, then SIGTERM.
+   session, then SIGTERM;
+5. a big folder (600 manifests of bench/bigfolder/make_big.py, whose tools are not held:
+   docs/performance.md) with its search index kept: initialize, `tools/list`, three
+   `tool_search`es each followed by an `execute_tool` of what it found (issue 21).
 Every function of the binary that ran is listed by its symbol, scene by scene (those of
 scene 1 first), each once. Symbols carry a hash of their crate's build settings, not of the
 code, so the list stays good across most edits; names a later build no longer has are
@@ -72,6 +75,44 @@ def scene(binary: str, folder: str, calls: int, out: str) -> None:
             sys.exit(f"echo call failed: {answer}")
     server.stdin.close()
     server.wait(timeout=120)
+
+
+def big_scene(binary: str, folder: str, calls: int, out: str) -> None:
+    """Runs `serve FOLDER` of a big folder (bench/bigfolder/make_big.py) under callgrind, its
+    search index kept by a run before: initialize, `tools/list`, `calls` searches, each
+    running the tool it found first with no arguments, then end of input."""
+    cache = os.path.join(os.path.dirname(out), "cache")
+    env = {**os.environ, "TOOLSMITH_CACHE_DIR": cache}
+
+    def serve(command: list[str], searches: int) -> None:
+        server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=env)
+        answers = 0
+
+        def ask(method: str, params: dict) -> dict:
+            nonlocal answers
+            answers += 1
+            message = {"jsonrpc": "2.0", "id": answers, "method": method, "params": params}
+            server.stdin.write((json.dumps(message) + "\n").encode())
+            server.stdin.flush()
+            return json.loads(server.stdout.readline())
+
+        if "result" not in ask("initialize", INITIALIZE["params"]):
+            sys.exit(f"{binary} serve {folder}: initialize failed")
+        server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        ask("tools/list", {})
+        for query in ["create a github issue", "send a slack message", "query a database"][:searches]:
+            found = ask("tools/call", {"name": "tool_search", "arguments": {"query": query}})
+            results = found["result"].get("structuredContent", {}).get("results", [])
+            if results:
+                ask("tools/call", {"name": "execute_tool",
+                                   "arguments": {"name": results[0]["name"], "arguments": {}}})
+        server.stdin.close()
+        server.wait(timeout=600)
+
+    serve([binary, "serve", folder], 1)  # builds and keeps the index
+    serve(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}",
+           binary, "serve", folder], calls)
 
 
 def http_scene(binary: str, folder: str, calls: int, out: str) -> None:
@@ -159,8 +200,11 @@ def main() -> int:
         os.mkdir(echo)
         with open(os.path.join(echo, "echo.star"), "w") as f:
             f.write(ECHO_STAR)
+        big = os.path.join(work, "big")
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bigfolder", "make_big.py"),
+                        big, "--tools", "600"], check=True, stdout=subprocess.DEVNULL)
         scenes = [(scene, echo, 0), (scene, os.path.join(ROOT, "examples", "tools"), 0),
-                  (scene, echo, 200), (http_scene, echo, 50)]
+                  (scene, echo, 200), (http_scene, echo, 50), (big_scene, big, 3)]
         order: list[str] = []
         listed: set[str] = set()
         for number, (run, folder, calls) in enumerate(scenes, 1):

@@ -114,6 +114,12 @@ impl CatalogEntry {
             .map_err(String::as_str)
     }
 
+    /// The tool as a [`Deferred`] one whose entry holds no definition: what the walks over
+    /// every tool read of it is read there.
+    fn stub(&self) -> Option<&Deferred> {
+        self.tool.deferred().filter(|_| self.adjusted.is_none())
+    }
+
     /// The tool's name, read without its definition for a [`Deferred`] tool.
     pub fn name(&self) -> &str {
         match &self.adjusted {
@@ -124,36 +130,36 @@ impl CatalogEntry {
 
     /// Where the tool is defined, read without its definition for a [`Deferred`] tool.
     pub fn source(&self) -> &SourceLocation {
-        match (&self.adjusted, self.tool.deferred()) {
-            (None, Some(deferred)) => deferred.source(),
-            _ => &self.definition().source,
+        match self.stub() {
+            Some(deferred) => deferred.source(),
+            None => &self.definition().source,
         }
     }
 
     /// [`ToolDefinition::effective_timeout`] of the published definition, read without it
     /// for a [`Deferred`] tool.
     pub fn effective_timeout(&self) -> Duration {
-        match (&self.adjusted, self.tool.deferred()) {
-            (None, Some(deferred)) => deferred.timeout(),
-            _ => self.definition().effective_timeout(),
+        match self.stub() {
+            Some(deferred) => deferred.timeout(),
+            None => self.definition().effective_timeout(),
         }
     }
 
     /// The published `max_concurrency`, read without the definition for a [`Deferred`]
     /// tool.
     pub fn max_concurrency(&self) -> Option<usize> {
-        match (&self.adjusted, self.tool.deferred()) {
-            (None, Some(deferred)) => deferred.max_concurrency(),
-            _ => self.definition().max_concurrency,
+        match self.stub() {
+            Some(deferred) => deferred.max_concurrency(),
+            None => self.definition().max_concurrency,
         }
     }
 
     /// The published definition for a walk over every tool that reads each once: a
     /// [`Deferred`] tool's is read from its file and not kept.
     pub fn definition_once(&self) -> Cow<'_, ToolDefinition> {
-        match (&self.adjusted, self.tool.deferred()) {
-            (None, Some(deferred)) => deferred.definition_once(),
-            _ => Cow::Borrowed(self.definition()),
+        match self.stub() {
+            Some(deferred) => deferred.definition_once(),
+            None => Cow::Borrowed(self.definition()),
         }
     }
 
@@ -197,9 +203,9 @@ impl CatalogEntry {
     /// This entry as [`Catalog::build`] makes it: `discoverable` as its definition says,
     /// whatever a derived catalog (the one a reload replaces may be a profile's) made it.
     pub(super) fn as_built(&self) -> Self {
-        let discoverable = match (&self.adjusted, self.tool.deferred()) {
-            (None, Some(deferred)) => deferred.discoverable(),
-            _ => self.definition().discoverable,
+        let discoverable = match self.stub() {
+            Some(deferred) => deferred.discoverable(),
+            None => self.definition().discoverable,
         };
         self.published_as(discoverable)
     }
