@@ -31,11 +31,12 @@ impl CommandInits {
     /// The inits `tools` (those of the files a reload keeps) already run.
     pub(crate) fn kept<'a>(tools: impl IntoIterator<Item = &'a Arc<dyn Tool>>) -> Self {
         let mut inits = HashMap::new();
-        // A deferred tool has no init: its file is not read again to see.
-        for tool in tools.into_iter().filter(|tool| tool.deferred().is_none()) {
-            if let (Some(Init::Command(command)), Some(init)) =
-                (&tool.definition().init, tool.init())
-            {
+        for tool in tools {
+            // The init first: a tool without one (a deferred one) is not read for its command.
+            let Some(init) = tool.init() else {
+                continue;
+            };
+            if let Some(Init::Command(command)) = &tool.definition().init {
                 inits
                     .entry(command.clone())
                     .or_insert_with(|| Arc::clone(init));

@@ -162,7 +162,9 @@ impl Tool for Deferred {
     }
 
     fn init(&self) -> Option<&Arc<LazyInit>> {
-        self.loaded().as_ref().ok()?.init()
+        // None, without reading the file: only a tool with no init is deferred, and one
+        // read again with an init is refused (`LoadTool`).
+        None
     }
 
     fn as_async(&self) -> Option<&dyn AsyncTool> {
