@@ -13,6 +13,9 @@
 //! - [`WorkerPool`]: a manifest's `worker = true`, warm processes serving one call at a
 //!   time as a JSON line on stdin answered by a JSON line on stdout (docs/tools.md, "Warm
 //!   command tools"), shared by the tools whose manifests name the same command.
+//! - [`Confinement`] and [`confined`]: what the programs a package's tool starts may touch
+//!   (docs/packages.md, "Command tools of a package"): Landlock where the kernel has it,
+//!   refused where it does not.
 //! - [`ArgvTemplate`]: the `{name}` placeholders of a command line, checked against the
 //!   tool's parameters at load time ([`TemplateError`] lists the valid names).
 //!
@@ -48,6 +51,7 @@
 //! assert!(error.to_string().contains("valid names: `name`"));
 //! ```
 
+mod confine;
 mod init;
 mod leftovers;
 mod output;
@@ -57,6 +61,7 @@ mod tool;
 mod worker;
 mod worker_process;
 
+pub use confine::{Confinement, confined, confinement_support};
 pub use init::CommandInit;
 pub use template::{ArgvTemplate, TemplateError};
 pub use tool::{CommandTool, DEFAULT_OUTPUT_LIMIT};

@@ -181,16 +181,18 @@ pub(crate) struct Spawned {
 }
 
 /// Starts `command` as the leader of a new process group, its stdin, stdout and stderr
-/// piped and its processes marked for [`Leftovers`].
+/// piped and its processes marked for [`Leftovers`]; confined as [`crate::confine`] says
+/// when this thread runs a package's call.
 pub(crate) fn spawn(command: &mut Command) -> io::Result<Spawned> {
     let leftovers = Leftovers::new();
-    let mut child = command
+    command
         .env(CALL_ID_ENV, leftovers.id())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
+        .process_group(0);
+    // Inside a package's call, the program starts confined, or not at all.
+    let mut child = crate::confine::spawn(command)?;
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
