@@ -79,4 +79,4 @@ pub use metrics::Reload;
 pub use replicas::{SharedState, StateError};
 pub use state::{DEFAULT_MAX_CONCURRENT_CALLS, ServerOptions, ServerState};
 pub use stdio::{serve_stdio, serve_stream};
-pub use tasks::TaskSettings;
+pub use tasks::{TaskLimits, TaskSettings};

@@ -40,6 +40,7 @@ use crate::mrtr::Replay;
 use crate::replicas::SharedState;
 use crate::state::ServerState;
 
+pub use store::TaskLimits;
 use store::{MemoryStore, TaskStore};
 
 /// How long a call that may become a task runs in the request before it becomes one.
@@ -61,6 +62,8 @@ pub struct TaskSettings {
     /// The state shared with other replicas (`serve --state`): tasks are kept there, so
     /// that every replica serves `tasks/*` for any of them. `None`: in this process.
     pub shared: Option<SharedState>,
+    /// How many tasks are kept at once, per caller and in all (on each replica).
+    pub limits: TaskLimits,
 }
 
 impl Default for TaskSettings {
@@ -68,6 +71,7 @@ impl Default for TaskSettings {
         Self {
             ttl: Duration::from_millis(DEFAULT_TTL_MS),
             shared: None,
+            limits: TaskLimits::default(),
         }
     }
 }
@@ -84,8 +88,8 @@ impl Tasks {
     /// The tasks `settings` describe: in Redis with shared state, else in memory.
     pub(crate) fn new(settings: &TaskSettings) -> Self {
         let store: Arc<dyn TaskStore> = match &settings.shared {
-            Some(shared) => Arc::new(redis::RedisStore::new(shared.clone())),
-            None => Arc::new(MemoryStore::default()),
+            Some(shared) => Arc::new(redis::RedisStore::new(shared.clone(), settings.limits)),
+            None => Arc::new(MemoryStore::new(settings.limits)),
         };
         Self {
             store,
@@ -124,12 +128,20 @@ impl Tasks {
         self.store.list(scope).await
     }
 
-    /// A new task doing `work` for `caller`, listed in `scope`, kept for the server's TTL or
-    /// the shorter `ttl_ms` a client asked for.
+    /// `Err` (`-32029`) when a task made now for `caller`, whose share of the caps is
+    /// `quota` ([`scope`]), would be over a cap of [`TaskLimits`].
+    fn admit(&self, quota: &str) -> Result<(), ErrorData> {
+        self.store.admit(quota)
+    }
+
+    /// A new task doing `work` for `caller`, listed in `scope`, counted in `quota` (its
+    /// share of [`TaskLimits::per_caller`], [`scope`]), kept for the server's TTL or the
+    /// shorter `ttl_ms` a client asked for.
     async fn create(
         &self,
         work: store::Work,
         caller: Option<&Caller>,
+        quota: String,
         scope: Option<String>,
         ttl_ms: Option<u64>,
     ) -> Result<rmcp::model::Task, ErrorData> {
@@ -140,6 +152,7 @@ impl Tasks {
         let owner = store::Owner {
             subject: subject(caller).map(str::to_owned),
             scope,
+            caller: quota,
         };
         self.store.create(options, owner, work).await
     }
@@ -343,7 +356,7 @@ pub(crate) async fn start(run: Run, ttl_ms: Option<u64>) -> Result<rmcp::model::
         })
     });
     tasks
-        .create(work, caller.as_deref(), Some(scope), ttl_ms)
+        .create(work, caller.as_deref(), scope.clone(), Some(scope), ttl_ms)
         .await
 }
 
@@ -355,6 +368,12 @@ pub(crate) async fn call(
     support: TaskSupport,
     cancelled: &CancellationToken,
 ) -> (Result<CallToolResponse, ErrorData>, OutcomeKind) {
+    // Past a cap of the tasks kept, the call is refused before it starts, rather than
+    // stopped when it would become a task.
+    let quota = scope(run.caller.as_deref(), &run.context);
+    if let Err(refusal) = run.state.tasks().admit(&quota) {
+        return (Err(refusal), OutcomeKind::Busy);
+    }
     let run = Arc::new(run);
     // Dropped before it hands the call to a task (the client went away), the call stops.
     let stop = run.context.ct.clone().drop_guard();
@@ -393,6 +412,7 @@ pub(crate) async fn call(
         .create(
             Box::new(move |context| Box::pin(drive(run, replay, first, context))),
             caller.as_deref(),
+            quota,
             None,
             None,
         )

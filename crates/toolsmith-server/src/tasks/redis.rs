@@ -72,9 +72,9 @@ pub(crate) struct RedisStore {
 }
 
 impl RedisStore {
-    pub(crate) fn new(shared: SharedState) -> Self {
+    pub(crate) fn new(shared: SharedState, limits: super::TaskLimits) -> Self {
         Self {
-            local: MemoryStore::default(),
+            local: MemoryStore::new(limits),
             shared,
         }
     }
@@ -132,7 +132,7 @@ impl TaskStore for RedisStore {
     ) -> Result<Task, ErrorData> {
         let ttl = Duration::from_millis(options.ttl_ms.unwrap_or(super::DEFAULT_TTL_MS));
         let scope = owner.scope.clone();
-        let task = self.local.spawn(options, owner.clone(), work);
+        let task = self.local.spawn(options, owner.clone(), work)?;
         let mut mirror = Mirror {
             local: self.local.clone(),
             shared: self.shared.clone(),
@@ -165,6 +165,11 @@ impl TaskStore for RedisStore {
         }
         tokio::spawn(mirror.run());
         Ok(task)
+    }
+
+    fn admit(&self, caller: &str) -> Result<(), ErrorData> {
+        // Each replica caps the tasks it runs.
+        self.local.admit(caller)
     }
 
     async fn get(&self, id: &str, subject: Option<&str>) -> Result<DetailedTask, ErrorData> {
