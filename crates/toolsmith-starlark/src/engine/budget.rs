@@ -213,16 +213,33 @@ fn physical_memory() -> Option<usize> {
 
 /// Why an evaluation could not get memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Busy;
+pub(crate) enum Busy {
+    /// The other running evaluations hold the rest of the budget.
+    Shared,
+    /// This evaluation alone needs more than the whole budget: it holds `held` bytes and
+    /// asked for `needed`.
+    Over { held: usize, needed: usize },
+}
 
 impl Busy {
     /// The message a refused call shows.
-    pub(crate) fn message() -> String {
-        format!(
-            "the server is busy: running scripts hold its whole memory budget ({}); \
-             try again shortly, or raise the budget with `{MEMORY_BUDGET_VAR}`",
-            megabytes(memory_budget())
-        )
+    pub(crate) fn message(self) -> String {
+        match self {
+            Self::Shared => format!(
+                "the server is busy: running scripts hold its whole memory budget ({}); \
+                 try again shortly, or raise the budget with `{MEMORY_BUDGET_VAR}`",
+                megabytes(memory_budget())
+            ),
+            Self::Over { held, needed } => format!(
+                "this call went over the memory budget: it held {} MiB and needed {} MiB, \
+                 more than the {} all running scripts may hold together; hold less (values \
+                 the call no longer uses count until it returns), or raise the budget with \
+                 `{MEMORY_BUDGET_VAR}`",
+                held >> 20,
+                needed.div_ceil(1 << 20),
+                megabytes(memory_budget())
+            ),
+        }
     }
 }
 
@@ -246,7 +263,7 @@ pub(crate) fn reserve(stopped: &dyn Fn() -> bool, deadline: Instant) -> Result<R
         });
     }
     if !take(INITIAL_RESERVATION, START_WAIT, stopped) {
-        return Err(Busy);
+        return Err(Busy::Shared);
     }
     HELD.set(Some(INITIAL_RESERVATION));
     let ticket = NEXT_TICKET.fetch_add(1, Ordering::Relaxed);
@@ -285,7 +302,16 @@ pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Bus
     if bytes <= held {
         return Ok(());
     }
-    let wanted = bytes.div_ceil(GROWTH).saturating_mul(GROWTH);
+    let budget = memory_budget();
+    if bytes > budget {
+        // No wait can make room: this evaluation alone is over the budget.
+        return Err(Busy::Over {
+            held,
+            needed: bytes,
+        });
+    }
+    // Whole steps, but never past the budget (which need not be a multiple of a step).
+    let wanted = bytes.div_ceil(GROWTH).saturating_mul(GROWTH).min(budget);
     let more = wanted - held;
     // Rounds of GROWTH_WAIT: after each, only the older half of the evaluations still
     // running waits on (the rest give up and free what they hold), so the set shrinks
@@ -309,7 +335,7 @@ pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Bus
         HELD.set(Some(wanted));
         Ok(())
     } else {
-        Err(Busy)
+        Err(Busy::Shared)
     }
 }
 

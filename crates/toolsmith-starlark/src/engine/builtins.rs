@@ -30,12 +30,13 @@ use starlark::values::{FrozenValue, Heap, Value};
 
 use super::budget;
 use super::convert::{ConvertError, from_json, to_json_within, too_large};
+use super::rewrite;
 use super::size::{self, Form};
 use super::{MAX_RANGE_LENGTH, MAX_VALUE_BYTES, heap_limit, heap_limit_message};
 
 const GUARDED_ADD: &str = "__toolsmith_add__";
-const GUARDED_MUL: &str = "__toolsmith_mul__";
-const GUARDED_PERCENT: &str = "__toolsmith_percent__";
+const GUARDED_MUL: &str = rewrite::MUL_GUARD;
+const GUARDED_PERCENT: &str = rewrite::PERCENT_GUARD;
 
 /// Routes `a + b`, `a * b` and `a % b` through the guarded functions below. Augmented
 /// assignments and method calls cannot be rewritten this way; [`rewrite`](super::rewrite)
@@ -95,7 +96,7 @@ fn check_size(size: usize, heap: Heap, what: &str) -> anyhow::Result<()> {
     if after > heap_limit() {
         anyhow::bail!(heap_limit_message());
     }
-    budget::ensure(after, &|| false).map_err(|_| anyhow::anyhow!(budget::Busy::message()))
+    budget::ensure(after, &|| false).map_err(|busy| anyhow::anyhow!(busy.message()))
 }
 
 /// Refuses a guarded method call whose result would pass the value or heap limit.
@@ -170,6 +171,91 @@ fn check_method<'v>(
     Ok(())
 }
 
+/// `a + b`, refusing results larger than the value limit.
+fn add<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>, what: &str) -> starlark::Result<Value<'v>> {
+    if let (Some(left), Some(right)) = (size_of(a), size_of(b)) {
+        check_size(left.saturating_add(right), heap, what)?;
+    }
+    a.add(b, heap)
+}
+
+/// `a * b`, refusing repetitions larger than the value limit.
+fn mul<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    for (sequence, count) in [(a, b), (b, a)] {
+        if let (Some(size), Some(count)) = (size_of(sequence), count.unpack_i32()) {
+            let count = usize::try_from(count).unwrap_or(0);
+            check_size(size.saturating_mul(count), heap, "repetition with `*`")?;
+        }
+    }
+    a.mul(b, heap)
+}
+
+/// `a % b`, measuring what string formatting would build first.
+fn percent<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    if let Some(format) = a.unpack_str() {
+        // `%s` of a string is the string; anything else at most its `repr`.
+        let measure = |value: Value<'v>| {
+            let form = if value.unpack_str().is_some() {
+                Form::Str
+            } else {
+                Form::Repr
+            };
+            size::text_size(value, form, MAX_VALUE_BYTES, heap)
+        };
+        let mut total = format.len();
+        let items: Vec<Value<'v>> = match (TupleRef::from_value(b), DictRef::from_value(b)) {
+            (Some(tuple), _) => tuple.content().to_vec(),
+            (None, Some(dict)) => dict.iter().map(|(_, item)| item).collect(),
+            (None, None) => vec![b],
+        };
+        // A mapping may be used by many `%(name)s`: each use is a `%`.
+        let uses = format.matches('%').count().max(1);
+        for item in items {
+            let size = measure(item)
+                .map_err(|refused| anyhow::anyhow!(refused.message("formatting with `%`")))?;
+            let repeated = if DictRef::from_value(b).is_some() {
+                size.saturating_mul(uses)
+            } else {
+                size
+            };
+            total = total.saturating_add(repeated);
+        }
+        check_size(total, heap, "formatting with `%`")?;
+    }
+    a.percent(b, heap)
+}
+
+/// `a += b`: in place for a list (as Starlark does), checked like `+` otherwise.
+fn iadd<'v>(
+    a: Value<'v>,
+    b: Value<'v>,
+    eval: &mut Evaluator<'v, '_, '_>,
+) -> starlark::Result<Value<'v>> {
+    let heap = eval.heap();
+    if ListRef::from_value(a).is_some() {
+        check_method(a, "extend", &[b], heap)?;
+        let extend = a.get_attr_error("extend", heap)?;
+        eval.eval_function(extend, &[b], &[])?;
+        return Ok(a);
+    }
+    add(a, b, heap, "`+=`")
+}
+
+/// `a op= b` for the operators the rewrite guards (`+`, `*`, `%`).
+fn augmented<'v>(
+    a: Value<'v>,
+    op: &str,
+    b: Value<'v>,
+    eval: &mut Evaluator<'v, '_, '_>,
+) -> starlark::Result<Value<'v>> {
+    match op {
+        "+" => iadd(a, b, eval),
+        "*" => mul(a, b, eval.heap()),
+        "%" => percent(a, b, eval.heap()),
+        other => Err(anyhow::anyhow!("unknown augmented assignment `{other}=`").into()),
+    }
+}
+
 #[starlark_module]
 pub(super) fn register(builder: &mut GlobalsBuilder) {
     /// Adds up the items of an iterable, starting from `start` (Python's `sum`).
@@ -221,64 +307,54 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] b: Value<'v>,
         heap: Heap<'v>,
     ) -> starlark::Result<Value<'v>> {
-        if let (Some(left), Some(right)) = (size_of(a), size_of(b)) {
-            check_size(left.saturating_add(right), heap, "`+`")?;
-        }
-        a.add(b, heap)
+        add(a, b, heap, "`+`")
     }
 
-    /// `a * b`, refusing repetitions larger than the value limit.
+    /// `a * b` (and `x *= y`), refusing repetitions larger than the value limit.
     fn __toolsmith_mul__<'v>(
         #[starlark(require = pos)] a: Value<'v>,
         #[starlark(require = pos)] b: Value<'v>,
         heap: Heap<'v>,
     ) -> starlark::Result<Value<'v>> {
-        for (sequence, count) in [(a, b), (b, a)] {
-            if let (Some(size), Some(count)) = (size_of(sequence), count.unpack_i32()) {
-                let count = usize::try_from(count).unwrap_or(0);
-                check_size(size.saturating_mul(count), heap, "repetition with `*`")?;
-            }
-        }
-        a.mul(b, heap)
+        mul(a, b, heap)
     }
 
-    /// `a % b`, measuring what string formatting would build first.
+    /// `a % b` (and `x %= y`), measuring what string formatting would build first.
     fn __toolsmith_percent__<'v>(
         #[starlark(require = pos)] a: Value<'v>,
         #[starlark(require = pos)] b: Value<'v>,
         heap: Heap<'v>,
     ) -> starlark::Result<Value<'v>> {
-        if let Some(format) = a.unpack_str() {
-            // `%s` of a string is the string; anything else at most its `repr`.
-            let measure = |value: Value<'v>| {
-                let form = if value.unpack_str().is_some() {
-                    Form::Str
-                } else {
-                    Form::Repr
-                };
-                size::text_size(value, form, MAX_VALUE_BYTES, heap)
-            };
-            let mut total = format.len();
-            let items: Vec<Value<'v>> = match (TupleRef::from_value(b), DictRef::from_value(b)) {
-                (Some(tuple), _) => tuple.content().to_vec(),
-                (None, Some(dict)) => dict.iter().map(|(_, item)| item).collect(),
-                (None, None) => vec![b],
-            };
-            // A mapping may be used by many `%(name)s`: each use is a `%`.
-            let uses = format.matches('%').count().max(1);
-            for item in items {
-                let size = measure(item)
-                    .map_err(|refused| anyhow::anyhow!(refused.message("formatting with `%`")))?;
-                let repeated = if DictRef::from_value(b).is_some() {
-                    size.saturating_mul(uses)
-                } else {
-                    size
-                };
-                total = total.saturating_add(repeated);
-            }
-            check_size(total, heap, "formatting with `%`")?;
-        }
-        a.percent(b, heap)
+        percent(a, b, heap)
+    }
+
+    /// `target[key] op= value`: the item is read, combined as the guarded operator does,
+    /// and written back (as Starlark does, a list is extended in place and stored again).
+    fn __toolsmith_augmented_index__<'v>(
+        #[starlark(require = pos)] target: Value<'v>,
+        #[starlark(require = pos)] key: Value<'v>,
+        #[starlark(require = pos)] op: &str,
+        #[starlark(require = pos)] value: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<NoneType> {
+        let current = target.at(key, eval.heap())?;
+        let result = augmented(current, op, value, eval)?;
+        target.set_at(key, result)?;
+        Ok(NoneType)
+    }
+
+    /// `target.name op= value`, as `__toolsmith_augmented_index__` does for an item.
+    fn __toolsmith_augmented_attr__<'v>(
+        #[starlark(require = pos)] target: Value<'v>,
+        #[starlark(require = pos)] name: &str,
+        #[starlark(require = pos)] op: &str,
+        #[starlark(require = pos)] value: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<NoneType> {
+        let current = target.get_attr_error(name, eval.heap())?;
+        let result = augmented(current, op, value, eval)?;
+        target.set_attr(name, result)?;
+        Ok(NoneType)
     }
 
     /// `receiver.name(*args, **kwargs)` for the methods that can multiply memory
@@ -324,17 +400,7 @@ pub(super) fn register(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] b: Value<'v>,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let heap = eval.heap();
-        if ListRef::from_value(a).is_some() {
-            check_method(a, "extend", &[b], heap)?;
-            let extend = a.get_attr_error("extend", heap)?;
-            eval.eval_function(extend, &[b], &[])?;
-            return Ok(a);
-        }
-        if let (Some(left), Some(right)) = (size_of(a), size_of(b)) {
-            check_size(left.saturating_add(right), heap, "`+=`")?;
-        }
-        a.add(b, heap)
+        iadd(a, b, eval)
     }
 
     /// `str(x)`: the string form of a value, measured before it is built.

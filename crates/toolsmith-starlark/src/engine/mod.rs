@@ -445,8 +445,7 @@ fn reserve(
     stop: &dyn Fn() -> Option<StopReason>,
     deadline: Instant,
 ) -> Result<budget::Reservation, RunError> {
-    budget::reserve(&|| stop().is_some(), deadline)
-        .map_err(|_| RunError::script(budget::Busy::message()))
+    budget::reserve(&|| stop().is_some(), deadline).map_err(|busy| RunError::script(busy.message()))
 }
 
 /// What the periodic check of a running evaluation looks at: the call's deadline and
@@ -455,7 +454,7 @@ struct Watch<'a, 'v> {
     stop: &'a (dyn Fn() -> Option<StopReason> + 'a),
     heap: Heap<'v>,
     /// The budget could not cover the heap: the evaluation was stopped for that.
-    busy: std::cell::Cell<bool>,
+    busy: std::cell::Cell<Option<budget::Busy>>,
 }
 
 impl<'a, 'v> Watch<'a, 'v> {
@@ -463,7 +462,7 @@ impl<'a, 'v> Watch<'a, 'v> {
         Self {
             stop,
             heap,
-            busy: std::cell::Cell::new(false),
+            busy: std::cell::Cell::new(None),
         }
     }
 
@@ -472,9 +471,9 @@ impl<'a, 'v> Watch<'a, 'v> {
             return true;
         }
         let stopped = || (self.stop)().is_some();
-        if budget::ensure(self.heap.allocated_bytes(), &stopped).is_err() {
+        if let Err(busy) = budget::ensure(self.heap.allocated_bytes(), &stopped) {
             // Stopped while waiting for memory: the stop is the reason, not the budget.
-            self.busy.set(!stopped());
+            self.busy.set((!stopped()).then_some(busy));
             return true;
         }
         false
@@ -482,10 +481,10 @@ impl<'a, 'v> Watch<'a, 'v> {
 
     /// The [`RunError`] for a failed evaluation.
     fn failed(&self, error: &starlark::Error) -> RunError {
-        if self.busy.get() {
-            let mut busy = run_error(error, None);
-            busy.message = budget::Busy::message();
-            return busy;
+        if let Some(busy) = self.busy.get() {
+            let mut failed = run_error(error, None);
+            failed.message = busy.message();
+            return failed;
         }
         run_error(error, (self.stop)())
     }

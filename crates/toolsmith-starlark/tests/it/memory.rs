@@ -194,3 +194,132 @@ fn guarded_methods_and_augmented_assignment_keep_their_meaning() {
     let outcome = call(&catalog(SHARED), "fstrings_still_work", json!({}));
     assert_eq!(text(&outcome), "{lit} x [1, \"y\"] xx 2\nx", "{outcome}");
 }
+
+const REPEATED: &str = r#"
+def mib(n):
+    return "z" * 1024 * 1024 * n
+
+def repeat_string_in_place() -> int:
+    s = mib(1)
+    s *= 100
+    return len(s)
+
+def repeat_list_in_place() -> int:
+    l = [0] * 1000 * 1000
+    l *= 10
+    return len(l)
+
+def join_in_f_string() -> int:
+    e = ""
+    l = ["z" * 1024] * 100 * 1000
+    return len(f"<{e.join(l)}>")
+
+def grow_an_item() -> int:
+    d = {"k": ""}
+    s = mib(16)
+    for i in range(5):
+        d["k"] += s
+    return len(d["k"])
+
+def grow_a_nested_item() -> int:
+    d = {"a": [""]}
+    s = mib(16)
+    for i in range(5):
+        d["a"][0] += s
+    return len(d["a"][0])
+
+def repeat_an_item() -> int:
+    d = {"k": mib(1)}
+    d["k"] *= 100
+    return len(d["k"])
+
+def format_in_place() -> int:
+    f = "%s" * 100
+    f %= tuple([mib(1)] * 100)
+    return len(f)
+
+def comprehension_of_copies() -> int:
+    s = mib(1)
+    return len([s + str(i) for i in range(1000)])
+
+def parenthesised_receivers() -> str:
+    n = len(("a" * 5).replace("a", "b"))
+    return ("-").join(["x", str(n), (("y"))])
+
+def augmented_items_keep_their_meaning() -> str:
+    d = {"s": "a", "l": [1], "n": 2}
+    alias = d["l"]
+    d["s"] += "b"
+    d["s"] *= 2
+    d["l"] += [2]
+    d["n"] *= 3
+    d["n"] += 1
+    fmt = {"f": "%s-%s"}
+    fmt["f"] %= ("x", "y")
+    pairs = [[1], "q"]
+    pairs[0] += pairs[0]
+    pairs[-1] += f"{('-').join(['r', 's'])}"
+    return "{} {} {} {} {} {}".format(d["s"], alias, d["n"], fmt["f"], pairs[0], pairs[1])
+
+mcp.tool(repeat_string_in_place)
+mcp.tool(repeat_list_in_place)
+mcp.tool(join_in_f_string)
+mcp.tool(grow_an_item)
+mcp.tool(grow_a_nested_item)
+mcp.tool(repeat_an_item)
+mcp.tool(format_in_place)
+mcp.tool(comprehension_of_copies)
+mcp.tool(parenthesised_receivers)
+mcp.tool(augmented_items_keep_their_meaning)
+"#;
+
+/// Calls `tool` of [`REPEATED`] and returns its error text, failing when it did not fail.
+fn refused(tool: &str) -> String {
+    let outcome = call(&catalog(REPEATED), tool, json!({}));
+    let shown: String = outcome.to_string().chars().take(300).collect();
+    assert_eq!(outcome["isError"], true, "{tool}: {shown}");
+    text(&outcome).to_owned()
+}
+
+// Regression test: `s *= 3000` on a 1 MiB string, `l *= 3000` on a 1M-item list and
+// `f"{e.join(l)}"` aborted the server ("memory allocation of … failed"), and `d["k"] += s` in
+// a loop grew to 2.3 GB against a 737 MB budget: augmented assignment other than `+=` to a
+// plain variable, and the expressions inside an f-string's braces, were not guarded. The
+// sizes here are a hundred MiB, past the 64 MiB value limit, so that a missing guard fails
+// the assertion rather than the test process.
+#[test]
+fn augmented_assignments_and_f_string_expressions_are_checked_before_they_run() {
+    for (tool, what) in [
+        (
+            "repeat_string_in_place",
+            "repetition with `*` would create a value of 100 MiB",
+        ),
+        (
+            "repeat_list_in_place",
+            "repetition with `*` would create a value of 76 MiB",
+        ),
+        ("join_in_f_string", "`.join(...)` would create a value of"),
+        ("grow_an_item", "`+=` would create a value of 80 MiB"),
+        ("grow_a_nested_item", "`+=` would create a value of 80 MiB"),
+        (
+            "repeat_an_item",
+            "repetition with `*` would create a value of 100 MiB",
+        ),
+        ("format_in_place", "formatting with `%` would create"),
+        ("comprehension_of_copies", "heap limit exceeded"),
+    ] {
+        let message = refused(tool);
+        assert!(message.contains(what), "{tool}: {message}");
+    }
+}
+
+// Regression test: the parser's span of `("a" * 5)` leaves out the parentheses, so the
+// rewrite of `("-").join(x)` did not parse and the file's tools did not load.
+#[test]
+fn guarded_operations_keep_their_meaning_with_parentheses_and_items() {
+    let catalog = catalog(REPEATED);
+    let outcome = call(&catalog, "parenthesised_receivers", json!({}));
+    assert_eq!(text(&outcome), "x-5-y", "{outcome}");
+    let outcome = call(&catalog, "augmented_items_keep_their_meaning", json!({}));
+    assert_eq!(text(&outcome), "abab [1, 2] 7 x-y [1, 1] qr-s", "{outcome}");
+}
