@@ -1,11 +1,14 @@
 //! Verifying OAuth access tokens: JWTs checked against the issuer's JWKS, discovered from
 //! its metadata (RFC 8414, or `OpenID` Connect discovery), cached, and fetched again when a
 //! token names a key id the cache does not hold, at most once per [`MIN_REFRESH`]
-//! (docs/auth.md, "Tokens").
+//! (docs/auth.md, "Tokens"). One fetch at a time: a token that would fetch while another
+//! fetch is under way waits for it and reads its keys.
 
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::{Jwk, KeyAlgorithm};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
@@ -37,6 +40,13 @@ pub(crate) enum TokenError {
     /// No key of the issuer's JWKS has the token's key id, even after fetching it again.
     #[error("the access token's key id `{0}` is not in the issuer's JWKS")]
     UnknownKey(String),
+    /// The header marks extensions as critical (`crit`, RFC 7515 §4.1.11), which this
+    /// server, understanding none, must refuse.
+    #[error(
+        "the access token's header marks extensions as critical (`crit`: {0}); this server \
+         understands none, so it accepts no token with `crit`"
+    )]
+    Critical(String),
     /// The issuer's metadata or JWKS could not be fetched.
     #[error("the issuer's keys could not be fetched: {0}")]
     Issuer(String),
@@ -47,6 +57,19 @@ pub(crate) struct KeyCache {
     settings: OAuthSettings,
     agent: ureq::Agent,
     keys: RwLock<Fetched>,
+    /// Held while the JWKS is fetched: one fetch in flight, and a token that would fetch
+    /// meanwhile waits and then reads the cache (which then is fresh).
+    fetching: Mutex<()>,
+}
+
+/// Whether verifying a token may fetch the issuer's JWKS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fetch {
+    /// When the token's key is not in the cache and the cache is older than
+    /// [`MIN_REFRESH`]: blocking, so on a thread that may block.
+    Allowed,
+    /// Never: an unknown key is refused (on an async thread).
+    Never,
 }
 
 #[derive(Default)]
@@ -84,6 +107,7 @@ impl KeyCache {
                 jwks_uri,
                 ..Fetched::default()
             }),
+            fetching: Mutex::new(()),
         }
     }
 
@@ -106,26 +130,29 @@ impl KeyCache {
     }
 
     /// Checks `token` (its signature with the issuer's key, `iss`, `aud` = `audience`,
-    /// `exp`, `nbf`) and returns who it names. May fetch the JWKS: blocking, so call it
-    /// off the async threads when [`KeyCache::needs_fetch`] says so.
-    pub(crate) fn verify(&self, token: &str, audience: &str) -> Result<Caller, TokenError> {
+    /// `exp`, `nbf`, no `crit` header) and returns who it names. With [`Fetch::Allowed`]
+    /// it may fetch the JWKS: blocking, so call it off the async threads when
+    /// [`KeyCache::needs_fetch`] says so.
+    pub(crate) fn verify(
+        &self,
+        token: &str,
+        audience: &str,
+        fetch: Fetch,
+    ) -> Result<Caller, TokenError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|error| TokenError::Invalid(error.to_string()))?;
         if !ALGORITHMS.contains(&header.alg) {
             return Err(TokenError::Algorithm(format!("{:?}", header.alg)));
         }
+        if let Some(critical) = critical(token) {
+            return Err(TokenError::Critical(critical));
+        }
         let kid = header.kid.as_deref();
-        let key = match self.cached(kid) {
-            (Some(key), _) => key,
-            (None, true) => {
-                self.fetch()?;
-                self.cached(kid)
-                    .0
-                    .ok_or_else(|| TokenError::UnknownKey(kid.unwrap_or("(none)").to_owned()))?
-            }
-            (None, false) => {
-                return Err(TokenError::UnknownKey(kid.unwrap_or("(none)").to_owned()));
-            }
+        let unknown = || TokenError::UnknownKey(kid.unwrap_or("(none)").to_owned());
+        let key = match (self.cached(kid), fetch) {
+            ((Some(key), _), _) => key,
+            ((None, true), Fetch::Allowed) => self.fetch_for(kid)?.ok_or_else(unknown)?,
+            ((None, _), _) => return Err(unknown()),
         };
         if let Some(algorithm) = key.common.key_algorithm
             && !same_algorithm(algorithm, header.alg)
@@ -157,6 +184,21 @@ impl KeyCache {
             .ok()
             .and_then(|header| header.kid);
         matches!(self.cached(kid.as_deref()), (None, true))
+    }
+
+    /// The key for `kid` after fetching the JWKS, unless another fetch did so within
+    /// [`MIN_REFRESH`] (then from what that one fetched): the check and the fetch happen
+    /// under [`KeyCache::fetching`], so concurrent tokens with unknown key ids make one
+    /// fetch, not one each.
+    fn fetch_for(&self, kid: Option<&str>) -> Result<Option<Jwk>, TokenError> {
+        let _fetching = self.fetching.lock().unwrap_or_else(PoisonError::into_inner);
+        match self.cached(kid) {
+            (Some(key), _) => return Ok(Some(key)),
+            (None, false) => return Ok(None),
+            (None, true) => {}
+        }
+        self.fetch()?;
+        Ok(self.cached(kid).0)
     }
 
     /// Fetches the JWKS (discovering its address first if needed) into the cache.
@@ -222,6 +264,16 @@ impl KeyCache {
     }
 }
 
+/// The `crit` member of `token`'s JOSE header, as written, when it has one (RFC 7515
+/// §4.1.11: a recipient that does not understand every extension listed must refuse the
+/// token; this server understands none).
+fn critical(token: &str) -> Option<String> {
+    let encoded = token.split('.').next()?;
+    let decoded = URL_SAFE_NO_PAD.decode(encoded.trim_end_matches('=')).ok()?;
+    let header: Value = serde_json::from_slice(&decoded).ok()?;
+    header.get("crit").map(Value::to_string)
+}
+
 /// The keys of a JWKS document that this server can use; one of an unknown type (or a
 /// symmetric one) is skipped, not a reason to refuse the whole set.
 fn jwks(set: &Value) -> Vec<Jwk> {
@@ -274,6 +326,10 @@ fn caller(claims: Claims) -> Caller {
 
 #[cfg(test)]
 mod tests {
+    use std::io::{Read as _, Write as _};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
 
     #[test]
@@ -287,6 +343,90 @@ mod tests {
         assert_eq!(caller.client_id.as_deref(), Some("app"));
     }
 
+    /// A JWT with `header` (JSON), empty claims and a made-up signature.
+    fn token_with(header: &Value) -> String {
+        format!("{}.e30.c2ln", URL_SAFE_NO_PAD.encode(header.to_string()))
+    }
+
+    #[test]
+    fn a_token_with_a_crit_header_is_refused() {
+        // RFC 7515 §4.1.11: a token whose `crit` names extensions the recipient does not
+        // understand must be refused; such a token was accepted.
+        let cache = KeyCache::new(OAuthSettings::new("http://127.0.0.1:9".into()));
+        for crit in [serde_json::json!(["exp"]), serde_json::json!([])] {
+            let token = token_with(&serde_json::json!({"alg": "RS256", "kid": "k", "crit": crit}));
+            let refused = cache.verify(&token, "x", Fetch::Allowed).unwrap_err();
+            assert_eq!(refused, TokenError::Critical(crit.to_string()));
+            assert!(
+                refused.to_string().contains("accepts no token with `crit`"),
+                "{refused}"
+            );
+        }
+    }
+
+    /// A JWKS endpoint on a free loopback port that answers an empty key set, each answer
+    /// a little late (so that fetches overlap), counting the requests.
+    fn slow_jwks() -> (String, Arc<AtomicUsize>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+        let fetches = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&fetches);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let counted = Arc::clone(&counted);
+                std::thread::spawn(move || {
+                    let mut request = Vec::new();
+                    let mut buffer = [0u8; 1024];
+                    while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+                        match stream.read(&mut buffer) {
+                            Ok(0) | Err(_) => return,
+                            Ok(read) => request.extend_from_slice(&buffer[..read]),
+                        }
+                    }
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(200));
+                    let body = r#"{"keys": []}"#;
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                });
+            }
+        });
+        (url, fetches)
+    }
+
+    #[test]
+    fn concurrent_unknown_key_ids_make_one_fetch() {
+        // 32 clients sending tokens with made-up key ids made 4.3 fetches a second of
+        // the issuer's JWKS against "at most once a second": each saw the cache old and
+        // fetched.
+        let (url, fetches) = slow_jwks();
+        let mut settings = OAuthSettings::new("http://127.0.0.1:9".into());
+        settings.jwks_uri = Some(url);
+        let cache = Arc::new(KeyCache::new(settings));
+        let start = Arc::new(std::sync::Barrier::new(32));
+        let verifying: Vec<_> = (0..32)
+            .map(|client| {
+                let cache = Arc::clone(&cache);
+                let start = Arc::clone(&start);
+                std::thread::spawn(move || {
+                    let kid = format!("made-up-{client}");
+                    let token = token_with(&serde_json::json!({"alg": "RS256", "kid": kid}));
+                    start.wait();
+                    cache.verify(&token, "x", Fetch::Allowed)
+                })
+            })
+            .collect();
+        for verified in verifying {
+            let refused = verified.join().unwrap().unwrap_err();
+            assert!(matches!(refused, TokenError::UnknownKey(_)), "{refused}");
+        }
+        assert!(fetches.load(Ordering::SeqCst) <= 2, "{fetches:?} fetches");
+    }
+
     #[test]
     fn symmetric_algorithms_are_refused_before_any_key() {
         let settings = OAuthSettings::new("http://127.0.0.1:9".into());
@@ -294,7 +434,7 @@ mod tests {
         // {"alg":"HS256","typ":"JWT"} . {} . signature
         let token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.c2ln";
         assert_eq!(
-            cache.verify(token, "x"),
+            cache.verify(token, "x", Fetch::Allowed),
             Err(TokenError::Algorithm("HS256".into()))
         );
     }

@@ -21,8 +21,8 @@ use axum::routing::get;
 use serde_json::json;
 
 use introspect::Introspector;
-use keys::KeyCache;
 pub(crate) use keys::TokenError;
+use keys::{Fetch, KeyCache};
 
 /// RFC 9728 §3: where the protected resource's metadata is served.
 pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -155,11 +155,13 @@ pub(super) async fn authorize(
         // The fetch blocks (ureq): off the async threads.
         let keys = Arc::clone(&oauth.keys);
         let token = token.to_owned();
-        tokio::task::spawn_blocking(move || keys.verify(&token, &audience))
+        tokio::task::spawn_blocking(move || keys.verify(&token, &audience, Fetch::Allowed))
             .await
             .unwrap_or_else(|error| Err(TokenError::Issuer(error.to_string())))
     } else {
-        oauth.keys.verify(token, &audience)
+        // Never a blocking fetch here: a key that went missing since `needs_fetch` looked
+        // is refused, as it was a moment before.
+        oauth.keys.verify(token, &audience, Fetch::Never)
     };
     let caller = match verified {
         Ok(caller) => caller,
