@@ -548,8 +548,8 @@ async fn connect(
                 *reaped.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
             });
             // rmcp's client reads and writes through the direct path's reader and writer.
-            let (calls, read, write) = crate::direct::start(stdout, stdin, relay.clone())
-                .map_err(|error| format!("cannot share its stdin: {error}"))?;
+            let (calls, read, write) =
+                crate::direct::start(stdout, stdin, relay.clone(), &spec.name)?;
             direct = Some(calls);
             let service = relay
                 .clone()

@@ -15,13 +15,20 @@
 //! The program's progress and log notifications are routed on the reader, in the order they
 //! came, before the response that follows them, so they reach the client of the call ahead of
 //! its result.
+//!
+//! The program is not trusted, nor is anything it echoes of what a client sent it. So the ids
+//! of a connection's calls start with a random part of its own (`toolsmith-<32 hex>-N`),
+//! which no one can name who was not sent one: no client can forge, through text the
+//! program prints, the answer of another client's call. An answer goes to the call whose
+//! request carried its id, once: an answer to an id never sent, or to a call already
+//! answered, is dropped with a warning.
 
 #![expect(
     deprecated,
     reason = "rmcp 3.11 marks logging deprecated (SEP-2577); upstreams still send it"
 )]
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 use std::os::fd::AsFd as _;
 use std::pin::Pin;
@@ -39,8 +46,13 @@ use toolsmith_model::{CallOutcome, JsonObject};
 
 use crate::relay::Relay;
 
-/// What the ids and progress tokens of direct calls start with; rmcp's are numbers.
-const PREFIX: &str = "toolsmith-call-";
+/// What the ids and progress tokens of direct calls start with, before their connection's
+/// random part; rmcp's are numbers.
+const ID_START: &str = "toolsmith-";
+
+/// How many calls that ended unanswered (cancelled, timed out) are remembered, so that
+/// their late answers are passed over quietly rather than warned about.
+const ABANDONED: usize = 1024;
 
 /// The largest line read from an upstream (as rmcp's own transport reads at most).
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -57,7 +69,13 @@ pub(crate) enum Answer {
 pub(crate) struct Direct {
     writer: Arc<Outbox>,
     waiting: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    /// The newest calls that ended without an answer, at most [`ABANDONED`].
+    abandoned: Mutex<BTreeSet<u64>>,
     next: AtomicU64,
+    /// What this connection's ids start with: [`ID_START`], a random part, `-`.
+    prefix: String,
+    /// `NAME` of its `[upstream.NAME]`, for the warnings.
+    upstream: String,
 }
 
 /// A direct call sent and not answered yet; dropped, its answer is no longer waited for.
@@ -69,11 +87,24 @@ pub(crate) struct Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        self.direct
+        let unanswered = self
+            .direct
             .waiting
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.number);
+            .remove(&self.number)
+            .is_some();
+        if unanswered {
+            let mut abandoned = self
+                .direct
+                .abandoned
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            abandoned.insert(self.number);
+            if abandoned.len() > ABANDONED {
+                abandoned.pop_first();
+            }
+        }
     }
 }
 
@@ -97,7 +128,7 @@ impl Direct {
     /// The number and id of a new call; the id is its progress token too.
     pub(crate) fn next_call(&self) -> (u64, String) {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
-        (number, format!("{PREFIX}{number}"))
+        (number, format!("{}{number}", self.prefix))
     }
 
     /// Sends the call `number` (`id`): `tools/call` of `name` with `arguments`; `meta` is
@@ -151,30 +182,71 @@ impl Direct {
         self.writer.put(line);
     }
 
-    fn answer(&self, number: u64, answer: Answer) {
-        let waiting = self
-            .waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&number);
+    /// The number of the call whose id is `id`, when `id` is one of this connection's.
+    fn number(&self, id: &str) -> Option<u64> {
+        id.strip_prefix(self.prefix.as_str())?.parse().ok()
+    }
+
+    /// Gives `answer` to the call whose id is `id` when it waits for one; else drops it, with
+    /// a warning unless it is the first answer to a call that ended unanswered (a late answer
+    /// to a cancelled call).
+    fn answer(&self, id: &str, answer: Answer) {
+        let number = self.number(id);
+        let waiting = number.and_then(|number| {
+            self.waiting
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&number)
+        });
         if let Some(waiting) = waiting {
             let _ = waiting.send(answer);
+            return;
+        }
+        let late = number.is_some_and(|number| {
+            self.abandoned
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&number)
+        });
+        if late {
+            tracing::debug!(upstream = %self.upstream, %id, "an answer after its call ended: dropped");
+        } else {
+            tracing::warn!(
+                "upstream `{}` answered `{}`, which is no call in flight on its connection (an id never sent, or a call answered already): dropped",
+                self.upstream,
+                excerpt(id.as_bytes())
+            );
         }
     }
 }
 
+/// What this connection's ids start with: [`ID_START`], 128 random bits, `-`.
+fn random_prefix() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    Ok(format!("{ID_START}{:032x}-", u128::from_be_bytes(bytes)))
+}
+
 /// Starts the reader of the program's `stdout` and the writer of its `stdin` (on the
-/// current runtime); returns the direct path and the two ends rmcp's client reads and
-/// writes for everything else; an error when the program's stdin cannot be shared.
+/// current runtime) for the upstream `name`; returns the direct path and the two ends
+/// rmcp's client reads and writes for everything else; an error when the program's stdin
+/// cannot be shared or no random ids can be made.
 pub(crate) fn start(
     stdout: tokio::process::ChildStdout,
     stdin: tokio::process::ChildStdin,
     relay: Relay,
-) -> std::io::Result<(Arc<Direct>, tokio::io::DuplexStream, SharedWriter)> {
+    name: &str,
+) -> Result<(Arc<Direct>, tokio::io::DuplexStream, SharedWriter), String> {
+    let prefix = random_prefix()
+        .map_err(|error| format!("cannot make random ids for its calls: {error}"))?;
+    let file = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .map_err(|error| format!("cannot share its stdin: {error}"))?;
     let (queue, lines) = tokio::sync::mpsc::unbounded_channel();
     let outbox = Arc::new(Outbox {
         pipe: Mutex::new(Pipe {
-            file: std::fs::File::from(stdin.as_fd().try_clone_to_owned()?),
+            file: std::fs::File::from(file),
             backlog: false,
         }),
         queue,
@@ -183,7 +255,10 @@ pub(crate) fn start(
     let direct = Arc::new(Direct {
         writer: Arc::clone(&outbox),
         waiting: Mutex::default(),
+        abandoned: Mutex::default(),
         next: AtomicU64::new(1),
+        prefix,
+        upstream: name.to_owned(),
     });
     let (for_rmcp, from_reader) = tokio::io::duplex(64 * 1024);
     tokio::spawn(read_all(stdout, for_rmcp, Arc::clone(&direct), relay));
@@ -291,6 +366,9 @@ async fn read_all(
 #[derive(Deserialize)]
 struct Response {
     id: String,
+    /// Set on a request of the program's, which is no response.
+    #[serde(default)]
+    method: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     result: Option<CallOutcome>,
     #[serde(default)]
@@ -306,6 +384,8 @@ struct WireError {
 #[derive(Deserialize)]
 struct Id {
     id: String,
+    #[serde(default)]
+    method: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -316,11 +396,16 @@ struct Notification<P> {
 
 /// Handles `line` here when it is a direct call's response or a notification the reader
 /// routes; `false` hands it to rmcp.
+///
+/// A response whose id starts with [`ID_START`] is handled here whether or not the id is
+/// this connection's: rmcp, whose ids are numbers, would drop it without a word, and an id
+/// that is not the connection's is worth a warning (`Direct::answer`).
 fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
     let has = |needle: &[u8]| memchr::memmem::find(line, needle).is_some();
-    if has(PREFIX.as_bytes()) {
+    if has(ID_START.as_bytes()) {
         if let Ok(response) = serde_json::from_slice::<Response>(line)
-            && let Some(number) = direct_number(&response.id)
+            && response.method.is_none()
+            && response.id.starts_with(ID_START)
         {
             let answer = match (response.result, response.error) {
                 (_, Some(error)) => Answer::Failed(format!(
@@ -332,7 +417,7 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
                     "answered `tools/call` with something other than a result".to_owned(),
                 ),
             };
-            direct.answer(number, answer);
+            direct.answer(&response.id, answer);
             return true;
         }
         if let Ok(notification) =
@@ -343,15 +428,15 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
             return true;
         }
         // A response of ours Toolsmith cannot read must still end its call.
-        if let Ok(Id { id }) = serde_json::from_slice::<Id>(line)
-            && let Some(number) = direct_number(&id)
+        if let Ok(Id { id, method: None }) = serde_json::from_slice::<Id>(line)
+            && id.starts_with(ID_START)
         {
             let error = serde_json::from_slice::<Response>(line)
                 .err()
                 .map(|error| error.to_string())
                 .unwrap_or_default();
             direct.answer(
-                number,
+                &id,
                 Answer::Failed(format!("answered a result Toolsmith cannot read: {error}")),
             );
             return true;
@@ -360,10 +445,10 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
         // broken: it ends the call now rather than at its timeout (issue 17, gap 4). rmcp,
         // which would get it next, drops what it cannot parse.
         if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(line)
-            && let Some(number) = named_call(line)
+            && let Some(id) = named_call(line, &direct.prefix)
         {
             direct.answer(
-                number,
+                &id,
                 Answer::Failed(format!(
                     "answered with a line that is not JSON ({error}): {}",
                     excerpt(line)
@@ -383,22 +468,16 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
     false
 }
 
-/// The number of a direct call's id or progress token.
-fn direct_number(id: &str) -> Option<u64> {
-    id.strip_prefix(PREFIX)?.parse().ok()
-}
-
-/// The number of the first direct call's id that `line` names, JSON or not.
-fn named_call(line: &[u8]) -> Option<u64> {
-    let start = memchr::memmem::find(line, PREFIX.as_bytes())? + PREFIX.len();
-    let digits = line[start..]
+/// The first id of a call of this connection's (its ids start with `prefix`) that `line`
+/// names, JSON or not.
+fn named_call(line: &[u8], prefix: &str) -> Option<String> {
+    let start = memchr::memmem::find(line, prefix.as_bytes())?;
+    let digits = line[start + prefix.len()..]
         .iter()
         .take_while(|byte| byte.is_ascii_digit())
         .count();
-    std::str::from_utf8(&line[start..start + digits])
-        .ok()?
-        .parse()
-        .ok()
+    let id = std::str::from_utf8(&line[start..start + prefix.len() + digits]).ok()?;
+    Some(id.to_owned())
 }
 
 /// The start of `line`, for a message: at most 80 characters, without its line break.

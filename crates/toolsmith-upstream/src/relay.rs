@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ErrorData, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ResourceUpdatedNotificationParam, UnsubscribeRequestParams,
+    LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ResourceUpdatedNotificationParam, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
@@ -159,12 +159,20 @@ impl Relay {
         }
     }
 
+    /// The client of the call whose progress token is `token`; a number no call has yet is
+    /// rmcp's, of the call being sent. A string is a direct call's, which has it from the
+    /// start: one no call has goes nowhere.
     fn client_of(&self, token: &ProgressToken) -> Option<Arc<dyn ClientBridge>> {
         let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        let being_sent = || {
+            matches!(token.0, NumberOrString::Number(_))
+                .then(|| calls.iter().find(|call| call.token.is_none()))
+                .flatten()
+        };
         calls
             .iter()
             .find(|call| call.token.as_ref() == Some(token))
-            .or_else(|| calls.iter().find(|call| call.token.is_none()))
+            .or_else(being_sent)
             .map(|call| Arc::clone(&call.client))
     }
 

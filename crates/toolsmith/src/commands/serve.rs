@@ -304,16 +304,14 @@ fn with_flags(mut options: ServerOptions, args: &ServeArgs) -> ServerOptions {
 
 /// Loads the folder again when an upstream's tools change, so that clients hear of it, and
 /// passes an upstream's `resources/updated` to the sessions subscribed (docs/gateway.md,
-/// "A faithful proxy").
+/// "A faithful proxy"). The reloads run on the upstreams' own thread, coalesced.
 fn upstream_changes(served: &Arc<ServedFolder>) {
     let state = served.state().clone();
     toolsmith_upstream::on_resource_updated(move |uri| state.resource_updated(uri));
     let served = Arc::downgrade(served);
     toolsmith_upstream::on_tools_changed(move || {
         if let Some(served) = served.upgrade() {
-            std::thread::spawn(move || {
-                let _ = served.reload("upstream tools changed");
-            });
+            let _ = served.reload("upstream tools changed");
         }
     });
 }

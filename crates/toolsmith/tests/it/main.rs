@@ -42,6 +42,7 @@ mod upstream_asking;
 mod upstream_everything;
 mod upstream_fastmcp;
 mod upstream_faults;
+mod upstream_hostile;
 mod upstream_proxy;
 mod upstream_wraps;
 mod upstreams;
