@@ -1004,6 +1004,90 @@ FAULTS: list[Fault] = [
     Fault("24c", "\"1 tokens\"", token_plural),
 ]
 
+# ---------------------------------------------------------------------------------------
+# Issue 40, item 1 and two smaller items: operations that allocate in proportion to their
+# operands (each was an abort of the whole server under the 4 GiB limit), a parenthesised
+# receiver of a guarded method, and the message of a call alone over the memory budget.
+
+M = 'm = "z" * (1 << 20)\n'
+ALLOCATION_CASES = [
+    # id, name, body, what the error must say
+    ("40-1a", "`s *= 3000` on 1 MiB", M + "s = m\ns *= 3000\nreturn len(s)",
+     "repetition with `*` would create"),
+    ("40-1b", "`l *= 3000` on 1M items", "l = [0] * (1000 * 1000)\nl *= 3000\nreturn len(l)",
+     "repetition with `*` would create"),
+    ("40-1c", "`f\"{e.join(l)}\"` of 3000 MiB", M + 'l = [""] * 3000\nreturn len(f"{m.join(l)}")',
+     "`.join(...)` would create"),
+    ("40-1d", "`d[\"k\"] += s` 3000 times", M + 'd = {"k": ""}\nfor i in range(3000):\n    d["k"] += m\n'
+     'return len(d["k"])', ""),
+]
+# The same operations as code-mode programs (`run_code`).
+ALLOCATION_PROGRAMS = [
+    "s = 'z' * (1 << 20)\ns *= 3000\nlen(s)",
+    "l = [0] * (1000 * 1000)\nl *= 3000\nlen(l)",
+    "m = 'z' * (1 << 20)\nl = [''] * 3000\nlen(f'{m.join(l)}')",
+    "m = 'z' * (1 << 20)\nd = {'k': ''}\nfor i in range(3000):\n    d['k'] += m\nlen(d['k'])",
+]
+
+
+def allocation_fault(body: str, expect: str) -> Callable[[Context, Result], Result]:
+    def run(ctx: Context, result: Result) -> Result:
+        server = Stdio(ctx, ctx.folder({"big.star": star_tool("big", body, timeout="60s")}))
+        server.initialize()
+        answer = server.call("big", timeout=90)
+        if answer is None:
+            result.detail = "no answer to the call"
+        else:
+            text = text_of(answer)
+            result.ok = is_error(answer) and expect in text
+            result.detail = ("isError: " if is_error(answer) else "result: ") + short(text, 60)
+        return finish_stdio(result, server)
+    return run
+
+
+def allocation_programs(ctx: Context, result: Result) -> Result:
+    folder = ctx.folder({"toolsmith.toml": "[evaluator]\n"})
+    server = Stdio(ctx, folder, env={"XDG_DATA_HOME": os.path.join(os.path.dirname(folder), "data")})
+    server.initialize()
+    failed = []
+    for program in ALLOCATION_PROGRAMS:
+        answer = server.call("run_code", {"code": program}, timeout=90)
+        if not is_error(answer):
+            failed.append(f"{program.splitlines()[1]!r}: {short(text_of(answer), 40) or 'no answer'}")
+    result.ok = not failed
+    result.detail = "; ".join(failed) or f"{len(ALLOCATION_PROGRAMS)} programs, each an isError"
+    return finish_stdio(result, server)
+
+
+def parenthesised_receiver(ctx: Context, result: Result) -> Result:
+    body = 'return ("-").join(["a", str(len(("a" * 5).replace("a", "b")))])'
+    server = Stdio(ctx, ctx.folder({"paren.star": star_tool("paren", body)}))
+    server.initialize()
+    answer = server.call("paren")
+    result.ok = text_of(answer) == "a-5"
+    result.detail = short(text_of(answer), 60) or "no answer"
+    return finish_stdio(result, server)
+
+
+def alone_over_budget(ctx: Context, result: Result) -> Result:
+    body = "parts = []\nfor i in range(10000000):\n    parts.append([i])\nreturn len(parts)"
+    server = Stdio(ctx, ctx.folder({"hold.star": star_tool("hold", body, timeout="120s")}),
+                   env={"TOOLSMITH_MEMORY_BUDGET": "64MiB"})
+    server.initialize()
+    answer = server.call("hold", timeout=150)
+    text = text_of(answer)
+    result.ok = is_error(answer) and "this call went over the memory budget" in text
+    result.detail = short(text, 70) or "no answer"
+    return finish_stdio(result, server)
+
+
+FAULTS += [
+    *[Fault(id, name, allocation_fault(body, expect)) for id, name, body, expect in ALLOCATION_CASES],
+    Fault("40-1e", "the same four in code mode", allocation_programs),
+    Fault("40-s1", "`(\"-\").join(x)` loads and runs", parenthesised_receiver),
+    Fault("40-s2", "a call alone over a 64 MiB budget", alone_over_budget),
+]
+
 
 def yes_no(value: bool | None) -> str:
     return "-" if value is None else "yes" if value else "no"
