@@ -182,3 +182,111 @@ fn a_loop_that_makes_garbage_is_not_stopped_by_the_heap_limit() {
     );
     still_answers(&mut strict);
 }
+
+const REPEATING: &str = r#"
+def mib():
+    return "z" * 1024 * 1024
+
+def repeat_string() -> int:
+    s = mib()
+    s *= 3000
+    return len(s)
+
+def repeat_list() -> int:
+    l = [0] * 1000 * 1000
+    l *= 3000
+    return len(l)
+
+def join_in_f_string() -> int:
+    e = mib()
+    l = [""] * 3000
+    return len(f"{e.join(l)}")
+
+def grow_an_item() -> int:
+    d = {"k": ""}
+    s = mib()
+    for i in range(3000):
+        d["k"] += s
+    return len(d["k"])
+
+def parenthesised() -> str:
+    return ("-").join(["a", str(len(("a" * 5).replace("a", "b")))])
+
+def hold() -> int:
+    parts = []
+    for i in range(10000000):
+        parts.append([i])
+    return len(parts)
+
+def ping() -> str:
+    return "pong"
+
+mcp.tool(repeat_string)
+mcp.tool(repeat_list)
+mcp.tool(join_in_f_string)
+mcp.tool(grow_an_item)
+mcp.tool(parenthesised)
+mcp.tool(hold)
+mcp.tool(ping)
+"#;
+
+/// The lines of [`REPEATING`]'s tools, as code-mode programs.
+const PROGRAMS: [&str; 4] = [
+    "s = 'z' * 1024 * 1024\ns *= 3000\nlen(s)",
+    "l = [0] * 1000 * 1000\nl *= 3000\nlen(l)",
+    "e = 'z' * 1024 * 1024\nl = [''] * 3000\nlen(f'{e.join(l)}')",
+    "d = {'k': ''}\ns = 'z' * 1024 * 1024\nfor i in range(3000):\n    d['k'] += s\nlen(d['k'])",
+];
+
+// Regression test: `s *= 3000` on a 1 MiB string, `l *= 3000` on a 1M-item list and
+// `f"{e.join(l)}"` aborted the server ("memory allocation of … failed"), in a tool file and in
+// code mode alike, and `d["k"] += s` in a loop grew far past the memory budget; each is now an
+// `isError` for that call, the server answers the next one, and a parenthesised receiver
+// (`("-").join(x)`) no longer keeps the file from loading.
+#[test]
+fn repetition_and_augmented_assignment_fail_the_call_not_the_server() {
+    let dir = folder(&[
+        ("tools.star", REPEATING),
+        ("toolsmith.toml", "[evaluator]\n"),
+    ]);
+    let data = tempfile::tempdir().expect("a data folder");
+    let mut server = limited_with(
+        dir.path(),
+        &[("XDG_DATA_HOME", data.path().to_str().expect("a UTF-8 path"))],
+    );
+    assert_eq!(server.call_text("parenthesised", &json!({})), "a-5");
+    for tool in [
+        "repeat_string",
+        "repeat_list",
+        "join_in_f_string",
+        "grow_an_item",
+    ] {
+        let result = server.call(tool, &json!({}));
+        assert_eq!(result["isError"], true, "{tool}: {}", shown(&result));
+        still_answers(&mut server);
+    }
+    for code in PROGRAMS {
+        let result = server.call("run_code", &json!({"code": code}));
+        assert_eq!(result["isError"], true, "{code}: {}", shown(&result));
+        still_answers(&mut server);
+    }
+}
+
+// Regression test: a call running alone that outgrew the memory budget was told "the server
+// is busy: running scripts hold its whole memory budget", as if other calls were to blame.
+#[test]
+fn a_call_alone_over_the_budget_is_told_it_went_over() {
+    let dir = folder(&[("tools.star", REPEATING)]);
+    let mut server = limited_with(dir.path(), &[("TOOLSMITH_MEMORY_BUDGET", "64MiB")]);
+    let result = server.call("hold", &json!({}));
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(result["isError"], true, "{}", shown(&result));
+    assert!(
+        text.contains("this call went over the memory budget")
+            && text.contains("64 MiB")
+            && text.contains("TOOLSMITH_MEMORY_BUDGET")
+            && !text.contains("busy"),
+        "{text}"
+    );
+    still_answers(&mut server);
+}
