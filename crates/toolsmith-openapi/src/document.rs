@@ -40,10 +40,7 @@ impl Document {
             SpecLocation::File(path) => path.clone(),
             SpecLocation::Url(url) => cached(url, &spec.name, root)?,
         };
-        let text = std::fs::read_to_string(&path).map_err(|source| OpenApiError::Unreadable {
-            path: path.clone(),
-            source,
-        })?;
+        let text = read_regular(&path)?;
         let invalid = |message: String| OpenApiError::Invalid {
             path: path.clone(),
             message,
@@ -82,6 +79,63 @@ impl Document {
         }
         Some(url)
     }
+}
+
+/// The most of a spec file Toolsmith reads. A spec fetched from a URL is held to the HTTP
+/// client's 16 MiB; a file in the folder may be larger (bundled specs of big APIs are),
+/// but not without bound.
+pub(crate) const MAX_SPEC_BYTES: u64 = 64 << 20;
+
+/// The text of the spec file `path`, which must be a regular file: a FIFO (or a device)
+/// would make the read wait for a writer that may never come, and the server with it.
+/// The check is made before the file is opened, and again on the open file, opened
+/// without blocking, in case the path changed in between.
+fn read_regular(path: &Path) -> Result<String, OpenApiError> {
+    use std::io::Read as _;
+
+    let unreadable = |source| OpenApiError::Unreadable {
+        path: path.to_owned(),
+        source,
+    };
+    let regular = |metadata: &std::fs::Metadata| {
+        if metadata.is_file() {
+            Ok(())
+        } else {
+            Err(OpenApiError::NotAFile {
+                path: path.to_owned(),
+                kind: if metadata.is_dir() {
+                    "a folder"
+                } else {
+                    "a FIFO, device or socket"
+                },
+            })
+        }
+    };
+    regular(&std::fs::metadata(path).map_err(unreadable)?)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(unreadable)?;
+    let metadata = file.metadata().map_err(unreadable)?;
+    regular(&metadata)?;
+    let too_large = || OpenApiError::TooLarge {
+        path: path.to_owned(),
+    };
+    if metadata.len() > MAX_SPEC_BYTES {
+        return Err(too_large());
+    }
+    let mut text = String::new();
+    file.take(MAX_SPEC_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(unreadable)?;
+    if text.len() as u64 > MAX_SPEC_BYTES {
+        return Err(too_large());
+    }
+    Ok(text)
 }
 
 /// JSON when the text starts with `{`, else YAML.
@@ -229,6 +283,28 @@ mod tests {
         let document = Document::read(&spec, dir.path()).unwrap();
         assert_eq!(document.path, cached);
         assert!(cached.starts_with(dir.path().join(".toolsmith")));
+    }
+
+    // A FIFO as `spec` made the server wait for a writer forever after `initialize`.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_folder_spec_is_named_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("spec.yaml");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for (name, kind) in [("spec.yaml", "a FIFO, device or socket"), (".", "a folder")] {
+            let spec =
+                OpenApiSpec::parse("s", &serde_json::json!({"spec": name}), dir.path()).unwrap();
+            let error = Document::read(&spec, dir.path()).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!("is {kind}, not a regular file")),
+                "{error}"
+            );
+        }
     }
 
     #[test]

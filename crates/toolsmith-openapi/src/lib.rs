@@ -36,7 +36,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use document::{Document, cache_dir, json_from_yaml};
-pub use operation::{Location, Operation, operations, snake_case};
+pub use operation::{Location, Operation, Oversized, operations, snake_case};
+pub use schema::DOCUMENT_LIMIT;
 pub use spec::{KEYS, OpenApiSpec, Selector, SpecLocation};
 pub use tool::{Api, OpenApiTool};
 use toolsmith_model::SourceLocation;
@@ -51,6 +52,27 @@ pub enum OpenApiError {
         path: PathBuf,
         /// Why.
         source: std::io::Error,
+    },
+    /// The spec names a FIFO, a device, a socket or a folder: reading one could wait forever.
+    #[error(
+        "`{}` is {kind}, not a regular file; `spec` must name an OpenAPI document file",
+        path.display()
+    )]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is (`a FIFO, device or socket`, `a folder`).
+        kind: &'static str,
+    },
+    /// The spec file is larger than Toolsmith reads.
+    #[error(
+        "`{}` is larger than {} MiB, more than Toolsmith reads from one spec; keep only the operations you serve in it",
+        path.display(),
+        document::MAX_SPEC_BYTES >> 20
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
     },
     /// The file is not an OpenAPI 3.0 or 3.1 document.
     #[error("`{}` is not a usable OpenAPI spec: {message}", path.display())]
@@ -67,6 +89,17 @@ pub enum OpenApiError {
         url: String,
         /// What went wrong.
         message: String,
+    },
+    /// The document's schemas expand past [`DOCUMENT_LIMIT`] JSON values (a `$ref` bomb, or
+    /// very many operations that each refer to large schemas).
+    #[error(
+        "`{}`: its schemas expand past {} JSON values (`$ref`s that repeat and nest), more than Toolsmith reads from one spec; serve fewer operations with `include` or `exclude`, or simplify the schemas",
+        path.display(),
+        DOCUMENT_LIMIT
+    )]
+    Oversized {
+        /// The spec file.
+        path: PathBuf,
     },
     /// Neither `base_url` nor the spec's `servers` say where requests go.
     #[error(
@@ -86,7 +119,8 @@ pub enum OpenApiError {
 ///
 /// # Errors
 ///
-/// [`OpenApiError::NoBaseUrl`] when no base URL is known.
+/// [`OpenApiError::NoBaseUrl`] when no base URL is known, [`OpenApiError::Oversized`] when
+/// the selected operations' schemas expand past [`DOCUMENT_LIMIT`].
 pub fn tools(
     spec: &OpenApiSpec,
     document: &Document,
@@ -117,16 +151,12 @@ pub fn tools(
             .collect(),
         grant,
     });
-    let (operations, problems) = operations(document);
+    let (operations, problems) =
+        operations(document, spec).map_err(|Oversized| OpenApiError::Oversized {
+            path: document.path.clone(),
+        })?;
     let tools = operations
         .into_iter()
-        .filter(|operation| {
-            spec.selects(
-                operation.operation_id.as_deref(),
-                &operation.path,
-                &operation.tags,
-            )
-        })
         .map(|operation| OpenApiTool::new(&api, &spec.prefix, operation, source.clone()))
         .collect();
     Ok((tools, problems))

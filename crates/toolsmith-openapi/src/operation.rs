@@ -7,7 +7,8 @@ use serde_json::{Map, Value, json};
 use toolsmith_model::{Annotations, JsonObject};
 
 use crate::document::Document;
-use crate::schema::{pointed, resolve};
+use crate::schema::{Budget, Expansion, Unresolved, pointed};
+use crate::spec::OpenApiSpec;
 
 /// The methods a path item may hold, in the order their operations are listed.
 const METHODS: &[&str] = &[
@@ -97,13 +98,22 @@ impl Operation {
     }
 }
 
-/// Every operation of `document`, and a message for each one that cannot be a tool.
-pub fn operations(document: &Document) -> (Vec<Operation>, Vec<String>) {
+/// The operations of `document` that `spec` selects (by `include` and `exclude`), and a
+/// message for each one that cannot be a tool.
+///
+/// # Errors
+///
+/// [`Oversized`] when their schemas expand past what Toolsmith reads from one document.
+pub fn operations(
+    document: &Document,
+    spec: &OpenApiSpec,
+) -> Result<(Vec<Operation>, Vec<String>), Oversized> {
     let mut found = Vec::new();
     let mut problems = Vec::new();
     let Some(Value::Object(paths)) = document.root.get("paths") else {
-        return (found, problems);
+        return Ok((found, problems));
     };
+    let mut budget = Budget::new();
     for (path, item) in paths {
         let item = match item.get("$ref").and_then(Value::as_str) {
             Some(reference) => match pointed(&document.root, reference) {
@@ -119,23 +129,52 @@ pub fn operations(document: &Document) -> (Vec<Operation>, Vec<String>) {
             let Some(operation) = item.get(*method) else {
                 continue;
             };
+            if !spec.selects(operation_id(operation), path, &tags(operation)) {
+                continue;
+            }
             let label = format!("{} {path}", method.to_ascii_uppercase());
-            match read(document, path, method, item, operation) {
+            match read(document, &mut budget, path, method, item, operation) {
                 Ok(operation) => found.push(operation),
-                Err(message) => problems.push(format!("operation `{label}`: {message}")),
+                Err(Unresolved::Problem(message)) => {
+                    problems.push(format!("operation `{label}`: {message}"));
+                }
+                Err(Unresolved::Oversized) => return Err(Oversized),
             }
         }
     }
-    (found, problems)
+    Ok((found, problems))
+}
+
+/// A document whose schemas expand past what Toolsmith reads from one document: `$ref`s
+/// that repeat and nest, or many operations that each refer to large schemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Oversized;
+
+fn operation_id(operation: &Value) -> Option<&str> {
+    operation
+        .get("operationId")
+        .and_then(Value::as_str)
+        .map(str::trim)
+}
+
+fn tags(operation: &Value) -> Vec<String> {
+    operation
+        .get("tags")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|tag| tag.as_str().map(str::to_owned))
+        .collect()
 }
 
 fn read(
     document: &Document,
+    budget: &mut Budget,
     path: &str,
     method: &str,
     item: &Value,
     operation: &Value,
-) -> Result<Operation, String> {
+) -> Result<Operation, Unresolved> {
     let root = &document.root;
     let text = |key: &str| operation.get(key).and_then(Value::as_str).map(str::trim);
     let description = match (text("summary"), text("description")) {
@@ -148,8 +187,10 @@ fn read(
     };
     let mut properties = Map::new();
     let mut required = Vec::new();
-    let parameters = parameters(root, item, operation, &mut properties, &mut required)?;
-    let body = request_body(root, operation, &mut properties, &mut required)?;
+    let mut input = Expansion::new(root, budget);
+    let parameters = parameters(&mut input, item, operation, &mut properties, &mut required)?;
+    let body = request_body(&mut input, operation, &mut properties, &mut required)?;
+    let defs = input.defs(&properties)?;
     let mut input_schema = JsonObject::new();
     input_schema.insert("type".into(), "object".into());
     input_schema.insert("properties".into(), Value::Object(properties));
@@ -157,39 +198,40 @@ fn read(
         input_schema.insert("required".into(), Value::Array(required));
     }
     input_schema.insert("additionalProperties".into(), false.into());
+    if let Some(defs) = defs {
+        input_schema.insert("$defs".into(), Value::Object(defs));
+    }
+    let output_schema = output_schema(&mut Expansion::new(root, budget), operation)?;
+    for schema in std::iter::once(&input_schema).chain(&output_schema) {
+        budget.keep_object(schema)?;
+    }
     Ok(Operation {
         method: method.to_ascii_uppercase(),
         path: path.to_owned(),
-        operation_id: text("operationId").map(str::to_owned),
-        tags: operation
-            .get("tags")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|tag| tag.as_str().map(str::to_owned))
-            .collect(),
+        operation_id: operation_id(operation).map(str::to_owned),
+        tags: tags(operation),
         description,
         parameters,
         body,
         input_schema,
-        output_schema: output_schema(root, operation)?,
+        output_schema,
     })
 }
 
 /// The parameters of `operation` and its path `item` as input properties (added to
 /// `properties` and `required`), each bound to the property that carries it.
-fn parameters(
-    root: &Value,
-    item: &Value,
-    operation: &Value,
+fn parameters<'a>(
+    expansion: &mut Expansion<'a, '_>,
+    item: &'a Value,
+    operation: &'a Value,
     properties: &mut Map<String, Value>,
     required: &mut Vec<Value>,
-) -> Result<Vec<Parameter>, String> {
+) -> Result<Vec<Parameter>, Unresolved> {
     // The operation's parameters override the path item's of the same name and location.
     let mut declared: Vec<Value> = Vec::new();
     for list in [item.get("parameters"), operation.get("parameters")] {
         for parameter in list.and_then(Value::as_array).into_iter().flatten() {
-            let parameter = resolve(root, parameter)?;
+            let parameter = expansion.resolve(parameter)?;
             let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
             match declared
                 .iter_mut()
@@ -212,15 +254,19 @@ fn parameters(
             Some("header") => Location::Header,
             Some("cookie") => {
                 if parameter.get("required") == Some(&Value::Bool(true)) {
-                    return Err(format!(
+                    return Err(Unresolved::Problem(format!(
                         "its required cookie parameter `{name}` cannot be sent; exclude the operation or set the cookie in `headers`"
-                    ));
+                    )));
                 }
                 continue;
             }
-            other => return Err(format!("parameter `{name}` has `in: {other:?}`")),
+            other => {
+                return Err(Unresolved::Problem(format!(
+                    "parameter `{name}` has `in: {other:?}`"
+                )));
+            }
         };
-        let mut schema = parameter
+        let schema = parameter
             .get("schema")
             .or_else(|| {
                 parameter
@@ -232,6 +278,7 @@ fn parameters(
             })
             .cloned()
             .unwrap_or_else(|| json!({"type": "string"}));
+        let mut schema = expansion.unwrapped(schema)?;
         if let (Value::Object(schema), Some(Value::String(text))) =
             (&mut schema, parameter.get("description"))
         {
@@ -258,16 +305,16 @@ fn parameters(
 }
 
 /// The JSON request body of `operation` as the `body` input property, if it takes one.
-fn request_body(
-    root: &Value,
-    operation: &Value,
+fn request_body<'a>(
+    expansion: &mut Expansion<'a, '_>,
+    operation: &'a Value,
     properties: &mut Map<String, Value>,
     required: &mut Vec<Value>,
-) -> Result<Option<Body>, String> {
+) -> Result<Option<Body>, Unresolved> {
     Ok(match operation.get("requestBody") {
         None => None,
         Some(request_body) => {
-            let request_body = resolve(root, request_body)?;
+            let request_body = expansion.resolve(request_body)?;
             let body_required = request_body.get("required") == Some(&Value::Bool(true));
             match json_content(&request_body) {
                 Some((content_type, schema)) => {
@@ -276,7 +323,7 @@ fn request_body(
                     } else {
                         "body".to_owned()
                     };
-                    let mut schema = schema.clone();
+                    let mut schema = expansion.unwrapped(schema.clone())?;
                     if let Value::Object(schema) = &mut schema {
                         let text = request_body
                             .get("description")
@@ -301,14 +348,14 @@ fn request_body(
                         .and_then(Value::as_object)
                         .map(|content| content.keys().collect())
                         .unwrap_or_default();
-                    return Err(format!(
+                    return Err(Unresolved::Problem(format!(
                         "its request body is not JSON ({}), which OpenAPI tools do not send; exclude the operation",
                         kinds
                             .iter()
                             .map(|kind| format!("`{kind}`"))
                             .collect::<Vec<_>>()
                             .join(", ")
-                    ));
+                    )));
                 }
                 None => None,
             }
@@ -341,7 +388,10 @@ fn json_content(holder: &Value) -> Option<(String, &Value)> {
 }
 
 /// The schema of the first 2xx response with JSON content, when it describes an object.
-fn output_schema(root: &Value, operation: &Value) -> Result<Option<JsonObject>, String> {
+fn output_schema<'a>(
+    expansion: &mut Expansion<'a, '_>,
+    operation: &'a Value,
+) -> Result<Option<JsonObject>, Unresolved> {
     let Some(Value::Object(responses)) = operation.get("responses") else {
         return Ok(None);
     };
@@ -353,17 +403,25 @@ fn output_schema(root: &Value, operation: &Value) -> Result<Option<JsonObject>, 
     let Some(code) = codes.first() else {
         return Ok(None);
     };
-    let response = resolve(root, &responses[code.as_str()])?;
+    let response = expansion.resolve(&responses[code.as_str()])?;
     let Some((_, schema)) = json_content(&response) else {
         return Ok(None);
     };
+    let schema = expansion.unwrapped(schema.clone())?;
     Ok(match schema {
-        Value::Object(schema) if describes_object(schema) => {
-            let mut schema = schema.clone();
+        Value::Object(mut schema) if describes_object(&schema) => {
             // MCP wants `"type": "object"` at the top of an output schema (an `allOf` has none).
             schema
                 .entry("type")
                 .or_insert_with(|| Value::String("object".into()));
+            if let Some(defs) = expansion.defs(&schema)? {
+                match schema.get_mut("$defs") {
+                    Some(Value::Object(own)) => own.extend(defs),
+                    _ => {
+                        schema.insert("$defs".into(), Value::Object(defs));
+                    }
+                }
+            }
             Some(schema)
         }
         _ => None,
@@ -417,7 +475,7 @@ pub fn snake_case(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -429,6 +487,20 @@ mod tests {
         assert_eq!(snake_case("v2Pets"), "v2_pets");
     }
 
+    /// An `[openapi.NAME]` that selects every operation.
+    pub(crate) fn every() -> OpenApiSpec {
+        OpenApiSpec::parse(
+            "api",
+            &json!({"spec": "spec.json"}),
+            std::path::Path::new("."),
+        )
+        .unwrap()
+    }
+
+    fn all(document: &Document) -> (Vec<Operation>, Vec<String>) {
+        operations(document, &every()).unwrap()
+    }
+
     fn document(root: Value) -> Document {
         Document {
             root,
@@ -438,7 +510,7 @@ mod tests {
 
     #[test]
     fn parameters_and_body_make_one_schema() {
-        let (operations, problems) = operations(&document(json!({
+        let (operations, problems) = all(&document(json!({
             "openapi": "3.0.3",
             "paths": {"/pets/{petId}": {
                 "parameters": [{"name": "petId", "in": "path", "schema": {"type": "integer"}}],
@@ -483,7 +555,7 @@ mod tests {
 
     #[test]
     fn a_required_form_body_is_a_problem_naming_its_type() {
-        let (operations, problems) = operations(&document(json!({
+        let (operations, problems) = all(&document(json!({
             "openapi": "3.1.0",
             "paths": {"/upload": {"post": {
                 "requestBody": {"required": true, "content": {"multipart/form-data": {}}},

@@ -102,6 +102,7 @@ impl OpenApiTool {
                     })?;
             headers.push((name.clone(), value));
         }
+        let path = without_dot_segments(&self.operation.path, &path);
         let mut url = format!("{}{path}", self.api.base_url);
         for (index, (name, value)) in query.iter().enumerate() {
             url.push(if index == 0 { '?' } else { '&' });
@@ -213,6 +214,27 @@ fn reason(status: u16) -> String {
         .unwrap_or_default()
 }
 
+/// `path` (the template `template` with its parameters substituted) with every segment that
+/// a substitution made `.` or `..` written `%2E` or `%2E%2E`: as dot-segments, a client, a
+/// proxy or the server would resolve them (RFC 3986 §5.2.4), so `{id}` = `..` in
+/// `/users/{id}/profile` would reach `/profile`. Encoded, they are an ordinary segment.
+/// Substituted values are percent-encoded, so they hold no `/` and the segments of `path`
+/// are those of `template`, one for one.
+fn without_dot_segments(template: &str, path: &str) -> String {
+    if !path.contains("/.") {
+        return path.to_owned();
+    }
+    path.split('/')
+        .zip(template.split('/'))
+        .map(|(segment, written)| match segment {
+            "." if written != "." => "%2E",
+            ".." if written != ".." => "%2E%2E",
+            segment => segment,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// A scalar as request text: a string as it is, anything else as JSON.
 fn scalar_text(value: &Value) -> String {
     match value {
@@ -240,7 +262,8 @@ mod tests {
             root: spec,
             path: "spec.json".into(),
         };
-        let (mut found, problems) = operations(&document);
+        let (mut found, problems) =
+            operations(&document, &crate::operation::tests::every()).unwrap();
         assert!(problems.is_empty(), "{problems:?}");
         let api = Arc::new(Api {
             name: "pets".into(),
@@ -273,6 +296,38 @@ mod tests {
         assert!(request.headers.contains(&("X-Trace".into(), "t1".into())));
         assert!(request.headers.contains(&("x-api-key".into(), "k".into())));
         assert_eq!(request.body, None);
+    }
+
+    // A path parameter of `..` was sent as `GET /v1/users/../profile`, with the API's
+    // headers, to a path the operation does not name.
+    #[test]
+    fn a_dot_segment_argument_is_encoded() {
+        let users = tool(
+            json!({"openapi": "3.0.0", "paths": {"/users/{id}/x{suffix}": {"get": {
+                "parameters": [
+                    {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "suffix", "in": "path", "required": true, "schema": {"type": "string"}},
+                ],
+            }}}}),
+        );
+        let url = |id: &str, suffix: &str| {
+            let arguments = json!({"id": id, "suffix": suffix});
+            users.request(arguments.as_object().unwrap()).unwrap().url
+        };
+        let base = "http://127.0.0.1:9/v1/users";
+        assert_eq!(url("..", "y"), format!("{base}/%2E%2E/xy"));
+        assert_eq!(url(".", "y"), format!("{base}/%2E/xy"));
+        assert_eq!(url("...", "."), format!("{base}/.../x."));
+        assert_eq!(url("a.b", ""), format!("{base}/a.b/x"));
+        assert_eq!(url("../..", "/?#"), format!("{base}/..%2F../x%2F%3F%23"));
+        let dotted = tool(
+            json!({"openapi": "3.0.0", "paths": {"/a/.{x}/./b": {"get": {
+                "parameters": [{"name": "x", "in": "path", "required": true}],
+            }}}}),
+        );
+        let arguments = json!({"x": "."});
+        let request = dotted.request(arguments.as_object().unwrap()).unwrap();
+        assert_eq!(request.url, "http://127.0.0.1:9/v1/a/%2E%2E/./b");
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! operation is called through `toolsmith serve` with rmcp's client, over stdio and over
 //! HTTP; the server counts requests, so a call the schema rejects is seen to send none.
 
+mod hostile;
+
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::process::{Child, Command, Stdio};
 
