@@ -9,7 +9,8 @@
 //!   the tool's timeout within the run's time constraint, its permissions, the caller's
 //!   client for progress and logs, cancellation), as `execute_tool` does.
 //! - Sessions keep a run's JSON-like globals and `def` functions in one file per session
-//!   under `$XDG_DATA_HOME/toolsmith/sessions/`, pruned by count, bytes and age.
+//!   under `$XDG_DATA_HOME/toolsmith/sessions/`, named for the tools folder served (so two
+//!   folders never share one), pruned by count, bytes and age.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -66,7 +67,12 @@ pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Ar
     } else {
         catalog
     };
-    let evaluator = tool::RunCode::new(Arc::clone(&catalog), &settings.name, &settings.options);
+    let evaluator = tool::RunCode::new(
+        Arc::clone(&catalog),
+        &settings.name,
+        &settings.options,
+        settings.folder.as_deref(),
+    );
     let discoverable = |entry: &toolsmith_model::CatalogEntry| {
         if only {
             entry.definition().name != TOOL_SEARCH
@@ -75,4 +81,91 @@ pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Ar
         }
     };
     Arc::new(catalog.derive(discoverable, vec![Arc::new(evaluator)], Vec::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use serde_json::json;
+    use toolsmith_model::{CallContext, JsonObject, Tool, ToolDefinition, ToolFailure, ToolReturn};
+
+    use super::*;
+
+    /// A tool that counts its calls.
+    struct Counted(ToolDefinition, Arc<AtomicUsize>);
+
+    impl Tool for Counted {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+        fn call(&self, _: &JsonObject, _: &CallContext) -> Result<ToolReturn, ToolFailure> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            Ok(ToolReturn::Text("called".into()))
+        }
+    }
+
+    fn text(outcome: &toolsmith_model::CallOutcome) -> String {
+        serde_json::to_string(&outcome.content).unwrap()
+    }
+
+    /// A session file's `source` was run whole at restore, so a statement appended after a
+    /// saved `def` (here a tool call) ran at the next run; so did a call in a default.
+    #[test]
+    fn a_session_restores_only_its_definitions() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        let tool = Counted(
+            ToolDefinition::new("wipe", "Wipes everything, for the test.", schema),
+            Arc::clone(&calls),
+        );
+        let catalog = Arc::new(Catalog::new(vec![Arc::new(tool)], Vec::new()));
+        let sessions = tempfile::tempdir().unwrap();
+        let mut options = JsonObject::new();
+        options.insert(
+            "sessions_dir".into(),
+            json!(sessions.path().display().to_string()),
+        );
+        let settings = EvaluatorSettings {
+            enabled: true,
+            options,
+            ..EvaluatorSettings::default()
+        };
+        let served = with_evaluator(catalog, &settings);
+        let file = sessions.path().join("shared--s1.json");
+        let saved = json!({
+            "format": 1,
+            "saved": 0,
+            "values": {"n": 2},
+            "definitions": [
+                {"name": "f", "source": "def f():\n    return n\nx = tools.wipe()"},
+                {"name": "g", "source": "def g(y = tools.wipe()):\n    return y"},
+                {"name": "h", "source": "def h(y = [1, -2]):\n    return len(y) + n"},
+            ],
+        });
+        std::fs::write(&file, saved.to_string()).unwrap();
+        let arguments = json!({"session": "s1", "code": "h()"});
+        let context = CallContext::detached(Duration::from_secs(10));
+        let outcome = served
+            .call(
+                "run_code",
+                arguments.as_object().cloned().unwrap(),
+                &context,
+            )
+            .unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "{}", text(&outcome));
+        assert_eq!(outcome.structured_content, Some(json!({"result": 4})));
+        let shown = text(&outcome);
+        assert!(
+            shown.contains("`f` from the session could not be restored: its saved source is not a single `def` statement"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains(
+                "`g` from the session could not be restored: a parameter's default calls a function"
+            ),
+            "{shown}"
+        );
+    }
 }

@@ -32,6 +32,25 @@ pub(crate) struct Sessions {
     pub(crate) max_count: usize,
     pub(crate) max_bytes: u64,
     pub(crate) max_age: Duration,
+    /// The file name prefix of the served folder's sessions ([`folder_prefix`]): every
+    /// stdio server of a user saved into one folder, and a session `s1` of one tools folder
+    /// was resumed by a server of another.
+    pub(crate) folder: String,
+}
+
+/// The file name prefix of the sessions of the tools folder at `folder` (canonical): a
+/// hash of its path, so a file name never shows where the folder is; empty without one.
+pub(crate) fn folder_prefix(folder: Option<&Path>) -> String {
+    let Some(folder) = folder else {
+        return String::new();
+    };
+    let digest = Sha256::digest(folder.as_os_str().as_encoded_bytes());
+    let mut prefix = String::from("dir-");
+    for byte in &digest[..8] {
+        let _ = write!(prefix, "{byte:02x}");
+    }
+    prefix.push('-');
+    prefix
 }
 
 /// Whose sessions a call may use. Session ids are scoped to the caller: nobody resumes
@@ -139,10 +158,14 @@ impl Drop for Held {
 }
 
 impl Sessions {
-    /// The file of session `id` in `scope`.
+    /// The file of session `id` in `scope`, among the served folder's sessions.
     pub(crate) fn path(&self, scope: &Scope, id: &SessionId) -> PathBuf {
-        self.dir
-            .join(format!("{}--{}.json", scope.prefix(), id.as_str()))
+        self.dir.join(format!(
+            "{}{}--{}.json",
+            self.folder,
+            scope.prefix(),
+            id.as_str()
+        ))
     }
 
     /// Holds the session at `path` for one run, waiting while another run holds it; `None`
@@ -358,6 +381,7 @@ mod tests {
             max_count: 3,
             max_bytes: 1 << 20,
             max_age: Duration::from_hours(1),
+            folder: String::new(),
         }
     }
 
@@ -394,6 +418,24 @@ mod tests {
         assert_ne!(alice, bob);
         assert_ne!(alice, sessions.path(&Scope::Shared, &id));
         assert!(!alice.to_string_lossy().contains("alice"));
+    }
+
+    /// Every stdio server of a user shared one scope, so a session `s1` of one tools folder
+    /// was resumed by the server of another folder: each folder names its own files.
+    #[test]
+    fn folders_never_share_a_file() {
+        let id = SessionId::parse("s1").unwrap();
+        let of = |folder: &str| {
+            let sessions = Sessions {
+                folder: folder_prefix(Some(Path::new(folder))),
+                ..sessions(Path::new("/s"))
+            };
+            sessions.path(&Scope::Shared, &id)
+        };
+        assert_ne!(of("/work/a"), of("/work/b"));
+        assert_eq!(of("/work/a"), of("/work/a"));
+        assert!(!of("/work/a").to_string_lossy().contains("work"));
+        assert_eq!(folder_prefix(None), "");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! comes back").
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,11 +27,19 @@ pub(crate) struct RunCode {
     /// The tools programs call: the served catalog without this tool.
     catalog: Arc<Catalog>,
     options: CodeOptions,
+    /// The file name prefix of the served folder's sessions ([`Sessions::folder`]).
+    folder: String,
 }
 
 impl RunCode {
-    /// The evaluator named `name` over `catalog`, with `options` (`[options.run_code]`).
-    pub(crate) fn new(catalog: Arc<Catalog>, name: &str, options: &JsonObject) -> Self {
+    /// The evaluator named `name` over `catalog`, with `options` (`[options.run_code]`),
+    /// keeping the sessions of `folder` (the tools folder served, if any).
+    pub(crate) fn new(
+        catalog: Arc<Catalog>,
+        name: &str,
+        options: &JsonObject,
+        folder: Option<&Path>,
+    ) -> Self {
         let (resolved, problems) = CodeOptions::resolve(options);
         for problem in problems {
             tracing::warn!(tool = name, "{problem}; its default applies");
@@ -74,6 +83,7 @@ impl RunCode {
             definition,
             catalog,
             options: resolved,
+            folder: crate::sessions::folder_prefix(folder),
         }
     }
 
@@ -83,6 +93,7 @@ impl RunCode {
             max_count: self.options.max_session_count,
             max_bytes: self.options.max_session_bytes,
             max_age: self.options.max_session_age,
+            folder: self.folder.clone(),
         })
     }
 }

@@ -101,6 +101,7 @@ impl FolderConfig {
             config.evaluator = EvaluatorSettings {
                 // The options were resolved for the folder's tool name.
                 options: config.evaluator.options.clone(),
+                folder: config.evaluator.folder.clone(),
                 ..evaluator.clone()
             };
         }
@@ -108,23 +109,22 @@ impl FolderConfig {
     }
 
     /// Reads `toolsmith.toml` in `root`, if there is one. Problems become diagnostics and
-    /// the rest of the file still applies.
+    /// the rest of the file still applies. The evaluator's settings name `root` as their
+    /// folder.
     pub fn load(root: &Path) -> (Self, Vec<Diagnostic>) {
         let path = root.join(CONFIG_FILE);
-        match std::fs::read_to_string(&path) {
+        let (mut config, diagnostics) = match crate::read::read_definition(&path) {
             Ok(source) => Self::parse(&path, &source),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                (Self::default(), Vec::new())
-            }
+            Err(error) if error.is_not_found() => (Self::default(), Vec::new()),
             Err(error) => (
                 Self::default(),
-                vec![Diagnostic::error(
-                    "unreadable-file",
-                    SourceLocation::file(&path),
-                    format!("cannot read: {error}"),
-                )],
+                vec![error.diagnostic(SourceLocation::file(&path))],
             ),
-        }
+        };
+        // Code mode's saved sessions are the folder's own (docs/code-mode.md, "Sessions").
+        config.evaluator.folder =
+            Some(std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned()));
+        (config, diagnostics)
     }
 
     /// Parses the text of a `toolsmith.toml`.

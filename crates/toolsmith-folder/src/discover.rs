@@ -203,7 +203,7 @@ pub(crate) fn load_file(
     inits: &CommandInits,
 ) -> LoadedModule {
     match file {
-        ToolFile::Starlark(path) => match std::fs::read_to_string(path) {
+        ToolFile::Starlark(path) => match crate::read::read_definition(path) {
             Ok(source) => toolsmith_starlark::load_module(path, &source, settings),
             Err(error) => unreadable(path, &error),
         },
@@ -254,7 +254,7 @@ pub(crate) fn load_manifest(
     settings: &LoadSettings,
     inits: &CommandInits,
 ) -> LoadedModule {
-    let source = match std::fs::read_to_string(path) {
+    let source = match crate::read::read_definition(path) {
         Ok(source) => source,
         Err(error) => return unreadable(path, &error),
     };
@@ -288,7 +288,7 @@ pub(crate) fn load_manifest(
                 }),
         },
         ManifestKind::Script => match script_for(path) {
-            Some(script) => match std::fs::read_to_string(&script) {
+            Some(script) => match crate::read::read_definition(&script) {
                 Ok(code) => toolsmith_starlark::load_script(manifest.definition, &script, &code, settings),
                 Err(error) => return unreadable(&script, &error),
             },
@@ -333,17 +333,14 @@ fn script_for(manifest: &Path) -> Option<PathBuf> {
     ["star", "py"]
         .iter()
         .map(|ext| manifest.with_extension(ext))
-        .find(|path| path.is_file())
+        // Whatever is there (a FIFO too): reading it says why it cannot be used.
+        .find(|path| path.exists())
 }
 
-fn unreadable(path: &Path, error: &std::io::Error) -> LoadedModule {
+fn unreadable(path: &Path, error: &crate::read::ReadError) -> LoadedModule {
     LoadedModule {
         tools: Vec::new(),
-        diagnostics: vec![Diagnostic::error(
-            "unreadable-file",
-            SourceLocation::file(path),
-            format!("cannot read: {error}"),
-        )],
+        diagnostics: vec![error.diagnostic(SourceLocation::file(path))],
     }
 }
 

@@ -6,6 +6,9 @@ use std::path::Path;
 use base64::Engine as _;
 use toolsmith_model::{Diagnostic, ToolDefinition};
 
+/// The largest icon file read: an icon is sent inline with every tool listing.
+const MAX_ICON_BYTES: u64 = 1 << 20;
+
 /// Turns icon file references into `data:` URIs.
 pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<(), Diagnostic> {
     for icon in &mut definition.icons {
@@ -27,12 +30,12 @@ pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<()
             )
             .with_help("use an image file in icons/, or an https: or data: URI"));
         };
-        let bytes = std::fs::read(&path).map_err(|error| {
+        let bytes = crate::read::read_bytes(&path, MAX_ICON_BYTES).map_err(|error| {
             Diagnostic::error(
                 "invalid-icon",
                 definition.source.clone(),
                 format!(
-                    "icon `{}` of tool `{}` cannot be read: {error}",
+                    "icon `{}` of tool `{}`: {error}",
                     icon.src, definition.name
                 ),
             )

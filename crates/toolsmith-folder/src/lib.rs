@@ -44,6 +44,7 @@ mod openapi;
 pub mod packages;
 mod profiles;
 pub mod prompts;
+pub mod read;
 mod reload;
 pub mod resources;
 mod run;

@@ -21,7 +21,7 @@ pub(crate) fn load(root: &Path, config: &FolderConfig) -> (Vec<Arc<dyn Tool>>, V
         return (tools, diagnostics);
     };
     let path = root.join(CONFIG_FILE);
-    let source = std::fs::read_to_string(&path).unwrap_or_default();
+    let source = crate::read::read_definition(&path).unwrap_or_default();
     let keys = crate::keys::toml_keys(&source);
     let Value::Object(tables) = tables else {
         diagnostics.push(warning(

@@ -77,14 +77,10 @@ pub(crate) fn load(root: &Path, resources: &Resources) -> (Prompts, Vec<Diagnost
     });
     let mut prompts: Vec<Prompt> = Vec::new();
     for path in files {
-        let source = match std::fs::read_to_string(&path) {
+        let source = match crate::read::read_definition(&path) {
             Ok(source) => source,
             Err(error) => {
-                diagnostics.push(Diagnostic::error(
-                    "unreadable-file",
-                    SourceLocation::file(&path),
-                    format!("cannot read: {error}"),
-                ));
+                diagnostics.push(error.diagnostic(SourceLocation::file(&path)));
                 continue;
             }
         };

@@ -214,13 +214,8 @@ fn config_overrides(
 }
 
 fn read_sidecar(path: &Path) -> Result<JsonObject, Diagnostic> {
-    let source = std::fs::read_to_string(path).map_err(|error| {
-        Diagnostic::error(
-            "unreadable-file",
-            SourceLocation::file(path),
-            format!("cannot read: {error}"),
-        )
-    })?;
+    let source = crate::read::read_definition(path)
+        .map_err(|error| error.diagnostic(SourceLocation::file(path)))?;
     let table: toml::Table = toml::from_str(&source).map_err(|error| {
         let (line, column) = error
             .span()
@@ -717,17 +712,14 @@ fn camel_case(name: &str) -> String {
 }
 
 fn read_limited(path: &Path) -> Result<Vec<u8>, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|error| format!("cannot read: {error}"))?
-        .len();
-    if size > MAX_RESOURCE_BYTES {
-        return Err(format!(
+    crate::read::read_bytes(path, MAX_RESOURCE_BYTES).map_err(|error| match error {
+        crate::read::ReadError::TooLarge { size, .. } => format!(
             "the file is {} MiB; resources are limited to {} MiB",
             size >> 20,
             MAX_RESOURCE_BYTES >> 20
-        ));
-    }
-    std::fs::read(path).map_err(|error| format!("cannot read: {error}"))
+        ),
+        other => other.to_string(),
+    })
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
         return loaded;
     };
     let path = root.join(CONFIG_FILE);
-    let source = std::fs::read_to_string(&path).unwrap_or_default();
+    let source = crate::read::read_definition(&path).unwrap_or_default();
     let keys = crate::keys::toml_keys(&source);
     let Value::Object(tables) = tables else {
         loaded.diagnostics.push(warning(

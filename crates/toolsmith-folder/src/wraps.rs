@@ -58,14 +58,12 @@ pub(crate) fn bind(files: &[LoadedFile], listed: &[Listed<'_>], known: &[&str]) 
         let Some(path) = loaded.wrapping_manifest() else {
             continue;
         };
-        let source = match std::fs::read_to_string(path) {
+        let source = match crate::read::read_definition(path) {
             Ok(source) => source,
             Err(error) => {
-                bound.diagnostics.push(Diagnostic::error(
-                    "unreadable-file",
-                    crate::file_location(path),
-                    format!("cannot read: {error}"),
-                ));
+                bound
+                    .diagnostics
+                    .push(error.diagnostic(crate::file_location(path)));
                 continue;
             }
         };

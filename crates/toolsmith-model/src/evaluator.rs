@@ -3,6 +3,7 @@
 //! `toolsmith-code` crate.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use crate::JsonObject;
@@ -72,6 +73,9 @@ pub struct EvaluatorSettings {
     /// The tool's options: `time_constraint`, `max_session_count`, `max_session_bytes`,
     /// `max_session_age`, `sessions_dir`.
     pub options: JsonObject,
+    /// The tools folder served, as its canonical path: saved sessions are kept per folder,
+    /// so two servers of different folders never share one. `None` outside a folder.
+    pub folder: Option<PathBuf>,
 }
 
 impl Default for EvaluatorSettings {
@@ -81,6 +85,7 @@ impl Default for EvaluatorSettings {
             mode: EvaluatorMode::Alongside,
             name: RUN_CODE.to_owned(),
             options: JsonObject::new(),
+            folder: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! network; anything else fetches as little as it can.
 
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -295,11 +296,27 @@ pub(crate) fn content_hash(folder: &Path) -> Result<String, GitError> {
         .map_err(cache)?
     {
         let relative = file.strip_prefix(folder).unwrap_or(&file);
-        let bytes = std::fs::read(&file).map_err(cache)?;
+        // A link to a FIFO or a device fails here instead of blocking the hash.
+        let (mut opened, size) = crate::read::open_regular(&file).map_err(|error| match error {
+            crate::read::ReadError::Io(error) => cache(error),
+            other => cache(std::io::Error::other(other.to_string())),
+        })?;
         hasher.update(relative.to_string_lossy().as_bytes());
         hasher.update([0]);
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(&bytes);
+        hasher.update(size.to_le_bytes());
+        // Streamed: a package may hold large files. Never past the size hashed above, so
+        // a file growing meanwhile still hashes as a whole of that length.
+        let mut buffer = vec![0; 64 << 10];
+        let mut left = size;
+        while left > 0 {
+            let chunk = usize::try_from(left).map_or(buffer.len(), |left| left.min(buffer.len()));
+            let read = opened.read(&mut buffer[..chunk]).map_err(cache)?;
+            if read == 0 {
+                break;
+            }
+            hasher.update(&buffer[..read]);
+            left -= read as u64;
+        }
     }
     Ok(format!("sha256:{}", hex(&hasher.finalize())))
 }

@@ -42,9 +42,9 @@ impl Lock {
     /// Reads `root`'s lock file; none is an empty lock.
     pub(crate) fn read(root: &Path) -> Result<Self, String> {
         let path = root.join(LOCK_FILE);
-        match std::fs::read_to_string(&path) {
+        match crate::read::read_definition(&path) {
             Ok(text) => toml::from_str(&text).map_err(|error| error.message().to_owned()),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self {
+            Err(error) if error.is_not_found() => Ok(Self {
                 version: 1,
                 packages: BTreeMap::new(),
             }),

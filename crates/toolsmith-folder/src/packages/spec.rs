@@ -53,7 +53,7 @@ pub(crate) fn parse(root: &Path, config: &FolderConfig) -> (Vec<Spec>, Vec<Diagn
         return (specs, diagnostics);
     };
     let path = root.join(CONFIG_FILE);
-    let source = std::fs::read_to_string(&path).unwrap_or_default();
+    let source = crate::read::read_definition(&path).unwrap_or_default();
     let keys = crate::keys::toml_keys(&source);
     for (key, table) in tables {
         let location = crate::keys::key_location(&path, &source, &keys, &["packages", key]);

@@ -266,32 +266,26 @@ fn media(root: &Path, kind: &str, reference: &str) -> Result<(String, String), (
             format!("use a {valid} file"),
         ));
     };
-    let size = std::fs::metadata(&path)
-        .map_err(|error| {
-            (
-                format!("cannot read {kind} `{reference}`: {error}"),
-                format!(
-                    "paths are relative to the tools folder `{}`",
-                    root.display()
-                ),
-            )
-        })?
-        .len();
-    if size > MAX_MEDIA_BYTES {
-        return Err((
+    let bytes = crate::read::read_bytes(&path, MAX_MEDIA_BYTES).map_err(|error| match error {
+        crate::read::ReadError::TooLarge { size, .. } => (
             format!(
                 "{kind} `{reference}` is {} MiB; prompt media is limited to {} MiB",
                 size >> 20,
                 MAX_MEDIA_BYTES >> 20
             ),
             "use a smaller file, or link to it instead".into(),
-        ));
-    }
-    let bytes = std::fs::read(&path).map_err(|error| {
-        (
+        ),
+        crate::read::ReadError::Io(error) => (
             format!("cannot read {kind} `{reference}`: {error}"),
-            String::new(),
-        )
+            format!(
+                "paths are relative to the tools folder `{}`",
+                root.display()
+            ),
+        ),
+        not_regular @ crate::read::ReadError::NotRegular { .. } => (
+            format!("{kind} `{reference}` was {not_regular}"),
+            "use a regular file".into(),
+        ),
     })?;
     Ok((
         base64::engine::general_purpose::STANDARD.encode(bytes),

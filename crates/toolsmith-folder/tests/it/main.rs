@@ -1,6 +1,7 @@
 //! Integration tests of toolsmith-folder: whole folders on disk, loaded as a server would.
 
 mod conformance;
+mod files;
 mod loading;
 mod overrides;
 mod prompts_and_resources;

@@ -14,7 +14,7 @@ use allocative::Allocative;
 use starlark::environment::Module;
 use starlark::eval::{Arguments, Evaluator};
 use starlark::syntax::AstModule;
-use starlark::syntax::ast::{AssignTargetP, StmtP};
+use starlark::syntax::ast::{AssignTargetP, ExprP, StmtP};
 use starlark::values::dict::AllocDict;
 use starlark::values::{
     Heap, NoSerialize, ProvidesStaticType, StarlarkValue, Value, ValueLike, starlark_value,
@@ -222,13 +222,26 @@ pub fn run_code(
     })
 }
 
-/// The kept definitions of `previous`, parsed; one that no longer parses is a note.
+/// The kept definitions of `previous`, parsed; one that no longer parses, or is not just
+/// the `def` it is saved as, is a note.
+///
+/// A session file is only data: a statement appended after a saved `def` ran at the next
+/// run's restore (a `tools.delete(...)` after `def f(): ...` called the tool), and so
+/// does a call in a parameter's default. So only a source that is one `def` of its
+/// saved name, with no call outside its body, is run to restore it.
 fn parse_kept<'a>(
     previous: &'a KeptGlobals,
     notes: &mut Vec<String>,
 ) -> Vec<(&'a Definition, super::Program)> {
     let mut restored = Vec::new();
     for kept in &previous.definitions {
+        if let Err(why) = only_a_def(kept) {
+            notes.push(format!(
+                "`{}` from the session could not be restored: {why}",
+                kept.name
+            ));
+            continue;
+        }
         match parse(
             Path::new(&definition_file(&kept.name)),
             &kept.source,
@@ -242,6 +255,47 @@ fn parse_kept<'a>(
         }
     }
     restored
+}
+
+/// Whether the source of `kept`, as written, is one `def` of its name that runs nothing
+/// when executed (no call in a parameter's default or annotation); else why not.
+fn only_a_def(kept: &Definition) -> Result<(), &'static str> {
+    let file = definition_file(&kept.name);
+    let Ok(ast) = AstModule::parse(&file, kept.source.clone(), &dialect()) else {
+        // The guarded parse that follows says where it fails.
+        return Ok(());
+    };
+    let statement = match &ast.statement().node {
+        StmtP::Statements(statements) => match statements.as_slice() {
+            [one] => one,
+            _ => return Err("its saved source is not a single `def` statement"),
+        },
+        _ => ast.statement(),
+    };
+    let StmtP::Def(def) = &statement.node else {
+        return Err("its saved source is not a `def` statement");
+    };
+    if def.name.node.ident != kept.name {
+        return Err("its saved source defines another name");
+    }
+    let mut calls = false;
+    for parameter in &def.params {
+        parameter.node.visit_expr(|expr| calls |= has_call(expr));
+    }
+    if calls {
+        return Err("a parameter's default calls a function, which would run at restore");
+    }
+    Ok(())
+}
+
+/// Whether `expr` calls anything, anywhere inside it.
+fn has_call(expr: &starlark::syntax::ast::AstExpr) -> bool {
+    if let ExprP::Call(..) = expr.node {
+        return true;
+    }
+    let mut found = false;
+    expr.node.visit_expr(|inner| found |= has_call(inner));
+    found
 }
 
 /// What a program's value means as the evaluator's result (the result contract).

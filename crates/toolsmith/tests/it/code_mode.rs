@@ -98,6 +98,20 @@ fn structured(result: &CallToolResult) -> Value {
     result.structured_content.clone().unwrap_or(Value::Null)
 }
 
+/// The files of session `id` saved under `data`, by any folder's server.
+fn session_files(data: &Path, id: &str) -> Vec<std::path::PathBuf> {
+    let suffix = format!("shared--{id}.json");
+    std::fs::read_dir(data.join("toolsmith/sessions"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| path.to_string_lossy().ends_with(&suffix))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 const AGGREGATE: &str = r#"
 totals = {}
 page = 1
@@ -316,8 +330,34 @@ fn a_session_keeps_functions_and_values_across_runs_and_restarts() {
         "{}",
         text(&restarted)
     );
-    let file = data.path().join("toolsmith/sessions/shared--s1.json");
-    assert!(file.exists());
+    assert_eq!(session_files(data.path(), "s1").len(), 1);
+}
+
+#[test]
+fn two_folders_keep_separate_sessions() {
+    // Every stdio server of a user shared one session scope, so a session of one tools
+    // folder was resumed (its functions and values run) by the server of another folder.
+    let data = tempfile::tempdir().unwrap();
+    let first = records_folder("[evaluator]\n");
+    let second = records_folder("[evaluator]\n");
+    let one = serve(first.path(), data.path(), &[]);
+    let kept = run(
+        &one,
+        &json!({"session": "s1", "code": "secret = 41\nsecret"}),
+    );
+    assert_eq!(structured(&kept), json!({"result": 41}), "{}", text(&kept));
+    let other = serve(second.path(), data.path(), &[]);
+    let elsewhere = run(&other, &json!({"session": "s1", "code": "secret"}));
+    assert_eq!(elsewhere.is_error, Some(true), "{}", text(&elsewhere));
+    assert!(text(&elsewhere).contains("secret"), "{}", text(&elsewhere));
+    let again = run(&one, &json!({"session": "s1", "code": "secret + 1"}));
+    assert_eq!(
+        structured(&again),
+        json!({"result": 42}),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(session_files(data.path(), "s1").len(), 1);
 }
 
 #[test]
@@ -325,10 +365,12 @@ fn a_corrupt_session_file_is_reported_and_replaced() {
     // Issue 20, item 5.
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
-    let sessions = data.path().join("toolsmith/sessions");
-    std::fs::create_dir_all(&sessions).unwrap();
-    std::fs::write(sessions.join("shared--bad.json"), "{not json").unwrap();
     let client = serve(dir.path(), data.path(), &[]);
+    // The folder's session file, saved once, then broken.
+    let saved = run(&client, &json!({"session": "bad", "code": "1"}));
+    assert_eq!(saved.is_error, Some(false), "{}", text(&saved));
+    let [file] = session_files(data.path(), "bad").try_into().unwrap();
+    std::fs::write(file, "{not json").unwrap();
     let result = run(&client, &json!({"session": "bad", "code": "x = 1\nx"}));
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let shown = text(&result);
@@ -373,8 +415,9 @@ fn sessions_are_pruned_by_count_bytes_and_age() {
         "the oldest is pruned"
     );
     assert!(sessions.join("shared--old1.json").exists());
-    assert!(
-        sessions.join("shared--new.json").exists(),
+    assert_eq!(
+        session_files(data.path(), "new").len(),
+        1,
         "the session in use is kept"
     );
     assert_eq!(std::fs::read_dir(&sessions).unwrap().count(), 100);
@@ -402,13 +445,13 @@ fn sessions_are_pruned_by_count_bytes_and_age() {
     );
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     assert!(!ancient.exists(), "older than max_session_age");
-    let left: Vec<String> = std::fs::read_dir(&sessions)
+    let left: Vec<_> = std::fs::read_dir(&sessions)
         .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|entry| entry.unwrap().path())
         .collect();
     assert_eq!(
         left,
-        ["shared--big.json"],
+        session_files(data.path(), "big"),
         "the byte budget keeps only the session in use"
     );
 }
