@@ -7,23 +7,38 @@
 //! router layer's future, and this one is on the `tools/call` hot path; its own future is
 //! the handler's, or the refusal. The token check is a router layer (so it covers every
 //! path), present only when a token is set.
+//!
+//! A body declared over the limit is read and thrown away (up to [`DRAIN_FACTOR`] times the
+//! limit, for at most [`DRAIN_PATIENCE`]) before the 413 goes out with `Connection: close`:
+//! a socket closed with the client's bytes unread sends a reset, and the client would see
+//! that instead of the 413.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::uri::Authority;
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt as _;
 use subtle::ConstantTimeEq;
 use tower::{Layer, Service};
 
 use super::peek::content_length;
 use super::replies::{too_large, unauthorized};
+
+/// How many times the body limit a refused body is read to answer 413 on a connection the
+/// client can still read; a longer one gets the 413 at once, and likely a reset.
+const DRAIN_FACTOR: usize = 4;
+
+/// How long a refused body is read for before the 413 goes out anyway.
+const DRAIN_PATIENCE: Duration = Duration::from_secs(10);
 
 /// Refuses, before MCP sees it, a request whose target the `Host` checks would miss
 /// ([`HostRule::refuse_target`]) or whose declared body is over the limit (413).
@@ -43,15 +58,51 @@ impl Guard {
         }))
     }
 
-    fn refuse(&self, request: &Request) -> Option<Response> {
+    fn refuse(&self, request: &Request) -> Option<Refusal> {
         if let Some(refusal) = self.0.hosts.refuse_target(request.uri(), request.headers()) {
-            return Some(refusal);
+            return Some(Refusal::Now(refusal));
         }
         let limit = self.0.max_body_bytes;
-        content_length(request.headers())
-            .is_some_and(|length| length > limit)
-            .then(|| too_large(limit))
+        let length = content_length(request.headers()).filter(|&length| length > limit)?;
+        if length > limit.saturating_mul(DRAIN_FACTOR) {
+            return Some(Refusal::Now(closing(too_large(limit))));
+        }
+        Some(Refusal::AfterBody(limit))
     }
+}
+
+/// How a request is refused.
+enum Refusal {
+    /// With this answer, at once.
+    Now(Response),
+    /// With 413 for a body over this limit, once the body was read (and thrown away).
+    AfterBody(usize),
+}
+
+/// Reads `body` to its end (for at most [`DRAIN_PATIENCE`], and no more than
+/// [`DRAIN_FACTOR`] times `limit`), then answers 413 and closes the connection.
+async fn drain_then_refuse(body: Body, limit: usize) -> Response {
+    let bound = limit.saturating_mul(DRAIN_FACTOR);
+    let drain = async {
+        let mut body = body;
+        let mut read = 0usize;
+        while let Some(Ok(frame)) = body.frame().await {
+            read = read.saturating_add(frame.data_ref().map_or(0, axum::body::Bytes::len));
+            if read > bound {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_PATIENCE, drain).await;
+    closing(too_large(limit))
+}
+
+/// `response`, with `Connection: close`: the connection is not kept for another request.
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 impl<S> Layer<S> for Guard {
@@ -87,7 +138,10 @@ where
 
     fn call(&mut self, request: Request) -> Checked<S::Future> {
         match self.guard.refuse(&request) {
-            Some(refusal) => Checked::Refused(Some(refusal)),
+            Some(Refusal::Now(refusal)) => Checked::Refused(Some(refusal)),
+            Some(Refusal::AfterBody(limit)) => {
+                Checked::Draining(Box::pin(drain_then_refuse(request.into_body(), limit)))
+            }
             None => Checked::Passed(self.inner.call(request)),
         }
     }
@@ -97,6 +151,8 @@ where
 pub(super) enum Checked<F> {
     /// Refused; `None` once answered.
     Refused(Option<Response>),
+    /// Refused once the body is read (a body over the limit).
+    Draining(Pin<Box<dyn Future<Output = Response> + Send>>),
     /// Let through.
     Passed(F),
 }
@@ -112,6 +168,7 @@ where
             Self::Refused(refusal) => {
                 Poll::Ready(Ok(refusal.take().expect("a refusal is answered once")))
             }
+            Self::Draining(draining) => draining.as_mut().poll(cx).map(Ok),
             Self::Passed(future) => Pin::new(future).poll(cx),
         }
     }

@@ -514,3 +514,45 @@ async fn a_request_reusing_a_running_id_is_refused_and_the_first_is_answered() {
         .unwrap_or_else(|| panic!("no answer to the first call in `{answer}`"));
     assert_eq!(message["result"]["isError"], true, "{message}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_limit_is_read_before_its_413() {
+    // A 5 MB `Content-Length` POST got its 413 before its body was read, and the
+    // connection was closed with the body unread: the client saw a reset, not the 413.
+    let url = serve(HttpOptions::default()).await;
+    let address = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let answer = tokio::task::spawn_blocking(move || {
+        use std::io::{Read as _, Write as _};
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let body = vec![b' '; 5 * 1024 * 1024];
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        stream.write_all(&body).expect("the server reads the whole body");
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("the answer is read to its end, not reset");
+        answer
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 413 "), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("the request body limit is 4194304 bytes"),
+        "{answer}"
+    );
+}
