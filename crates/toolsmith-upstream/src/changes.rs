@@ -79,8 +79,13 @@ fn pass_on() {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        if let Some(listener) = listener {
-            listener();
+        // A listener that panics must not stop every later reload.
+        if let Some(listener) = listener
+            && std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener())).is_err()
+        {
+            tracing::warn!(
+                "reloading after an upstream's change panicked; the next change reloads again"
+            );
         }
         std::thread::sleep(RELOAD_INTERVAL);
     }
