@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use toolsmith_command::Confinement;
 use toolsmith_model::{PermissionFamily, Permissions, ToolDefinition, Withheld};
 use toolsmith_starlark::Restrict;
 
@@ -21,16 +22,66 @@ pub(crate) struct Allow {
     host: PathBuf,
     /// `allow`, as written.
     grants: Permissions,
+    /// `allow = {"commands" = true}`: whether the tools may run programs.
+    commands: bool,
 }
 
 impl Allow {
-    pub(crate) fn new(key: &str, folder: &Path, host: &Path, grants: Permissions) -> Self {
+    pub(crate) fn new(
+        key: &str,
+        folder: &Path,
+        host: &Path,
+        grants: Permissions,
+        commands: bool,
+    ) -> Self {
         Self {
             key: key.to_owned(),
             folder: crate::resolved_path(folder),
             host: crate::resolved_path(host),
             grants,
+            commands,
         }
+    }
+
+    /// `[packages.NAME] allow`, for messages.
+    pub(crate) fn table(&self) -> String {
+        format!("[packages.{}] allow", self.key)
+    }
+
+    /// Whether the package's tools may run programs (`allow = {"commands" = true}`).
+    pub(crate) fn commands(&self) -> bool {
+        self.commands
+    }
+
+    /// What the programs `definition`'s tool starts may touch: nothing at all without
+    /// `commands = true`; else the package folder, the system folders, and the `fs.*`
+    /// grants and network it holds after [`cap`](Self::cap).
+    pub(crate) fn confinement(&self, definition: &ToolDefinition) -> Confinement {
+        if !self.commands {
+            return Confinement::refuse(self.commands_denied());
+        }
+        let permissions = &definition.permissions;
+        let confinement = permissions
+            .fs_read
+            .iter()
+            .fold(Confinement::new(&self.folder), |confinement, grant| {
+                confinement.read(grant_path(&self.folder, grant))
+            });
+        permissions
+            .fs_write
+            .iter()
+            .fold(confinement, |confinement, grant| {
+                confinement.write(grant_path(&self.folder, grant))
+            })
+            .network(!permissions.net.is_empty())
+    }
+
+    /// Why a tool of this package may not run a program, and the fix.
+    pub(crate) fn commands_denied(&self) -> String {
+        format!(
+            "package `{key}` may not run programs; to let its command tools run (confined to the package folder and their grants), add `\"commands\" = true` to `[packages.{key}] allow` in the host's toolsmith.toml",
+            key = self.key
+        )
     }
 
     /// The cap as a load restriction.
@@ -178,6 +229,7 @@ mod tests {
                 fs_read: vec!["shared".into()],
                 ..Permissions::default()
             },
+            false,
         );
         let mut definition =
             ToolDefinition::new("forecast_get", "x", toolsmith_model::JsonObject::new());

@@ -51,6 +51,11 @@ pub struct Package {
     /// asked for beyond `allow`), sorted by name; a tool whose name another took is not
     /// among them.
     pub tools: Vec<ToolDefinition>,
+    /// `allow = {"commands" = true}`: whether its tools may run programs, confined.
+    pub commands: bool,
+    /// The published names of its tools that run a program (a `command`, `worker` or
+    /// `init` command) and were not loaded because `allow` does not name `commands`.
+    pub refused: Vec<String>,
 }
 
 /// What the packages of a folder loaded, before they join the folder's own tools.
@@ -331,7 +336,8 @@ fn load_package(
             return;
         }
     };
-    let allow = allow::Allow::new(&spec.key, &folder, root, spec.allow.clone());
+    let allow = allow::Allow::new(&spec.key, &folder, root, spec.allow.clone(), spec.commands);
+    loaded.diagnostics.extend(unconfinable(spec));
     let settings = toolsmith_starlark::LoadSettings {
         base_dir: folder.clone(),
         load_timeout: config
@@ -350,6 +356,7 @@ fn load_package(
     };
     let index = loaded.packages.len();
     let mut definitions = Vec::new();
+    let mut refused = Vec::new();
     for file in &files {
         for diagnostic in &file.module.diagnostics {
             let mut diagnostic = diagnostic.clone();
@@ -372,8 +379,17 @@ fn load_package(
                     .push(diagnostic.for_tool(&definition.name));
                 continue;
             }
+            if !allow.commands() && runs_programs(&definition) {
+                loaded
+                    .diagnostics
+                    .push(commands_denied(&allow, &definition));
+                refused.push(definition.name);
+                continue;
+            }
             definitions.push(definition.clone());
-            let tool = tool::PackageTool::new(definition, Arc::clone(tool), folder.clone());
+            let confinement = allow.confinement(&definition);
+            let tool =
+                tool::PackageTool::new(definition, Arc::clone(tool), folder.clone(), confinement);
             loaded.tools.push((index, Arc::new(tool)));
         }
     }
@@ -390,7 +406,54 @@ fn load_package(
         folder,
         prefix,
         tools: definitions,
+        commands: spec.commands,
+        refused,
     });
+}
+
+/// A warning when `spec` lets its tools run programs where they cannot be confined: they
+/// are refused at each call.
+fn unconfinable(spec: &spec::Spec) -> Option<Diagnostic> {
+    if !spec.commands {
+        return None;
+    }
+    let reason = toolsmith_command::confinement_support().err()?;
+    let mut warning = at(
+        spec,
+        format!(
+            "the command tools of package `{}` cannot run here: they run only confined, and {reason}",
+            spec.key
+        ),
+    )
+    .with_help("its other tools are served; run the server on Linux 5.13 or later for its command tools");
+    warning.severity = Severity::Warning;
+    Some(warning)
+}
+
+/// Whether a tool runs a program: a manifest's `command` (a `worker` too) or `init`
+/// command. A manifest's keys are among its source facts, which a package's load keeps.
+fn runs_programs(definition: &ToolDefinition) -> bool {
+    matches!(definition.init, Some(toolsmith_model::Init::Command(_)))
+        || definition
+            .facts
+            .as_ref()
+            .is_some_and(|facts| facts.key(&["command"]).is_some())
+}
+
+/// A package's tool that runs a program, left out because `allow` does not name
+/// `commands`.
+fn commands_denied(allow: &allow::Allow, definition: &ToolDefinition) -> Diagnostic {
+    Diagnostic::error(
+        "package-permission-denied",
+        definition.source.clone(),
+        format!(
+            "tool `{}` runs a program, which `{}` does not allow; it is not served",
+            definition.name,
+            allow.table()
+        ),
+    )
+    .with_help(allow.commands_denied())
+    .for_tool(&definition.name)
 }
 
 /// One pin `toolsmith packages update` moved (or made, or kept).

@@ -40,6 +40,8 @@ pub(crate) struct Spec {
     pub(crate) prefix: Option<String>,
     /// `allow`: the most the package's tools may hold.
     pub(crate) allow: Permissions,
+    /// `allow = {"commands" = true}`: whether the package's tools may run programs.
+    pub(crate) commands: bool,
     /// Where the table is written, for diagnostics.
     pub(crate) location: SourceLocation,
 }
@@ -139,9 +141,9 @@ fn spec(
             return None;
         }
     };
-    let allow = match table.get("allow") {
-        None => Permissions::default(),
-        Some(Value::Object(allow)) => allowed(key, allow, problem),
+    let (allow, commands) = match table.get("allow") {
+        None => (Permissions::default(), false),
+        Some(Value::Object(allow)) => (allowed(key, allow, problem), commands(key, allow, problem)),
         Some(other) => {
             problem(
                 format!(
@@ -150,7 +152,7 @@ fn spec(
                 ),
                 "e.g. allow = {\"net\" = [\"api.example.com\"], \"env\" = [\"API_KEY\"]}".into(),
             );
-            Permissions::default()
+            (Permissions::default(), false)
         }
     };
     Some(Spec {
@@ -158,6 +160,7 @@ fn spec(
         source,
         prefix,
         allow,
+        commands,
         location,
     })
 }
@@ -166,9 +169,13 @@ fn spec(
 fn allowed(key: &str, allow: &JsonObject, problem: &mut impl FnMut(String, String)) -> Permissions {
     let mut permissions = Permissions::default();
     for (name, value) in allow {
+        if name == COMMANDS {
+            continue;
+        }
         let Some(family) = PermissionFamily::parse(name) else {
-            let names = PermissionFamily::ALL.map(PermissionFamily::name);
-            let hint = toolsmith_model::names::suggestion(name, names)
+            let families = PermissionFamily::ALL.map(PermissionFamily::name);
+            let names = [families.as_slice(), &[COMMANDS]].concat();
+            let hint = toolsmith_model::names::suggestion(name, names.iter().copied())
                 .unwrap_or_else(|| format!("known permissions: {}", names.join(", ")));
             problem(
                 format!("unknown permission `{name}` in `[packages.{key}] allow`"),
@@ -194,6 +201,28 @@ fn allowed(key: &str, allow: &JsonObject, problem: &mut impl FnMut(String, Strin
     permissions
 }
 
+/// The key of `allow` that lets a package's tools run programs.
+const COMMANDS: &str = "commands";
+
+/// `allow = {"commands" = true}`: whether the package's tools may run programs (a
+/// manifest's `command`, `worker` or `init`); anything but `true` is no.
+fn commands(key: &str, allow: &JsonObject, problem: &mut impl FnMut(String, String)) -> bool {
+    match allow.get(COMMANDS) {
+        None => false,
+        Some(Value::Bool(allowed)) => *allowed,
+        Some(other) => {
+            problem(
+                format!(
+                    "`[packages.{key}] allow.\"{COMMANDS}\"` must be `true` or `false`, got {}; the package's tools run no programs",
+                    toolsmith_model::kind(other)
+                ),
+                format!("write `\"{COMMANDS}\" = true` to let them run, confined"),
+            );
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,6 +245,7 @@ mod tests {
         assert_eq!(specs[0].prefix.as_deref(), Some("wx"));
         assert_eq!(specs[0].allow.net, ["api.example.com"]);
         assert_eq!(specs[0].allow.fs_read, ["../data"]);
+        assert!(!specs[0].commands);
         assert_eq!(specs[0].location.line, 1);
         assert_eq!(
             specs[1].source,
@@ -225,6 +255,22 @@ mod tests {
             }
         );
         assert_eq!(specs[1].location.line, 6);
+    }
+
+    #[test]
+    fn commands_are_allowed_only_by_true() {
+        let (specs, problems) = parsed(
+            "[packages.a]\npath = \"a\"\nallow = {\"commands\" = true, \"env\" = [\"KEY\"]}\n[packages.b]\npath = \"b\"\nallow = {\"commands\" = \"yes\"}\n",
+        );
+        assert!(specs[0].commands);
+        assert_eq!(specs[0].allow.env, ["KEY"]);
+        assert!(!specs[1].commands);
+        assert_eq!(
+            problems,
+            [
+                "`[packages.b] allow.\"commands\"` must be `true` or `false`, got a string; the package's tools run no programs"
+            ]
+        );
     }
 
     #[test]
