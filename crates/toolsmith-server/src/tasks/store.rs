@@ -147,7 +147,7 @@ struct Entry {
     number: u64,
     created: Instant,
     ttl: Option<Duration>,
-    /// When the task's work ended; `None` while it runs (or once its TTL aborted it).
+    /// When the task's work ended (or its TTL ended it); `None` while it runs.
     ended: Option<Instant>,
 }
 
@@ -157,13 +157,11 @@ impl Entry {
     /// once it ended; `None`: never (no TTL).
     fn deadline(&self, now: Instant) -> Option<Instant> {
         let ttl = self.ttl?;
-        match self.ended {
-            Some(ended) => ended.checked_add(ttl),
-            None => {
-                let soon = now.checked_add(Duration::from_millis(1))?;
-                self.created.checked_add(ttl).map(|end| end.max(soon))
-            }
+        if let Some(ended) = self.ended {
+            return ended.checked_add(ttl);
         }
+        let soon = now.checked_add(Duration::from_millis(1))?;
+        self.created.checked_add(ttl).map(|end| end.max(soon))
     }
 }
 
@@ -184,13 +182,9 @@ impl Kept {
             let Some(task) = self.tasks.get_mut(&id) else {
                 continue;
             };
-            let ended = match task.manager.get_task(&id) {
-                Ok(detailed) => detailed.status().is_terminal(),
-                Err(_) => {
-                    self.forget(&id);
-                    continue;
-                }
-            };
+            // The count sweeps the manager's one task (failing it once its TTL passed)
+            // without copying its result.
+            let ended = task.manager.running_task_count() == 0;
             if ended && task.ended.is_none() {
                 // Ended by its TTL just now (the sweep aborted the work).
                 task.ended = Some(now);
