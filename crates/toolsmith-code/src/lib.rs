@@ -48,7 +48,8 @@ pub use options::{
 /// `tool_search` and `execute_tool` built-ins are added when `catalog` has none).
 ///
 /// A folder tool with the evaluator's name wins: the evaluator is left out with a
-/// `duplicate-tool-name` diagnostic.
+/// `duplicate-tool-name` diagnostic (unless `catalog` has one for that name already, as
+/// the folder's load reports it).
 pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Arc<Catalog> {
     if !settings.enabled {
         return catalog;
@@ -67,12 +68,6 @@ pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Ar
     } else {
         catalog
     };
-    let evaluator = tool::RunCode::new(
-        Arc::clone(&catalog),
-        &settings.name,
-        &settings.options,
-        settings.folder.as_deref(),
-    );
     let discoverable = |entry: &toolsmith_model::CatalogEntry| {
         if only {
             entry.definition().name != TOOL_SEARCH
@@ -80,6 +75,19 @@ pub fn with_evaluator(catalog: Arc<Catalog>, settings: &EvaluatorSettings) -> Ar
             entry.discoverable()
         }
     };
+    let reported = catalog.diagnostics().iter().any(|diagnostic| {
+        diagnostic.rule == "duplicate-tool-name"
+            && diagnostic.tool.as_deref() == Some(settings.name.as_str())
+    });
+    if reported && catalog.get(&settings.name).is_some() {
+        return Arc::new(catalog.derive(discoverable, Vec::new(), Vec::new()));
+    }
+    let evaluator = tool::RunCode::new(
+        Arc::clone(&catalog),
+        &settings.name,
+        &settings.options,
+        settings.folder.as_deref(),
+    );
     Arc::new(catalog.derive(discoverable, vec![Arc::new(evaluator)], Vec::new()))
 }
 
@@ -108,6 +116,45 @@ mod tests {
 
     fn text(outcome: &toolsmith_model::CallOutcome) -> String {
         serde_json::to_string(&outcome.content).unwrap()
+    }
+
+    /// The folder's load reports a tool named as the evaluator; serving it says so once.
+    #[test]
+    fn a_reported_name_clash_serves_the_tool_without_a_second_diagnostic() {
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        let tool = Counted(
+            ToolDefinition::new("run_code", "A folder's own tool of that name.", schema),
+            Arc::new(AtomicUsize::new(0)),
+        );
+        let reported = toolsmith_model::Diagnostic::error(
+            "duplicate-tool-name",
+            toolsmith_model::SourceLocation::file("toolsmith.toml"),
+            "the code-mode evaluator is named `run_code`, as a tool is",
+        )
+        .for_tool("run_code");
+        let catalog = Arc::new(Catalog::new(vec![Arc::new(tool)], vec![reported]));
+        let settings = EvaluatorSettings {
+            enabled: true,
+            ..EvaluatorSettings::default()
+        };
+        let served = with_evaluator(catalog, &settings);
+        let names: Vec<_> = served
+            .definitions()
+            .map(|d| d.description.clone())
+            .collect();
+        assert_eq!(names, ["A folder's own tool of that name."]);
+        assert_eq!(served.diagnostics().len(), 1, "{:?}", served.diagnostics());
+
+        // Not reported by the load (an embedder's catalog): the served catalog says it.
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        let tool = Counted(
+            ToolDefinition::new("run_code", "A folder's own tool of that name.", schema),
+            Arc::new(AtomicUsize::new(0)),
+        );
+        let catalog = Arc::new(Catalog::new(vec![Arc::new(tool)], Vec::new()));
+        let served = with_evaluator(catalog, &settings);
+        assert_eq!(served.definitions().count(), 1);
+        assert_eq!(served.diagnostics()[0].rule, "duplicate-tool-name");
     }
 
     /// A session file's `source` was run whole at restore, so a statement appended after a

@@ -261,6 +261,45 @@ pub(crate) fn search_settings(
     settings
 }
 
+/// The `duplicate-tool-name` error for a tool of `tools` named as the evaluator `settings`
+/// (of `root`'s `toolsmith.toml`) turns on (docs/code-mode.md): the tool is served, the
+/// evaluator is not. It points at `[evaluator]` in `toolsmith.toml`, not at the tool's
+/// file, which loaded fine (a reload keeps the old tools of a file with an error).
+pub(crate) fn evaluator_clash(
+    root: &Path,
+    settings: &EvaluatorSettings,
+    tools: &[std::sync::Arc<dyn toolsmith_model::Tool>],
+) -> Option<Diagnostic> {
+    if !settings.enabled {
+        return None;
+    }
+    let tool = tools.iter().find(|tool| tool.name() == settings.name)?;
+    let name = &settings.name;
+    let path = root.join(CONFIG_FILE);
+    let source = crate::read::read_definition(&path).unwrap_or_default();
+    let keys = crate::keys::toml_keys(&source);
+    let key: &[&str] = if keys.iter().any(|key| key.is(&["evaluator", "name"])) {
+        &["evaluator", "name"]
+    } else {
+        &["evaluator"]
+    };
+    let location = crate::keys::key_location(&path, &source, &keys, key);
+    Some(
+        Diagnostic::error(
+            "duplicate-tool-name",
+            location,
+            format!(
+                "the code-mode evaluator is named `{name}`, as the tool at {} is; the tool is served and the evaluator is not",
+                tool.definition().source
+            ),
+        )
+        .with_help(format!(
+            "rename the tool, or give the evaluator another name: `[evaluator] name = \"{name}_code\"`"
+        ))
+        .for_tool(name),
+    )
+}
+
 /// `[evaluator]` (or a profile's `evaluator`): `true`/`false`, or a table of `enabled`,
 /// `mode` and `name` set on `base`; a table turns the evaluator on unless it says
 /// `enabled = false`. A bad value keeps the base's with a warning.

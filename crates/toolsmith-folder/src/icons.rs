@@ -34,10 +34,7 @@ pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<()
             Diagnostic::error(
                 "invalid-icon",
                 definition.source.clone(),
-                format!(
-                    "icon `{}` of tool `{}`: {error}",
-                    icon.src, definition.name
-                ),
+                format!("icon `{}` of tool `{}`: {error}", icon.src, definition.name),
             )
             .with_help(format!(
                 "icon paths are relative to the tools folder `{}`",

@@ -448,6 +448,7 @@ impl ToolFolder {
             .or_else(|| options.get(toolsmith_model::RUN_CODE))
             .cloned()
             .unwrap_or_default();
+        diagnostics.extend(config::evaluator_clash(root, &config.evaluator, &tools));
         if defer && defer::pays(own_files, &config) {
             let (root, config, options) = (root.to_owned(), config.clone(), options.clone());
             let publish: Arc<defer::Publish> = Arc::new(move |definition: &mut ToolDefinition| {

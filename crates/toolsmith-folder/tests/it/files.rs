@@ -33,7 +33,7 @@ fn load_within(root: &Path, limit: Duration) -> ToolFolder {
     receiver
         .recv_timeout(limit)
         .expect("the folder loads without waiting on a FIFO")
-        .unwrap()
+        .expect("the folder is a readable folder")
 }
 
 fn names(folder: &ToolFolder) -> Vec<String> {

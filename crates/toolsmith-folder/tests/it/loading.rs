@@ -181,3 +181,37 @@ fn a_reload_keeps_the_inits_of_unchanged_files() {
     assert_eq!(status(&edited, "embed"), InitStatus::NotRun);
     assert_eq!(status(&edited, "transcribe"), InitStatus::Ready);
 }
+
+#[test]
+fn an_evaluator_named_as_a_tool_is_a_duplicate_tool_name() {
+    // `[evaluator] name` equal to a tool's name gave no diagnostic, though the docs promise
+    // `duplicate-tool-name`: the tool is served, and the load says the evaluator is not.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("toolsmith.toml"),
+        "[server]\nname = \"x\"\n\n[evaluator]\nname = \"echo\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("echo.star"), tool("echo")).unwrap();
+    let folder = ToolFolder::load(dir.path()).unwrap();
+    let names: Vec<_> = folder
+        .catalog()
+        .definitions()
+        .map(|d| d.name.as_str())
+        .collect();
+    assert_eq!(names, ["echo"]);
+    let diagnostics = folder.catalog().diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let clash = &diagnostics[0];
+    assert_eq!(clash.rule, "duplicate-tool-name");
+    assert!(clash.location.path.ends_with("toolsmith.toml"), "{clash}");
+    assert_eq!(clash.location.line, 5, "{clash}");
+    assert!(
+        clash.message.contains("evaluator is named `echo`") && clash.message.contains("echo.star"),
+        "{clash}"
+    );
+
+    // Not turned on: nothing to say.
+    std::fs::write(dir.path().join("toolsmith.toml"), "[options.echo]\n").unwrap();
+    assert!(folder.reload().unwrap().catalog().diagnostics().is_empty());
+}
