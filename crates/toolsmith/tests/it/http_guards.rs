@@ -177,3 +177,35 @@ fn a_body_that_does_not_arrive_gets_408() {
     assert_eq!(status, 408, "{answer}");
     assert_eq!(server.stop(), Some(0));
 }
+
+// A 5 MB `Content-Length` POST got its 413 before its body was read, and the connection
+// was closed with the body unread, so the client saw a reset instead of the 413.
+#[test]
+fn a_body_over_the_limit_is_read_before_its_413() {
+    let server = ServeProcess::http(&["examples/tools"], None);
+    let body = vec![b' '; 5 * 1024 * 1024];
+    let mut stream = server.connect();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    stream
+        .write_all(&body)
+        .expect("the server reads the whole body");
+    let mut answer = String::new();
+    stream
+        .read_to_string(&mut answer)
+        .expect("the answer is read to the end, not reset");
+    assert!(answer.starts_with("HTTP/1.1 413 "), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("the request body limit is 4194304 bytes"),
+        "{answer}"
+    );
+    assert_eq!(server.stop(), Some(0));
+}
