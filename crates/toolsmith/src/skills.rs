@@ -66,31 +66,12 @@ pub(crate) fn skills(
             summary: folder.config().instructions.clone(),
             tools: all,
         }],
-        Grouping::Profile => folder
-            .config()
-            .profiles
-            .values()
-            .filter_map(|profile| {
-                let view = folder.with_profile(&profile.name).ok()?;
-                let names: Vec<String> = view
-                    .catalog()
-                    .definitions()
-                    .map(|t| t.name.clone())
-                    .collect();
-                Some(Group {
-                    name: profile.name.clone(),
-                    summary: profile
-                        .description
-                        .clone()
-                        .or_else(|| profile.instructions.clone()),
-                    tools: all
-                        .iter()
-                        .copied()
-                        .filter(|t| names.contains(&t.name))
-                        .collect(),
-                })
-            })
-            .collect(),
+        Grouping::Profile => with_the_rest(
+            profile_groups(folder, &all),
+            &all,
+            &server,
+            folder.config().instructions.as_ref(),
+        ),
         Grouping::Tag => {
             let mut tags: Vec<&str> = all
                 .iter()
@@ -137,10 +118,77 @@ pub(crate) fn skills(
         .collect()
 }
 
+/// One group per `[profiles.NAME]`, with the tools that profile serves.
+fn profile_groups<'a>(folder: &ToolFolder, all: &[&'a ToolDefinition]) -> Vec<Group<'a>> {
+    folder
+        .config()
+        .profiles
+        .values()
+        .filter_map(|profile| {
+            let view = folder.with_profile(&profile.name).ok()?;
+            let names: Vec<String> = view
+                .catalog()
+                .definitions()
+                .map(|t| t.name.clone())
+                .collect();
+            Some(Group {
+                name: profile.name.clone(),
+                summary: profile
+                    .description
+                    .clone()
+                    .or_else(|| profile.instructions.clone()),
+                tools: all
+                    .iter()
+                    .copied()
+                    .filter(|t| names.contains(&t.name))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
 struct Group<'a> {
     name: String,
     summary: Option<String>,
     tools: Vec<&'a ToolDefinition>,
+}
+
+/// `groups` plus one named after the server for the tools none of them has: every tool
+/// lands in some skill, since a profile is a selection, not a partition of the folder.
+fn with_the_rest<'a>(
+    mut groups: Vec<Group<'a>>,
+    all: &[&'a ToolDefinition],
+    server: &str,
+    instructions: Option<&String>,
+) -> Vec<Group<'a>> {
+    let rest: Vec<&ToolDefinition> = all
+        .iter()
+        .copied()
+        .filter(|tool| {
+            !groups
+                .iter()
+                .any(|group| group.tools.iter().any(|t| t.name == tool.name))
+        })
+        .collect();
+    if rest.is_empty() {
+        return groups;
+    }
+    let taken = |name: &str| {
+        groups
+            .iter()
+            .any(|group| skill_name(&group.name) == skill_name(name))
+    };
+    let name = if taken(server) {
+        format!("{server}-more")
+    } else {
+        server.to_owned()
+    };
+    groups.push(Group {
+        name,
+        summary: instructions.cloned(),
+        tools: rest,
+    });
+    groups
 }
 
 impl Group<'_> {

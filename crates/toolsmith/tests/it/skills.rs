@@ -111,6 +111,55 @@ fn skills_follow_the_format_and_their_script_runs_the_tool() {
 }
 
 #[test]
+fn every_tool_lands_in_a_skill_when_a_profile_leaves_one_out() {
+    // One skill per profile silently dropped the tools no profile names (5 of the 10
+    // example tools): they go to a skill named after the server.
+    let dir = folder(&[
+        ("people.star", TOOLS),
+        (
+            "toolsmith.toml",
+            "[server]\nname = \"acme\"\ninstructions = \"Acme's people tools.\"\n\n[profiles.greeting]\ndescription = \"Greetings\"\ntools = [\"greet\"]\n",
+        ),
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    let written = skills(dir.path(), out.path(), &["--json"]);
+    assert!(
+        written.status.success(),
+        "{}",
+        String::from_utf8_lossy(&written.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&written.stdout).unwrap();
+    let mut covered: Vec<(String, Vec<String>)> = report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| {
+            (
+                skill["name"].as_str().unwrap().to_owned(),
+                serde_json::from_value(skill["tools"].clone()).unwrap(),
+            )
+        })
+        .collect();
+    covered.sort();
+    assert_eq!(
+        covered,
+        [
+            ("acme".to_owned(), vec!["shout".to_owned()]),
+            ("greeting".to_owned(), vec!["greet".to_owned()]),
+        ]
+    );
+    let (_, description) = front_matter(&out.path().join("acme"));
+    assert!(
+        description.starts_with("Acme's people tools."),
+        "{description}"
+    );
+    assert_eq!(
+        skills(dir.path(), out.path(), &["--check"]).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
 fn check_fails_when_a_description_changes_and_passes_after_regenerating() {
     let dir = folder(&[("people.star", TOOLS)]);
     let out = tempfile::tempdir().unwrap();
