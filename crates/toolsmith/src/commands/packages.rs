@@ -103,6 +103,16 @@ fn human(printer: Printer, package: &Package) -> String {
             }
         }
     }
+    if package.commands {
+        text.push_str("\n  commands: allowed, confined to the package folder and its grants");
+    } else if !package.refused.is_empty() {
+        let refused = format!(
+            "commands: not allowed; not served: {} (add `\"commands\" = true` to `[packages.{}] allow`)",
+            package.refused.join(", "),
+            package.key
+        );
+        let _ = write!(text, "\n  {}", printer.style(Style::Yellow, &refused));
+    }
     if package.tools.is_empty() {
         text.push_str("\n  no tools");
     }
@@ -146,6 +156,8 @@ fn package_json(package: &Package) -> Value {
         "folder": package.folder,
         "prefix": package.prefix,
         "tools": package.tools.iter().map(tool_json).collect::<Vec<_>>(),
+        "commands": package.commands,
+        "refused": package.refused,
     })
 }
 

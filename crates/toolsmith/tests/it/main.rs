@@ -25,6 +25,7 @@ mod metrics;
 mod new;
 mod oauth;
 mod openapi;
+mod package_commands;
 mod packages;
 mod page;
 mod page_browser;

@@ -68,7 +68,7 @@ impl Fixture {
             "host/toolsmith.toml",
             &format!(
                 "[server]\nname = \"host\"\n\n[packages.weather]\npath = \"../weather\"\n\n\
-                 [packages.text]\npath = \"../text\"\nprefix = \"txt\"\n\n\
+                 [packages.text]\npath = \"../text\"\nprefix = \"txt\"\nallow = {{\"commands\" = true}}\n\n\
                  [packages.geo]\ngit = \"{}\"\nrev = \"main\"\n",
                 geo.display()
             ),
