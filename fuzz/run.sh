@@ -3,7 +3,7 @@
 # seed corpus in seeds/<target>/; fails on the first crash, panic, timeout or OOM, leaving
 # the input in artifacts/<target>/. See docs/fuzzing.md.
 #
-#   fuzz/run.sh 20                # what CI runs: 9 targets x 20 s, two at a time
+#   fuzz/run.sh 20                # what CI runs: 10 targets x 20 s, two at a time
 #   fuzz/run.sh 600 toon_encode   # one target, longer
 #   FUZZ_JOBS=1 fuzz/run.sh 60    # one target at a time (default: one per core)
 #

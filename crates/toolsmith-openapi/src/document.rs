@@ -41,11 +41,20 @@ impl Document {
             SpecLocation::Url(url) => cached(url, &spec.name, root)?,
         };
         let text = read_regular(&path)?;
+        Self::parse(&text, path)
+    }
+
+    /// The document `text` (JSON or YAML), read from `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`OpenApiError::Invalid`]: not JSON or YAML, or not OpenAPI 3.0 or 3.1.
+    pub fn parse(text: &str, path: PathBuf) -> Result<Self, OpenApiError> {
         let invalid = |message: String| OpenApiError::Invalid {
             path: path.clone(),
             message,
         };
-        let root = parse(&text).map_err(invalid)?;
+        let root = parse(text).map_err(invalid)?;
         let version = root
             .get("openapi")
             .and_then(Value::as_str)
