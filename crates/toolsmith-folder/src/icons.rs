@@ -34,7 +34,13 @@ pub(crate) fn resolve(root: &Path, definition: &mut ToolDefinition) -> Result<()
             Diagnostic::error(
                 "invalid-icon",
                 definition.source.clone(),
-                format!("icon `{}` of tool `{}`: {error}", icon.src, definition.name),
+                match error {
+                    crate::read::ReadError::Io(error) => format!(
+                        "icon `{}` of tool `{}` cannot be read: {error}",
+                        icon.src, definition.name
+                    ),
+                    other => format!("icon `{}` of tool `{}`: {other}", icon.src, definition.name),
+                },
             )
             .with_help(format!(
                 "icon paths are relative to the tools folder `{}`",
