@@ -481,6 +481,27 @@ mod tests {
             Some(Confinement::new(folder.path())),
         ));
         assert_eq!(confined, "mine\nenviron: 0");
+        // The restriction was the spawning thread's alone: this thread is as free as before.
+        let after = text(&run(folder.path(), &script, None));
+        assert!(after.contains("host secret"), "{after}");
+    }
+
+    #[test]
+    fn a_confined_program_connects_only_with_a_net_grant() {
+        // Landlock confines TCP from ABI 4 (Linux 6.7) on.
+        if !confinement_support().is_ok_and(|abi| abi >= 4) || !Path::new("/bin/bash").exists() {
+            return;
+        }
+        let folder = tempfile::tempdir().unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let script = format!(
+            "bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' 2>/dev/null && echo connected || echo refused"
+        );
+        let without = Confinement::new(folder.path());
+        assert_eq!(text(&run(folder.path(), &script, Some(without))), "refused");
+        let with = Confinement::new(folder.path()).network(true);
+        assert_eq!(text(&run(folder.path(), &script, Some(with))), "connected");
     }
 
     #[test]
