@@ -15,6 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 /// Whether the direct path may serve `request`: a `tools/call` that does not name its own
@@ -28,7 +29,14 @@ pub(crate) fn takes(request: &ClientRequest) -> bool {
 /// Cancelling one removes it, so its response is dropped. Cheap to clone; clones share the
 /// calls.
 #[derive(Clone, Default)]
-pub(crate) struct Calls(Arc<Mutex<HashMap<RequestId, CancellationToken>>>);
+pub(crate) struct Calls(Arc<Running>);
+
+#[derive(Default)]
+struct Running {
+    calls: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Told whenever a call leaves, for [`Calls::idle`].
+    left: Notify,
+}
 
 /// A call on the direct path, from [`Calls::start`] until [`Call::finish`]; dropped
 /// unfinished (the client hung up), it leaves the running calls all the same.
@@ -40,7 +48,27 @@ pub(crate) struct Call {
 
 impl Calls {
     fn lock(&self) -> MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.0.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Removes the call `id`; its token when it was running.
+    fn remove(&self, id: &RequestId) -> Option<CancellationToken> {
+        let removed = self.lock().remove(id);
+        if removed.is_some() {
+            self.0.left.notify_waiters();
+        }
+        removed
+    }
+
+    /// Waits until no call is running. Cancel-safe.
+    pub(crate) async fn idle(&self) {
+        loop {
+            let left = self.0.left.notified();
+            if self.len() == 0 {
+                return;
+            }
+            left.await;
+        }
     }
 
     /// How many calls are running.
@@ -85,7 +113,7 @@ impl Calls {
     /// Cancels the call a `notifications/cancelled` names, if it runs here.
     pub(crate) fn cancel(&self, cancelled: &CancelledNotificationParam) {
         if let Some(id) = &cancelled.request_id
-            && let Some(ct) = self.lock().remove(id)
+            && let Some(ct) = self.remove(id)
         {
             tracing::info!(%id, reason = cancelled.reason, "cancelled");
             ct.cancel();
@@ -101,7 +129,7 @@ impl Call {
         result: Result<ServerResult, ErrorData>,
     ) -> Option<ServerJsonRpcMessage> {
         let id = self.id.take()?;
-        let running = self.calls.lock().remove(&id).is_some();
+        let running = self.calls.remove(&id).is_some();
         running.then(|| match result {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
@@ -112,7 +140,7 @@ impl Call {
 impl Drop for Call {
     fn drop(&mut self) {
         if let Some(id) = &self.id {
-            self.calls.lock().remove(id);
+            self.calls.remove(id);
         }
     }
 }

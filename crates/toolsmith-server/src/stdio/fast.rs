@@ -51,6 +51,11 @@ impl FastCalls {
         self.0.calls.len()
     }
 
+    /// Waits until no call is running here. Cancel-safe.
+    pub(super) async fn idle(&self) {
+        self.0.calls.idle().await;
+    }
+
     /// Whether a call with this id is running here.
     pub(super) fn is_running(&self, id: &RequestId) -> bool {
         self.0.calls.contains(id)

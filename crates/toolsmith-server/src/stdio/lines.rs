@@ -40,6 +40,10 @@ pub(super) struct LineTransport<R> {
     /// Ids of the requests handed to rmcp's loop and not answered yet (their duplicates are
     /// refused; the fast path keeps its own).
     open: HashSet<RequestId>,
+    /// Of those, the `tools/call`s: the end of input waits for their answers.
+    open_calls: HashSet<RequestId>,
+    /// The input has ended: no more lines will come.
+    ended: bool,
     /// A request has come in. Before that, notifications and responses are dropped: rmcp's
     /// handshake gives up on the connection when the first message is not a request.
     started: bool,
@@ -71,6 +75,8 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             output,
             pending: None,
             open: HashSet::new(),
+            open_calls: HashSet::new(),
+            ended: false,
             started: false,
             revision: None,
             fast,
@@ -84,6 +90,9 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
     /// Cancel-safe (`receive` is polled in a `select!`): bytes are moved from the buffer
     /// into `self.line` with no await in between, so a dropped read resumes where it stopped.
     async fn read_line(&mut self) -> io::Result<Line> {
+        if self.ended {
+            return Ok(Line::Eof);
+        }
         loop {
             let available = self.input.fill_buf().await?;
             if available.is_empty() {
@@ -148,6 +157,20 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
             return Some(Ok(Line::Complete));
         }
         Some(self.read_line().await)
+    }
+
+    /// Waits until every `tools/call` read has been answered (or cancelled by the client),
+    /// each within its own timeout. Cancel-safe: rmcp's loop drops this future to send a
+    /// response ([`Transport::send`] forgets the call), then polls `receive` again.
+    ///
+    /// A client that closes its input has no more requests; it did not cancel the ones it
+    /// sent, so the end of input answers them before rmcp's loop ends (ending it cancels the
+    /// calls it still runs). Scripts pipe requests this way (issue 43, item 7).
+    async fn calls_answered(&mut self) {
+        self.fast.idle().await;
+        if !self.open_calls.is_empty() {
+            std::future::pending::<()>().await;
+        }
     }
 
     /// Answers a line that is not a message, waiting for room in the output queue.
@@ -242,6 +265,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             JsonRpcMessage::Request(request) => crate::bridge::drop_progress_token(request),
             JsonRpcMessage::Response(response) => {
                 self.open.remove(&response.id);
+                self.open_calls.remove(&response.id);
                 if self.experimental_tasks()
                     && let ServerResult::InitializeResult(result) = &response.result
                     && let Ok(mut result) = serde_json::to_value(result)
@@ -253,6 +277,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             JsonRpcMessage::Error(error) => {
                 if let Some(id) = &error.id {
                     self.open.remove(id);
+                    self.open_calls.remove(id);
                 }
             }
             JsonRpcMessage::Notification(_) => {}
@@ -287,10 +312,15 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                 }
                 Ok(Line::Eof) if !self.held.is_empty() => {
                     // What was held is still answered: the folder is served first.
+                    self.ended = true;
                     self.state.ready().await;
                     continue;
                 }
-                Ok(Line::Eof) => return None,
+                Ok(Line::Eof) => {
+                    self.ended = true;
+                    self.calls_answered().await;
+                    return None;
+                }
                 // A terminal that hangs up (its window closed) reads as EIO: the end of input.
                 Err(error) if error.raw_os_error() == Some(libc::EIO) => {
                     tracing::debug!("stdin's terminal hung up");
@@ -343,6 +373,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                             // rmcp sends nothing for a request it cancels.
                             if let Some(id) = &cancelled.params.request_id {
                                 self.open.remove(id);
+                                self.open_calls.remove(id);
                             }
                         }
                         _ => {}
@@ -357,6 +388,9 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
                                     continue;
                                 }
                                 self.open.insert(request.id.clone());
+                                if matches!(request.request, ClientRequest::CallToolRequest(_)) {
+                                    self.open_calls.insert(request.id.clone());
+                                }
                             }
                             return Some(message);
                         }

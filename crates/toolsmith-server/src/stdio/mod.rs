@@ -80,13 +80,17 @@ where
     let handler = McpHandler::new(state.clone(), Transport::Stdio);
     let fast = FastCalls::new(handler.clone(), stop.child_token());
     let transport = LineTransport::new(input, queue, fast.clone(), state.clone());
-    let result = match serve_server_with_ct(handler, transport, stop.clone()).await {
+    // rmcp's loop gets a token of its own: its `RunningService` cancels that token when it
+    // is dropped (at the end of input too), which must not cancel the calls on the fast path.
+    let service_stop = stop.child_token();
+    let result = match serve_server_with_ct(handler, transport, service_stop).await {
         Ok(running) => {
             state.remember_peer(running.peer());
             fast.serve(running.peer().clone());
             let quit = running.waiting().await;
-            // As rmcp's loop does for its requests: on end of input, calls still running
-            // may finish (5 s); on a stop, they are cancelled at once.
+            // The transport ends rmcp's loop at the end of input only once every call read
+            // is answered; a call left here is one whose input failed, given 5 s as rmcp
+            // gives its own. On a stop, calls are cancelled at once.
             if !stop.is_cancelled() && fast.running() > 0 {
                 state.drain(Duration::from_secs(5)).await;
             }

@@ -335,3 +335,40 @@ fn serve_on_a_terminal(args: &[&str]) -> String {
     );
     text
 }
+
+// Regression test (issue 43, item 7): `printf '…' | toolsmith serve DIR` answered the
+// `tools/call` with "tool `hello` was cancelled by the client": the end of stdin cancelled
+// the calls still running. A client that closes its input has no more requests; it did not
+// cancel the ones it sent. The slow tool is still running when the input ends.
+#[test]
+fn piped_requests_are_all_answered_before_the_exit() {
+    let manifest = "description = \"Answer after a moment.\"\ncommand = [\"sh\", \"-c\", \"sleep 1; echo slow answer\"]\n";
+    let dir = folder(&[("slow.toml", manifest)]);
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    server.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"1"}}}"#);
+    server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server.send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#,
+    );
+    // Naming its own protocol version, this call takes rmcp's loop, not the fast path.
+    server.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}"#);
+    server.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
+    let (status, lines) = server.finish();
+    assert_eq!(status, Some(0));
+    let answers: Vec<Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    for id in [1, 2] {
+        let answer = answers
+            .iter()
+            .find(|answer| answer["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to call {id} in {answers:?}"));
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "slow answer",
+            "{answer}"
+        );
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    }
+    assert!(answers.iter().any(|answer| answer["id"] == 3));
+}
