@@ -9,7 +9,6 @@ mod skills;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use serde_json::{Map, Value, json};
 
 use crate::ExitStatus;
@@ -17,6 +16,7 @@ use crate::args::{InstallArgs, SkillGrouping};
 use crate::error::Hinted;
 use crate::folder;
 use crate::install::clients::{Client, ClientSpec};
+use crate::install::config_file::{ConfigFile, Edit, Updated};
 use crate::install::entry::{self, EntryError, Server, Token};
 use crate::install::files::{Action, Servers};
 use crate::install::paths::{self, Os};
@@ -83,31 +83,9 @@ fn install_entry(
         None => config_path(spec, *project)?,
     };
     let entry = entry_for(spec, &name, &server)?;
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => Err(error).with_context(|| format!("cannot read {}", path.display()))?,
-    };
-    let servers = Servers {
-        key: spec.key,
-        layout: spec.layout,
-    };
-    let before = existing.as_deref().unwrap_or_default();
-    let (text, action) = spec
-        .format
-        .edit(before, servers, &name, (!remove).then_some(&entry))
-        .map_err(|problem| {
-            Hinted::new(format!(
-                "cannot edit {} as {}: {problem}; it is left as it is",
-                path.display(),
-                spec.format.language()
-            ))
-            .hint(format!(
-                "fix the file, or add the server by hand:\n{}",
-                spec.format.snippet(servers, &name, &entry)
-            ))
-        })?;
-    let diff = diff(existing.as_deref(), &text, &path);
+    let updated = edit_file(spec, &path, &name, &entry, *remove, *dry_run)?;
+    let action = updated.outcome;
+    let diff = diff(updated.before.as_deref(), &updated.after, &path);
     if *json {
         let report = json!({
             "client": spec.id,
@@ -117,13 +95,10 @@ fn install_entry(
             "entry": entry,
             "dry_run": dry_run,
             "diff": diff,
+            "backup": updated.backup,
         });
         printer.data(&serde_json::to_string_pretty(&report)?)?;
-    }
-    if !matches!(action, Action::Absent | Action::Unchanged) && !dry_run {
-        write(&path, existing.is_some(), &text)?;
-    }
-    if !json {
+    } else {
         tell(
             spec,
             &path,
@@ -132,8 +107,64 @@ fn install_entry(
             dry_run.then_some(diff.as_str()),
             printer,
         )?;
+        if let Some(backup) = &updated.backup {
+            printer.message(&format!(
+                "the file as it was before toolsmith first changed it is kept in {}",
+                backup.display()
+            ));
+        }
     }
     Ok(ExitStatus::Success)
+}
+
+/// Sets the entry `name` in the client's file at `path` (or takes it out, with `remove`),
+/// through [`ConfigFile`], which keeps the file whole, its mode, owner and backups; with
+/// `dry_run` only says what would change.
+fn edit_file(
+    spec: &ClientSpec,
+    path: &Path,
+    name: &str,
+    entry: &Value,
+    remove: bool,
+    dry_run: bool,
+) -> anyhow::Result<Updated<Action>> {
+    let servers = Servers {
+        key: spec.key,
+        layout: spec.layout,
+    };
+    let edit = |before: Option<&str>| -> Result<Edit<Action>, Hinted> {
+        let (text, action) = spec
+            .format
+            .edit(
+                before.unwrap_or_default(),
+                servers,
+                name,
+                (!remove).then_some(entry),
+            )
+            .map_err(|problem| {
+                Hinted::new(format!(
+                    "cannot edit {} as {}: {problem}; it is left as it is",
+                    path.display(),
+                    spec.format.language()
+                ))
+                .hint(format!(
+                    "fix the file, or add the server by hand:\n{}",
+                    spec.format.snippet(servers, name, entry)
+                ))
+            })?;
+        let changes = !matches!(action, Action::Absent | Action::Unchanged);
+        Ok(Edit {
+            text: changes.then_some(text),
+            outcome: action,
+        })
+    };
+    let file = ConfigFile::new(path)?;
+    let updated = if dry_run {
+        file.preview(edit)?
+    } else {
+        file.update(edit)?
+    };
+    Ok(updated)
 }
 
 /// The entry of `server` for the client, or what to do instead when it cannot take one.
@@ -381,28 +412,6 @@ pub(crate) fn user_path(spec: &ClientSpec, os: Os) -> Result<PathBuf, String> {
             spec.name
         )
     })
-}
-
-/// Writes `text` to `path` through a temporary file in the same folder, keeping the old
-/// file as `PATH.bak`.
-fn write(path: &Path, existed: bool, text: &str) -> anyhow::Result<()> {
-    let with_suffix = |suffix: &str| {
-        let mut other = path.as_os_str().to_owned();
-        other.push(suffix);
-        PathBuf::from(other)
-    };
-    let steps = || -> std::io::Result<()> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
-        }
-        if existed {
-            std::fs::copy(path, with_suffix(".bak"))?;
-        }
-        let temporary = with_suffix(".toolsmith-tmp");
-        std::fs::write(&temporary, text)?;
-        std::fs::rename(&temporary, path)
-    };
-    steps().with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Every client, for `--list` and the per-OS path tests.

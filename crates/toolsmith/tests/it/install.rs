@@ -107,7 +107,7 @@ fn claude_code_gets_an_entry_it_can_run_and_keeps_the_rest() {
     assert_eq!(written["theme"], "dark");
     assert_eq!(written["mcpServers"]["other"]["command"], "other-server");
     assert_eq!(
-        std::fs::read_to_string(home.path().join(".claude.json.bak")).unwrap(),
+        std::fs::read_to_string(home.path().join(".claude.json.toolsmith.bak")).unwrap(),
         before
     );
 
@@ -152,7 +152,7 @@ fn a_file_that_does_not_parse_is_left_alone_with_the_entry_to_add_by_hand() {
         install(home.path(), &["cursor", "examples/tools"])
     );
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
-    assert!(!home.path().join(".cursor/mcp.json.bak").exists());
+    assert!(!home.path().join(".cursor/mcp.json.toolsmith.bak").exists());
 }
 
 /// Issue 18, item 1: comments in a JSON-with-comments file are kept, and re-installing
@@ -495,7 +495,7 @@ fn an_unknown_client_gets_a_suggestion() {
     );
 }
 
-/// Installing the same entry again leaves the file (and its `.bak`) alone.
+/// Installing the same entry again leaves the file (and its `.toolsmith.bak`) alone.
 #[test]
 fn installing_the_same_entry_again_changes_nothing() {
     let home = tempfile::tempdir().unwrap();
@@ -509,5 +509,10 @@ fn installing_the_same_entry_again_changes_nothing() {
     assert!(again.status.success(), "{again:?}");
     let said = String::from_utf8_lossy(&again.stderr);
     assert!(said.contains("nothing to change"), "{said}");
-    assert!(!home.path().join(".kiro/settings/mcp.json.bak").exists());
+    assert!(
+        !home
+            .path()
+            .join(".kiro/settings/mcp.json.toolsmith.bak")
+            .exists()
+    );
 }

@@ -17,6 +17,7 @@ mod help;
 mod http_guards;
 mod http_server;
 mod install;
+mod install_safety;
 mod limits;
 mod list;
 mod mcp_client;

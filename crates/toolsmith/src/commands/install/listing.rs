@@ -10,6 +10,7 @@ use super::{clients, user_path};
 use crate::ExitStatus;
 use crate::folder::DEFAULT_DIR;
 use crate::install::clients::ClientSpec;
+use crate::install::config_file::ConfigFile;
 use crate::install::entry;
 use crate::install::files::{self, Servers};
 use crate::install::paths::Os;
@@ -126,9 +127,10 @@ fn row(
     let Ok(path) = &row.file else {
         return row;
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return row,
+    // A FIFO or a folder at the path is a problem to show, never a read that hangs.
+    let text = match ConfigFile::new(path).and_then(|file| file.read()) {
+        Ok(Some(text)) => text,
+        Ok(None) => return row,
         Err(error) => {
             row.present = true;
             row.problem = Some(error.to_string());

@@ -6,12 +6,33 @@ use std::fmt::Write as _;
 use std::str::FromStr as _;
 
 use serde_json::Value;
+use yaml_edit::validator::{Severity, Validator};
 use yaml_edit::{Document, Mapping, YamlFile, YamlNode};
 
 use super::Servers;
 use crate::install::clients::Layout;
 
+/// The file as JSON, when it is valid YAML 1.2. `yaml-edit`'s parser recovers from most
+/// mistakes (`a: b: c`, tabs as indentation, a key indented off its siblings) and reads
+/// something from them, so its strict validator decides first: an invalid file is
+/// refused, as a JSON file that does not parse is.
 pub(super) fn read(text: &str) -> Result<Value, String> {
+    let file = YamlFile::from_str(text).map_err(|error| error.to_string())?;
+    let validator = Validator::new();
+    let violation = file
+        .documents()
+        .flat_map(|document| validator.validate(&document))
+        .find(|violation| violation.severity == Severity::Error);
+    if let Some(violation) = violation {
+        let mut message = violation.message;
+        if let Some(first) = message.get(..1) {
+            message.replace_range(..1, &first.to_lowercase());
+        }
+        return Err(match violation.location {
+            Some(location) => format!("{message} (line:column {location})"),
+            None => message,
+        });
+    }
     toolsmith_openapi::json_from_yaml(text)
 }
 
@@ -204,6 +225,20 @@ mod tests {
         let (text, action) = Format::Yaml.edit(&text, servers, "tools", None).unwrap();
         assert_eq!(action, Action::Removed);
         assert_eq!(read(&text).unwrap()["mcpServers"], json!([second]));
+    }
+
+    #[test]
+    fn invalid_yaml_the_parser_would_recover_from_is_refused() {
+        // Each of these was read as something and edited anyway.
+        for text in [
+            "a: b: c\n",
+            "a:\n\tb: 1\n",
+            "extensions:\n  x: 1\n bad: 2\n",
+            "@foo\n",
+        ] {
+            assert!(read(text).is_err(), "{text:?}");
+        }
+        assert!(read("a: 1\nb: [x, y]\n").is_ok());
     }
 
     #[test]
