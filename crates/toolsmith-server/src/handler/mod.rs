@@ -701,6 +701,18 @@ fn unreadable_request(request: CustomRequest) -> ErrorData {
     let CustomRequest { method, params, .. } = request;
     let params = params.unwrap_or(serde_json::Value::Null);
     let problem = match method.as_str() {
+        // Said in the words of the method, not serde's "expected a map" (issue 43, item 5).
+        "tools/call"
+            if params
+                .get("arguments")
+                .is_some_and(|arguments| !arguments.is_object() && !arguments.is_null()) =>
+        {
+            Some(format!(
+                "`arguments` must be an object of parameter names to values, e.g. \
+                 {{\"city\": \"Oslo\"}}, not {}",
+                json_kind(&params["arguments"])
+            ))
+        }
         "tools/call" => invalid::<CallToolRequestParams>(params),
         "prompts/get" => invalid::<GetPromptRequestParams>(params),
         "resources/read" => invalid::<ReadResourceRequestParams>(params),
@@ -708,10 +720,28 @@ fn unreadable_request(request: CustomRequest) -> ErrorData {
         "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
             invalid::<Option<PaginatedRequestParams>>(params)
         }
-        _ => return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None),
+        _ => {
+            return ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: `{method}`"),
+                None,
+            );
+        }
     };
     let problem = problem.unwrap_or_else(|| "not the shape the method takes".to_owned());
     ErrorData::invalid_params(format!("invalid params for `{method}`: {problem}"), None)
+}
+
+/// What kind of JSON value `value` is, with its article: "an array", "a string".
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {

@@ -466,6 +466,31 @@ async fn a_call_with_malformed_params_is_invalid_params() {
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
 }
 
+// Regression test (issue 43, item 5): `arguments` given as an array was answered in serde's
+// words ("invalid type: sequence, expected a map"), and an unknown method with its bare
+// name, neither of which tells a model what to send instead.
+#[tokio::test]
+async fn malformed_requests_are_told_what_was_expected() {
+    let mut raw = Raw::start();
+    raw.initialize().await;
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":[1,2]}}"#).await;
+    let answer = next(&mut raw).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "invalid params for `tools/call`: `arguments` must be an object of parameter names to \
+         values, e.g. {\"city\": \"Oslo\"}, not an array"
+    );
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method","params":{}}"#)
+        .await;
+    let answer = next(&mut raw).await;
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "method not found: `no/such/method`"
+    );
+}
+
 // Regression test for issue 14, item 18: a second request with the id of a running one
 // took over the id, and the first one's answer was lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
