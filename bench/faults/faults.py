@@ -45,6 +45,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from hardening import HARDENING_FAULTS
 from harness import (
     DEFAULT_LIMIT_AS,
     PROTOCOL,
@@ -1002,6 +1003,8 @@ FAULTS: list[Fault] = [
     Fault("24a", "auto search mode is logged", auto_search_logged),
     Fault("24b", "`check --fix` on `[A-Za-z[:alpha:]_]`", posix_class_fix),
     Fault("24c", "\"1 tokens\"", token_plural),
+    # The second probe's faults (bench/faults/hardening.py).
+    *[Fault(id, name, run, quick=quick) for id, name, run, quick in HARDENING_FAULTS],
 ]
 
 # ---------------------------------------------------------------------------------------
@@ -1012,13 +1015,13 @@ FAULTS: list[Fault] = [
 M = 'm = "z" * (1 << 20)\n'
 ALLOCATION_CASES = [
     # id, name, body, what the error must say
-    ("40-1a", "`s *= 3000` on 1 MiB", M + "s = m\ns *= 3000\nreturn len(s)",
+    ("h1a", "`s *= 3000` on 1 MiB", M + "s = m\ns *= 3000\nreturn len(s)",
      "repetition with `*` would create"),
-    ("40-1b", "`l *= 3000` on 1M items", "l = [0] * (1000 * 1000)\nl *= 3000\nreturn len(l)",
+    ("h1b", "`l *= 3000` on 1M items", "l = [0] * (1000 * 1000)\nl *= 3000\nreturn len(l)",
      "repetition with `*` would create"),
-    ("40-1c", "`f\"{e.join(l)}\"` of 3000 MiB", M + 'l = [""] * 3000\nreturn len(f"{m.join(l)}")',
+    ("h1c", "`f\"{e.join(l)}\"` of 3000 MiB", M + 'l = [""] * 3000\nreturn len(f"{m.join(l)}")',
      "`.join(...)` would create"),
-    ("40-1d", "`d[\"k\"] += s` 3000 times", M + 'd = {"k": ""}\nfor i in range(3000):\n    d["k"] += m\n'
+    ("h1d", "`d[\"k\"] += s` 3000 times", M + 'd = {"k": ""}\nfor i in range(3000):\n    d["k"] += m\n'
      'return len(d["k"])', ""),
 ]
 # The same operations as code-mode programs (`run_code`).
@@ -1083,9 +1086,9 @@ def alone_over_budget(ctx: Context, result: Result) -> Result:
 
 FAULTS += [
     *[Fault(id, name, allocation_fault(body, expect)) for id, name, body, expect in ALLOCATION_CASES],
-    Fault("40-1e", "the same four in code mode", allocation_programs),
-    Fault("40-s1", "`(\"-\").join(x)` loads and runs", parenthesised_receiver),
-    Fault("40-s2", "a call alone over a 64 MiB budget", alone_over_budget),
+    Fault("h1e", "the same four in code mode", allocation_programs),
+    Fault("h16", "`(\"-\").join(x)` loads and runs", parenthesised_receiver),
+    Fault("h17", "a call alone over a 64 MiB budget", alone_over_budget),
 ]
 
 
