@@ -16,7 +16,7 @@ use crate::inits::CommandInits;
 use crate::manifest::{self, ManifestKind};
 
 /// Top-level folders of a tools folder that hold what is not tools (build folders neither).
-const CONTENT_FOLDERS: &[&str] = &["prompts", "resources", "icons", "tests"];
+const CONTENT_FOLDERS: &[&str] = &["prompts", "resources", "skills", "icons", "tests"];
 
 /// A file that defines tools. Two are the same when they are of one kind and their paths
 /// have the same bytes (the walk writes every path the same way): a reload of thousands of

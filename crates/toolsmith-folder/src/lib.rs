@@ -49,6 +49,7 @@ mod reload;
 pub mod resources;
 mod run;
 mod serving;
+pub mod skills;
 mod upstreams;
 mod walk;
 mod wraps;
@@ -436,7 +437,11 @@ impl ToolFolder {
         diagnostics.append(&mut problems);
         let (resources, mut problems) = resources::load(root, &config);
         diagnostics.append(&mut problems);
-        let resources = upstreams.join_resources(resources);
+        let (skills, skill_files, mut problems) = skills::load(root);
+        diagnostics.append(&mut problems);
+        let resources = upstreams
+            .join_resources(resources)
+            .with_skills(skills, skill_files);
         let (prompts, mut problems) = prompts::load(root, &resources);
         diagnostics.append(&mut problems);
         let prompts = upstreams.join_prompts(prompts, &mut diagnostics);

@@ -35,6 +35,7 @@ const KEYS: &[&str] = &[
     "tools",
     "prompts",
     "resources",
+    "skills",
     "discoverable",
     "name",
     "version",
@@ -58,6 +59,8 @@ pub struct Profile {
     prompts: Option<Vec<Selector>>,
     /// `resources`: URIs, names or globs of either; `None` serves every resource.
     resources: Option<Vec<Selector>>,
+    /// `skills`: skill names or globs; `None` serves every skill (docs/skills.md).
+    skills: Option<Vec<Selector>>,
     /// `discoverable`: tools this profile puts behind `tool_search`.
     discoverable: Vec<Selector>,
     /// `name`: the server name clients show, instead of `[server] name`.
@@ -180,6 +183,7 @@ fn parse_one(
         tools: None,
         prompts: None,
         resources: None,
+        skills: None,
         discoverable: Vec::new(),
         server_name: None,
         version: None,
@@ -211,7 +215,7 @@ fn parse_one(
             "name" => text(&mut profile.server_name),
             "version" => text(&mut profile.version),
             "instructions" => text(&mut profile.instructions),
-            "tools" | "prompts" | "resources" | "discoverable" => {
+            "tools" | "prompts" | "resources" | "skills" | "discoverable" => {
                 let selectors = selectors(
                     value,
                     &format!("profiles.{name}.{key}"),
@@ -224,6 +228,7 @@ fn parse_one(
                     "tools" => profile.tools = Some(selectors),
                     "prompts" => profile.prompts = Some(selectors),
                     "resources" => profile.resources = Some(selectors),
+                    "skills" => profile.skills = Some(selectors),
                     _ => profile.discoverable = selectors,
                 }
             }
@@ -234,7 +239,11 @@ fn parse_one(
                     value,
                     folder_evaluator.clone(),
                     &format!("profiles.{name}.evaluator"),
-                    &mut |message, help| problem(here.clone(), message, help),
+                    &mut |inner, message, help| {
+                        let location =
+                            inner.map_or_else(|| here.clone(), |inner| at(keys, &[inner]));
+                        problem(location, message, help);
+                    },
                 ));
             }
             "search" => match value {
@@ -244,7 +253,11 @@ fn parse_one(
                         search,
                         folder_search,
                         &format!("profiles.{name}.search"),
-                        &mut |message, help| problem(here.clone(), message, help),
+                        &mut |inner, message, help| {
+                            let location =
+                                inner.map_or_else(|| here.clone(), |inner| at(keys, &[inner]));
+                            problem(location, message, help);
+                        },
                     ));
                 }
                 other => problem(
@@ -421,10 +434,17 @@ impl Profile {
                     }
                 }
                 let kept = |key: (&str, &str)| selectors.iter().any(|s| selects(s, key));
+                // Skills are selected by `skills`, their files with them.
+                let files = resources
+                    .skills()
+                    .iter()
+                    .flat_map(|skill| resources.skill_files(skill))
+                    .collect();
                 Resources::new(
                     resources
                         .list()
                         .iter()
+                        .filter(|r| !resources.is_skill_file(&r.uri))
                         .filter(|r| kept((&r.uri, &r.info.name)))
                         .cloned()
                         .collect(),
@@ -435,6 +455,38 @@ impl Profile {
                         .cloned()
                         .collect(),
                 )
+                .with_skills(resources.skills().to_vec(), files)
+            }
+        };
+        let resources = match &self.skills {
+            None => resources,
+            Some(selectors) => {
+                let names = || resources.skills().iter().map(|skill| skill.name.as_str());
+                for selector in selectors {
+                    if !names().any(|name| selector.matches(name)) {
+                        diagnostics.push(self.unmatched(selector, "skill", names()));
+                    }
+                }
+                let kept: Vec<_> = resources
+                    .skills()
+                    .iter()
+                    .filter(|skill| selectors.iter().any(|s| s.matches(&skill.name)))
+                    .cloned()
+                    .collect();
+                let files = kept
+                    .iter()
+                    .flat_map(|skill| resources.skill_files(skill))
+                    .collect();
+                Resources::new(
+                    resources
+                        .list()
+                        .iter()
+                        .filter(|r| !resources.is_skill_file(&r.uri))
+                        .cloned()
+                        .collect(),
+                    resources.templates().to_vec(),
+                )
+                .with_skills(kept, files)
             }
         };
         // Without tool selectors, no definition is read (a big folder's are not held).

@@ -117,7 +117,16 @@ impl Published {
             all.extend(kept_resources);
             let mut templates = resources.templates().to_vec();
             templates.extend(kept_templates);
-            Arc::new(Resources::new(all, templates))
+            // A skill whose `SKILL.md` broke keeps serving as it did, files and all.
+            let skills = resources
+                .skills()
+                .iter()
+                .chain(self.resources.skills().iter().filter(|skill| {
+                    from_broken(&skill.source.path) && resources.skill(skill.uri()).is_none()
+                }))
+                .cloned()
+                .collect();
+            Arc::new(Resources::new(all, templates).with_skills(skills, Vec::new()))
         };
         Self {
             catalog,

@@ -264,7 +264,7 @@ fn server_segment(root: &Path, config: &FolderConfig) -> String {
 }
 
 /// Percent-encodes a path for a URI, keeping `/` and template braces.
-fn encode_path(path: &str) -> String {
+pub(crate) fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for byte in path.bytes() {
         if byte.is_ascii_alphanumeric() || b"-._~/{}!$&'()*+,;=:@".contains(&byte) {

@@ -66,6 +66,7 @@ mod properties;
 mod resource;
 mod schema;
 mod serving;
+mod skill;
 pub mod sources;
 pub mod template;
 mod tool;
@@ -108,6 +109,10 @@ pub use resource::{
 };
 pub use schema::{MANIFEST_TYPES, ParamType, Parameter, input_schema, wrapped_output_schema};
 pub use serving::{Introspection, LimitSettings, OAuthSettings};
+pub use skill::{
+    MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_FILE, SKILL_MANIFEST, SKILL_SCHEME, SKILLS_EXTENSION,
+    Skill, SkillFile,
+};
 pub use tool::{
     AsyncTool, CallContext, ClientBridge, Interrupt, LogLevel, NoClient, Question, StopReason,
     Tool, ToolFailure, ToolFuture, Withdrawal,

@@ -15,6 +15,7 @@ use crate::definition::{JsonObject, SourceLocation};
 use crate::forward::{CompletionRef, ForwardError, Remote};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::outcome::EmbeddedResource;
+use crate::skill::Skill;
 use crate::template::TextTemplate;
 use crate::tool::ClientBridge;
 use crate::uri_template::UriTemplate;
@@ -381,6 +382,8 @@ impl ResourceReader for NoResources {
 pub struct Resources {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    /// The skills whose files are among `resources` (docs/skills.md), sorted by name.
+    skills: Vec<Skill>,
 }
 
 impl Resources {
@@ -394,7 +397,55 @@ impl Resources {
         Self {
             resources,
             templates,
+            skills: Vec::new(),
         }
+    }
+
+    /// These resources with `skills` served too: `files` (each skill's files and its
+    /// [`SKILL_MANIFEST`](crate::SKILL_MANIFEST) resource) join the static resources, so
+    /// every client, whatever its protocol revision, can list and read them. A file whose
+    /// URI another resource already has is left out (the first one is kept), as is a
+    /// skill of a name already served.
+    #[must_use]
+    pub fn with_skills(mut self, mut skills: Vec<Skill>, files: Vec<Resource>) -> Self {
+        self.resources.extend(files);
+        self.resources.sort_by(|a, b| a.uri.cmp(&b.uri));
+        self.resources
+            .dedup_by(|later, earlier| later.uri == earlier.uri);
+        self.skills.append(&mut skills);
+        self.skills.sort_by(|a, b| a.name.cmp(&b.name));
+        self.skills
+            .dedup_by(|later, earlier| later.name == earlier.name);
+        self
+    }
+
+    /// The skills served (`skills/list`), sorted by name.
+    pub fn skills(&self) -> &[Skill] {
+        &self.skills
+    }
+
+    /// The skill whose `SKILL.md` is at `uri` (`skills/get`).
+    pub fn skill(&self, uri: &str) -> Option<&Skill> {
+        self.skills.iter().find(|skill| skill.uri() == uri)
+    }
+
+    /// Whether the static resource at `uri` is a skill's file or manifest rather than a
+    /// resource of its own.
+    pub fn is_skill_file(&self, uri: &str) -> bool {
+        self.skills.iter().any(|skill| {
+            skill.manifest_uri() == uri || skill.files.iter().any(|file| file.uri == uri)
+        })
+    }
+
+    /// The static resources that are `skill`'s files and manifest.
+    pub fn skill_files(&self, skill: &Skill) -> Vec<Resource> {
+        skill
+            .files
+            .iter()
+            .map(|file| file.uri.clone())
+            .chain([skill.manifest_uri()])
+            .filter_map(|uri| self.get(&uri).cloned())
+            .collect()
     }
 
     /// Whether there are neither resources nor templates.

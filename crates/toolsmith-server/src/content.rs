@@ -1,6 +1,6 @@
-//! Prompts and resources (MCP spec, server/prompts and server/resources) and argument
-//! completion: thin functions from rmcp's request types to the model's
-//! [`Prompts`] and [`Resources`], and back.
+//! Prompts, resources and skills (MCP spec, server/prompts and server/resources; the
+//! `io.modelcontextprotocol/skills` extension) and argument completion: thin functions from
+//! rmcp's request types to the model's [`Prompts`] and [`Resources`], and back.
 //!
 //! The `prompts/list`, `resources/list` and `resources/templates/list` entries are converted
 //! once per snapshot (through serde, from exactly what the model's `to_mcp` publishes);
@@ -13,8 +13,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::ErrorData;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, ErrorCode, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
-    ReadResourceResult, Reference, Resource, ResourceTemplate, ResultType,
+    GetSkillResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, Prompt, ReadResourceResult, Reference, Resource, ResourceTemplate,
+    ResultType, Skill,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -31,6 +32,7 @@ pub(crate) struct Content {
     prompt_list: Vec<Prompt>,
     resource_list: Vec<Resource>,
     template_list: Vec<ResourceTemplate>,
+    skill_list: Vec<Skill>,
 }
 
 impl Content {
@@ -44,12 +46,14 @@ impl Content {
                 .iter()
                 .map(|t| (&t.info.name, t.to_mcp())),
         );
+        let skill_list = convert_all(resources.skills().iter().map(|s| (&s.name, s.to_mcp())));
         Self {
             prompts,
             resources,
             prompt_list,
             resource_list,
             template_list,
+            skill_list,
         }
     }
 
@@ -97,6 +101,34 @@ impl Content {
         let mut result = ListResourceTemplatesResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
+    }
+
+    /// One page of `skills/list`.
+    pub(crate) fn list_skills(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let (items, next) = page(&self.skill_list, cursor, size, "skills")?;
+        let mut result = ListSkillsResult::with_all_items(items);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `skills/get`: the skill whose `SKILL.md` is at `uri`; another URI is `-32002`
+    /// (resource not found), as the extension answers a skill it does not serve.
+    pub(crate) fn get_skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
+        self.skill_list
+            .iter()
+            .find(|skill| skill.uri == uri)
+            .map(|skill| GetSkillResult::new(skill.clone()))
+            .ok_or_else(|| {
+                ErrorData::new(
+                    ErrorCode::RESOURCE_NOT_FOUND,
+                    format!("no skill is served at `{uri}`"),
+                    Some(serde_json::json!({ "uri": uri })),
+                )
+            })
     }
 
     /// `prompts/get`: the prompt rendered with `arguments`; its errors carry

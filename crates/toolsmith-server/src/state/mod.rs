@@ -166,6 +166,7 @@ impl ServerState {
             .enable_resources_list_changed()
             .enable_completions()
             .enable_tasks()
+            .enable_skills()
             .build();
         let mut info =
             ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version));

@@ -38,6 +38,7 @@ mod serve;
 mod serve_process;
 mod services;
 mod skills;
+mod skills_serving;
 mod tasks;
 mod test_command;
 mod upstream_asking;
