@@ -71,7 +71,7 @@ pub use health::{HEALTH_PATH, READY_PATH};
 pub use metrics::{METRICS_PATH, serve_metrics};
 pub use page::{INFO_PATH, InstallSnippet, InstallSnippets, PAGE_PATH, SnippetServer};
 use peek::{accepts, has_method, is_json, request_id};
-use replies::{id_in_use, not_a_message, sessions_busy, state_unreachable, too_large};
+use replies::{id_in_use, not_a_message, not_json, sessions_busy, state_unreachable, too_large};
 use session_calls::{SESSION_HEADER, SessionCalls};
 use sessions::{SessionBook, until_sent};
 
@@ -614,14 +614,20 @@ async fn post_to<M: SessionManager>(
     parts: Parts,
     bytes: Bytes,
 ) -> Response {
-    // With another content type, 415 is the right answer (rmcp checks that first).
+    // With another content type, 415 is the right answer (rmcp checks that first), with a
+    // JSON-RPC error that names the header to send.
     let json = is_json(&parts.headers);
+    let content_type = parts.headers.get(header::CONTENT_TYPE).cloned();
     let response = service
         .handle(Request::from_parts(parts, Body::from(bytes.clone())))
         .await
         .map(Body::new);
-    if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        return not_a_message(&bytes);
+    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return if json {
+            not_a_message(&bytes)
+        } else {
+            not_json(content_type.as_ref())
+        };
     }
     response
 }

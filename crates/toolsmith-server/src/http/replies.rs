@@ -8,12 +8,12 @@ use axum::response::{IntoResponse, Response};
 use rmcp::ErrorData;
 use rmcp::model::{ClientJsonRpcMessage, ErrorCode, RequestId, ServerJsonRpcMessage};
 
-/// A JSON-RPC message as a JSON body.
+/// A JSON-RPC message as a JSON body; an error without an id carries `"id": null`, as
+/// JSON-RPC 2.0 §5 requires (issue 43, item 6).
 pub(super) fn json_response(message: &ServerJsonRpcMessage) -> Response {
-    let mut bytes = Vec::with_capacity(256);
-    if let Err(error) = serde_json::to_writer(&mut bytes, message) {
-        // rmcp's message types only hold JSON values and strings.
-        tracing::error!(%error, "cannot serialize a response");
+    let mut bytes = crate::jsonrpc::encode(message);
+    if bytes.pop().is_none() {
+        // `encode` logged why it could not serialize the message.
         return Response::builder()
             .status(StatusCode::INTERNAL_SERVER_ERROR)
             .body(Body::empty())
@@ -72,6 +72,26 @@ pub(super) fn not_a_message(body: &[u8]) -> Response {
         }
     };
     refusal(code, message, id)
+}
+
+/// 415 with a JSON-RPC error (`"id": null`) for a body sent without `Content-Type:
+/// application/json`, saying which header to send instead of rmcp's plain text (issue 43,
+/// item 6).
+pub(super) fn not_json(content_type: Option<&HeaderValue>) -> Response {
+    let sent = content_type.map_or_else(
+        || "none".to_owned(),
+        |value| format!("`{}`", String::from_utf8_lossy(value.as_bytes())),
+    );
+    let mut response = refusal(
+        ErrorCode::INVALID_REQUEST,
+        format!(
+            "Unsupported Media Type: send the JSON-RPC message with the header \
+             `Content-Type: application/json` (this request's `Content-Type` was {sent})"
+        ),
+        None,
+    );
+    *response.status_mut() = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+    response
 }
 
 /// 400 for a request reusing the id of one still running in its session: answering it

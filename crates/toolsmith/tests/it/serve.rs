@@ -372,3 +372,40 @@ fn piped_requests_are_all_answered_before_the_exit() {
     }
     assert!(answers.iter().any(|answer| answer["id"] == 3));
 }
+
+// Regression test (issue 43, item 6): over HTTP a malformed body got -32700 without the
+// `"id": null` JSON-RPC 2.0 requires, and a body without `Content-Type: application/json`
+// got a plain-text 415 that a client cannot read as JSON-RPC.
+#[test]
+fn http_refusals_are_json_rpc_errors_with_a_null_id() {
+    let server = ServeProcess::http(&["examples/tools"], None);
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let accept = ("Accept", "application/json, text/event-stream");
+    let json_type = ("Content-Type", "application/json");
+    let cases: [(&[(&str, &str)], &str, u16, i64); 4] = [
+        (&[accept, json_type], "{not json", 400, -32700),
+        (&[accept, json_type], &format!("[{list}]"), 400, -32600),
+        (&[accept], list, 415, -32600),
+        (&[accept, ("Content-Type", "text/plain")], list, 415, -32600),
+    ];
+    for (headers, body, status, code) in cases {
+        let (got, head, answer) = server.post(headers, body);
+        assert_eq!(got, status, "{body}: {head}\n{answer}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{head}"
+        );
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+        assert_eq!(answer.get("id"), Some(&Value::Null), "{answer}");
+        if status == 415 {
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("`Content-Type: application/json`"),
+                "{message}"
+            );
+        }
+    }
+    assert_eq!(server.stop(), Some(0));
+}
