@@ -110,6 +110,8 @@ fn main() -> ExitCode {
         Command::Skills(args) => commands::skills::run(&args, printer),
         Command::Packages(args) => commands::packages::run(&args, printer),
         Command::Upstream(args) => commands::upstream::run(&args, printer),
+        Command::Bundle(args) => commands::bundle::run(&args, printer),
+        Command::Completions(args) => commands::completions::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

@@ -2,6 +2,7 @@
 //! the longest, in their own files), and each flag's doc comment is its help text (first
 //! line short, then the long help).
 
+mod bundle;
 mod install;
 mod serve;
 
@@ -9,6 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub(crate) use bundle::{BundleArgs, CompletionsArgs};
 pub(crate) use install::InstallArgs;
 pub(crate) use serve::{
     AuthorizationArgs, CodeModeArg, DevArgs, LogFormat, SearchArg, SearchModeArg, ServeArgs,
@@ -21,7 +23,13 @@ pub(crate) use serve::{
 /// (`hello.toml` + `hello.star`) and manifests that run any program (`command = [...]`).
 /// Start with `toolsmith list examples/tools`, then `toolsmith call examples/tools hello name=Ada`.
 #[derive(Debug, Parser)]
-#[command(name = "toolsmith", version, about, long_about, max_term_width = 100)]
+#[command(
+    name = "toolsmith",
+    version = env!("TOOLSMITH_VERSION"),
+    about,
+    long_about,
+    max_term_width = 100
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -232,6 +240,38 @@ pub(crate) enum Command {
     )]
     #[command(verbatim_doc_comment)]
     Upstream(UpstreamArgs),
+
+    /// Pack a tools folder into an MCP Bundle (.mcpb) that runs where Toolsmith is not
+    /// installed, and optionally its `server.json` for the MCP registry.
+    ///
+    /// The bundle holds the folder's files, this `toolsmith` binary under `server/`, and a
+    /// manifest.json (manifest_version 0.4) whose name, version, description and author come
+    /// from toolsmith.toml's `[server]`. Every environment variable the tools need becomes a
+    /// `user_config` entry the client asks its user for. A folder with load errors is
+    /// refused; `.env` files and files that look like keys are left out (see docs/bundle.md).
+    ///
+    /// Examples:
+    ///   toolsmith bundle tools
+    ///   toolsmith bundle tools -o dist/weather.mcpb --binary target/aarch64-apple-darwin/dist/toolsmith
+    ///   toolsmith bundle tools --server-json --name io.github.acme/weather --url https://github.com/acme/weather/releases/download/v1.0.0/weather.mcpb
+    #[expect(
+        clippy::doc_markdown,
+        reason = "the examples are shell lines, shown as typed"
+    )]
+    #[command(verbatim_doc_comment)]
+    Bundle(BundleArgs),
+
+    /// Print a shell completion script for `toolsmith`.
+    ///
+    /// Load it in the shell's startup file (docs/install-toolsmith.md):
+    ///   bash:        source <(toolsmith completions bash)        (in ~/.bashrc)
+    ///   zsh:         source <(toolsmith completions zsh)         (in ~/.zshrc)
+    ///   fish:        toolsmith completions fish | source         (in ~/.config/fish/config.fish)
+    ///   powershell:  toolsmith completions powershell | Out-String | Invoke-Expression
+    ///
+    /// Example: toolsmith completions zsh > ~/.zfunc/_toolsmith
+    #[command(verbatim_doc_comment)]
+    Completions(CompletionsArgs),
 }
 
 #[derive(Debug, Args)]

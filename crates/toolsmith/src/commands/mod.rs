@@ -1,7 +1,9 @@
 //! One module per subcommand, each exposing `run(args, printer) -> Result<ExitStatus>`.
 
+pub(crate) mod bundle;
 pub(crate) mod call;
 pub(crate) mod check;
+pub(crate) mod completions;
 pub(crate) mod dev;
 pub(crate) mod install;
 pub(crate) mod list;

@@ -6,6 +6,7 @@
 )]
 
 mod big_folder;
+mod bundle;
 mod call;
 mod check;
 mod client_clis;
@@ -28,6 +29,7 @@ mod oauth;
 mod openapi;
 mod package_commands;
 mod packages;
+mod packaging;
 mod page;
 mod page_browser;
 mod profiles;
