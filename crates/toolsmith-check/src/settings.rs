@@ -72,21 +72,32 @@ impl Settings {
         config: &serde_json::Map<String, Value>,
         path: &Path,
     ) -> (Self, Vec<Diagnostic>) {
+        Self::from_config_at(config, &|_| SourceLocation::file(path))
+    }
+
+    /// [`Settings::from_config`] with each warning at the key it is about: `locate` maps a
+    /// key's path (`["check", "ignore"]`) to where it is written.
+    #[must_use]
+    pub fn from_config_at(
+        config: &serde_json::Map<String, Value>,
+        locate: &dyn Fn(&[&str]) -> SourceLocation,
+    ) -> (Self, Vec<Diagnostic>) {
         let mut settings = Self::default();
         let mut problems = Vec::new();
         let Some(Value::Object(table)) = config.get("check") else {
             return (settings, problems);
         };
-        let mut warn = |message: String, help: String| {
+        let mut warn = |key: &[&str], message: String, help: String| {
             let mut diagnostic =
-                Diagnostic::error("invalid-config", SourceLocation::file(path), message)
-                    .with_help(help);
+                Diagnostic::error("invalid-config", locate(key), message).with_help(help);
             diagnostic.severity = Severity::Warning;
             problems.push(diagnostic);
         };
-        let ids = |key: &str, value: &Value, warn: &mut dyn FnMut(String, String)| {
+        let ids = |path: &[&str], value: &Value, warn: &mut dyn FnMut(&[&str], String, String)| {
+            let key = path[1..].join(".");
             let Some(items) = value.as_array() else {
                 warn(
+                    path,
                     format!("`[check] {key}` must be a list of rule ids"),
                     format!("e.g. {key} = [\"missing-examples\"]"),
                 );
@@ -100,6 +111,7 @@ impl Settings {
                         set.insert(id);
                     }
                     Err(unknown) => warn(
+                        path,
                         format!("`[check] {key}`: {unknown}"),
                         "`toolsmith check --explain RULE` describes a rule; docs/rules/ lists them all".into(),
                     ),
@@ -109,16 +121,17 @@ impl Settings {
         };
         for (key, value) in table {
             match key.as_str() {
-                "select" => settings.select = Some(ids(key, value, &mut warn)),
-                "ignore" => settings.ignore = ids(key, value, &mut warn),
+                "select" => settings.select = Some(ids(&["check", key], value, &mut warn)),
+                "ignore" => settings.ignore = ids(&["check", key], value, &mut warn),
                 "per-tool-ignores" => match value {
                     Value::Object(tools) => {
                         for (tool, rules) in tools {
-                            let set = ids(&format!("per-tool-ignores.{tool}"), rules, &mut warn);
+                            let set = ids(&["check", key, tool], rules, &mut warn);
                             settings.per_tool_ignores.insert(tool.clone(), set);
                         }
                     }
                     _ => warn(
+                        &["check", key],
                         "`[check] per-tool-ignores` must be a table".into(),
                         "e.g. [check.per-tool-ignores]\nhello = [\"missing-examples\"]".into(),
                     ),
@@ -128,7 +141,11 @@ impl Settings {
                     let help = suggestion(other, known).unwrap_or_else(|| {
                         "`[check]` takes select, ignore and per-tool-ignores".to_owned()
                     });
-                    warn(format!("unknown key `{other}` in `[check]`"), help);
+                    warn(
+                        &["check", other],
+                        format!("unknown key `{other}` in `[check]`"),
+                        help,
+                    );
                 }
             }
         }

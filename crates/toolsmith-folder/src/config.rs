@@ -5,7 +5,7 @@
 //! `[auth]`, `[state]` and `[limits]` are read by the `serving` module.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -20,6 +20,11 @@ use crate::{DEV_PROFILE, FolderError};
 
 /// The file name of a folder's configuration.
 pub const CONFIG_FILE: &str = "toolsmith.toml";
+
+/// The keys of `[server]`, `[defaults]` and `[package]`, the sections read here key by key.
+const SERVER_KEYS: &[&str] = &["name", "version", "instructions"];
+const DEFAULTS_KEYS: &[&str] = &["timeout", "load_timeout"];
+const PACKAGE_KEYS: &[&str] = &["name", "publisher", "version", "description"];
 
 const SECTIONS: &[&str] = &[
     "server",
@@ -72,6 +77,52 @@ pub struct FolderConfig {
     pub profile_scopes: Vec<String>,
     /// The whole file as JSON, for sections read elsewhere.
     pub raw: JsonObject,
+    /// Where each key of the file is written, so that readers of `raw` can point at it.
+    pub(crate) located: KeyLocations,
+}
+
+/// Where each key of a `toolsmith.toml` is written.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct KeyLocations {
+    file: PathBuf,
+    keys: Vec<(Vec<String>, SourceLocation)>,
+}
+
+impl KeyLocations {
+    fn new(path: &Path, source: &str) -> Self {
+        let keys = crate::keys::toml_keys(source);
+        let located = keys
+            .iter()
+            .map(|key| {
+                let at: Vec<&str> = key.path.iter().map(String::as_str).collect();
+                (
+                    key.path.clone(),
+                    crate::keys::key_location(path, source, &keys, &at),
+                )
+            })
+            .collect();
+        Self {
+            file: path.to_owned(),
+            keys: located,
+        }
+    }
+
+    /// The location of `key`, else of the nearest enclosing key written, else the file.
+    fn locate(&self, key: &[&str]) -> SourceLocation {
+        (1..=key.len())
+            .rev()
+            .find_map(|depth| {
+                self.keys.iter().find(|(path, _)| {
+                    path.iter()
+                        .map(String::as_str)
+                        .eq(key[..depth].iter().copied())
+                })
+            })
+            .map_or_else(
+                || SourceLocation::file(&self.file),
+                |(_, location)| location.clone(),
+            )
+    }
 }
 
 impl FolderConfig {
@@ -127,6 +178,13 @@ impl FolderConfig {
         (config, diagnostics)
     }
 
+    /// Where the key at `key` (`["check", "ignore"]`) is written: its line, at the key; the
+    /// nearest enclosing key written when it is not, else the file.
+    #[must_use]
+    pub fn locate(&self, key: &[&str]) -> SourceLocation {
+        self.located.locate(key)
+    }
+
     /// Parses the text of a `toolsmith.toml`.
     pub fn parse(path: &Path, source: &str) -> (Self, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
@@ -139,14 +197,17 @@ impl FolderConfig {
             Ok(raw) => raw,
             Err(diagnostic) => return (Self::default(), vec![diagnostic]),
         };
+        let located = KeyLocations::new(path, source);
         let mut config = Self {
             raw: raw.clone(),
+            located: located.clone(),
             ..Self::default()
         };
-        let mut problem = |message: String, help: String| {
+        // Every problem points at the key it is about (its line and column), or at the
+        // nearest enclosing key that is written.
+        let mut problem = |key: &[&str], message: String, help: String| {
             let mut diagnostic =
-                Diagnostic::error("invalid-config", SourceLocation::file(path), message)
-                    .with_help(help);
+                Diagnostic::error("invalid-config", located.locate(key), message).with_help(help);
             diagnostic.severity = Severity::Warning;
             diagnostics.push(diagnostic);
         };
@@ -158,52 +219,88 @@ impl FolderConfig {
                     |best| format!("[{best}]"),
                 )
                 .unwrap_or_else(|| format!("known sections: {}", SECTIONS.join(", ")));
-                problem(format!("unknown section `[{section}]`"), hint);
+                problem(&[section], format!("unknown section `[{section}]`"), hint);
                 continue;
             }
-            if !value.is_object() {
-                problem(
+            match value {
+                Value::Object(table) => {
+                    let known = match section.as_str() {
+                        "server" => SERVER_KEYS,
+                        "defaults" => DEFAULTS_KEYS,
+                        "package" => PACKAGE_KEYS,
+                        _ => continue,
+                    };
+                    for key in table.keys().filter(|key| !known.contains(&key.as_str())) {
+                        let hint = toolsmith_model::names::suggestion(key, known.iter().copied())
+                            .unwrap_or_else(|| format!("known keys: {}", known.join(", ")));
+                        problem(
+                            &[section, key],
+                            format!("unknown key `{key}` in `[{section}]`"),
+                            hint,
+                        );
+                    }
+                }
+                _ => problem(
+                    &[section],
                     format!("`{section}` must be a table, got {}", kind(value)),
                     format!("write it as `[{section}]`"),
-                );
+                ),
             }
         }
-        let text =
-            |section: &str, key: &str| raw.get(section)?.get(key)?.as_str().map(str::to_owned);
+        let mut text = |section: &str, key: &str| match raw.get(section)?.get(key)? {
+            Value::String(text) => Some(text.clone()),
+            other => {
+                problem(
+                    &[section, key],
+                    format!("`[{section}] {key}` must be a string, got {}", kind(other)),
+                    format!("e.g. {key} = \"...\""),
+                );
+                None
+            }
+        };
         config.name = text("server", "name");
         config.version = text("server", "version");
         config.instructions = text("server", "instructions");
-        if let Some(timeout) = raw.get("defaults").and_then(|d| d.get("timeout")) {
-            match toolsmith_model::duration::parse(timeout) {
-                Ok(duration) => config.default_timeout = Some(duration),
-                Err(message) => problem(
-                    format!("`[defaults] timeout`: {message}"),
-                    "e.g. timeout = \"10s\"".into(),
-                ),
-            }
-        }
-        if let Some(timeout) = raw.get("defaults").and_then(|d| d.get("load_timeout")) {
-            match toolsmith_model::duration::parse(timeout) {
-                Ok(duration) => config.load_timeout = Some(duration),
-                Err(message) => problem(
-                    format!("`[defaults] load_timeout`: {message}"),
-                    "e.g. load_timeout = \"2s\"".into(),
-                ),
+        for (key, slot, example) in [
+            ("timeout", &mut config.default_timeout, "timeout = \"10s\""),
+            (
+                "load_timeout",
+                &mut config.load_timeout,
+                "load_timeout = \"2s\"",
+            ),
+        ] {
+            if let Some(value) = raw.get("defaults").and_then(|d| d.get(key)) {
+                match toolsmith_model::duration::parse(value) {
+                    Ok(duration) => *slot = Some(duration),
+                    Err(message) => problem(
+                        &["defaults", key],
+                        format!("`[defaults] {key}`: {message}"),
+                        format!("e.g. {example}"),
+                    ),
+                }
             }
         }
         if let Some(Value::Object(options)) = raw.get("options") {
             config.options.clone_from(options);
         }
         if let Some(Value::Object(search)) = raw.get("search") {
-            config.search =
-                search_settings(search, SearchSettings::default(), "search", &mut problem);
+            config.search = search_settings(
+                search,
+                SearchSettings::default(),
+                "search",
+                &mut |key, message, help| {
+                    problem(&["search", key.unwrap_or_default()], message, help);
+                },
+            );
         }
         if let Some(evaluator) = raw.get("evaluator") {
             config.evaluator = evaluator_settings(
                 evaluator,
                 EvaluatorSettings::default(),
                 "evaluator",
-                &mut problem,
+                &mut |key, message, help| {
+                    problem(&["evaluator", key.unwrap_or_default()], message, help);
+                },
             );
         }
         (config.auth, config.state, config.limits) = crate::serving::sections(&raw, &mut problem);
@@ -231,7 +328,7 @@ pub(crate) fn search_settings(
     search: &JsonObject,
     base: SearchSettings,
     section: &str,
-    problem: &mut dyn FnMut(String, String),
+    problem: &mut dyn FnMut(Option<&str>, String, String),
 ) -> SearchSettings {
     const KEYS: [&str; 2] = ["mode", "budget_tokens"];
     let mut settings = base;
@@ -240,6 +337,7 @@ pub(crate) fn search_settings(
             "mode" => match value.as_str().map(str::parse::<SearchMode>) {
                 Some(Ok(mode)) => settings.mode = mode,
                 _ => problem(
+                    Some(key),
                     format!("`[{section}] mode` must be \"auto\", \"always\" or \"never\", got {value}"),
                     "auto (the default) lists the tools while they fit `budget_tokens`, always puts them all behind tool_search, never lists them all".into(),
                 ),
@@ -247,6 +345,7 @@ pub(crate) fn search_settings(
             "budget_tokens" => match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
                 Some(budget) if budget > 0 => settings.budget_tokens = budget,
                 _ => problem(
+                    Some(key),
                     format!("`[{section}] budget_tokens` must be a positive whole number, got {value}"),
                     format!("e.g. budget_tokens = {}", toolsmith_model::DEFAULT_BUDGET_TOKENS),
                 ),
@@ -254,7 +353,11 @@ pub(crate) fn search_settings(
             _ => {
                 let hint = toolsmith_model::names::suggestion(key, KEYS)
                     .unwrap_or_else(|| "known keys: mode, budget_tokens".to_owned());
-                problem(format!("unknown key `{key}` in `[{section}]`"), hint);
+                problem(
+                    Some(key),
+                    format!("unknown key `{key}` in `[{section}]`"),
+                    hint,
+                );
             }
         }
     }
@@ -307,7 +410,7 @@ pub(crate) fn evaluator_settings(
     value: &Value,
     base: EvaluatorSettings,
     section: &str,
-    problem: &mut dyn FnMut(String, String),
+    problem: &mut dyn FnMut(Option<&str>, String, String),
 ) -> EvaluatorSettings {
     const KEYS: [&str; 3] = ["enabled", "mode", "name"];
     let mut settings = base;
@@ -319,6 +422,7 @@ pub(crate) fn evaluator_settings(
         Value::Object(table) => table,
         other => {
             problem(
+                None,
                 format!(
                     "`{section}` must be a table or true/false, got {}",
                     kind(other)
@@ -336,6 +440,7 @@ pub(crate) fn evaluator_settings(
             "enabled" => match value {
                 Value::Bool(enabled) => settings.enabled = *enabled,
                 other => problem(
+                    Some(key),
                     format!("`[{section}] enabled` must be true or false, got {}", kind(other)),
                     "e.g. enabled = true".into(),
                 ),
@@ -343,6 +448,7 @@ pub(crate) fn evaluator_settings(
             "mode" => match value.as_str().map(str::parse::<EvaluatorMode>) {
                 Some(Ok(mode)) => settings.mode = mode,
                 _ => problem(
+                    Some(key),
                     format!("`[{section}] mode` must be \"alongside\" or \"only\", got {value}"),
                     "alongside (the default) lists the tools next to run_code; only lists run_code and tool_search".into(),
                 ),
@@ -357,6 +463,7 @@ pub(crate) fn evaluator_settings(
                     name.clone_into(&mut settings.name);
                 }
                 _ => problem(
+                    Some(key),
                     format!("`[{section}] name` must be a tool name, got {value}"),
                     format!("e.g. name = \"{}\"", toolsmith_model::RUN_CODE),
                 ),
@@ -364,7 +471,11 @@ pub(crate) fn evaluator_settings(
             _ => {
                 let hint = toolsmith_model::names::suggestion(key, KEYS)
                     .unwrap_or_else(|| "known keys: enabled, mode, name".to_owned());
-                problem(format!("unknown key `{key}` in `[{section}]`"), hint);
+                problem(
+                    Some(key),
+                    format!("unknown key `{key}` in `[{section}]`"),
+                    hint,
+                );
             }
         }
     }
@@ -519,5 +630,67 @@ mod tests {
             Some("did you mean `[server]`?")
         );
         assert_eq!(diagnostics[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn unknown_keys_of_every_section_are_warned_at_their_line_and_column() {
+        // `[defaults] timout = "5s"` left the 30 s default in silence, and `[auth] isuer`
+        // got no suggestion; config warnings all pointed at 1:1.
+        let (config, diagnostics) = FolderConfig::parse(
+            Path::new("toolsmith.toml"),
+            "[server]\nname = \"x\"\n  nmae = \"y\"\n[defaults]\ntimout = \"5s\"\n[auth]\nisuer = \"https://a\"\n[package]\npublsher = \"me\"\n",
+        );
+        assert_eq!(config.default_timeout, None);
+        let mut found: Vec<_> = diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.location.line,
+                    d.location.column,
+                    d.message.as_str(),
+                    d.help.as_deref().unwrap_or_default(),
+                )
+            })
+            .collect();
+        found.sort_unstable();
+        assert_eq!(
+            found,
+            [
+                (
+                    3,
+                    3,
+                    "unknown key `nmae` in `[server]`",
+                    "did you mean `name`?"
+                ),
+                (
+                    5,
+                    1,
+                    "unknown key `timout` in `[defaults]`",
+                    "did you mean `timeout`?"
+                ),
+                (
+                    6,
+                    1,
+                    "`[auth]` has no `issuer`: it is ignored",
+                    "name the authorization server, e.g. issuer = \"https://auth.example.com\""
+                ),
+                (
+                    7,
+                    1,
+                    "unknown key `isuer` in `[auth]`",
+                    "did you mean `issuer`?"
+                ),
+                (
+                    9,
+                    1,
+                    "unknown key `publsher` in `[package]`",
+                    "did you mean `publisher`?"
+                ),
+            ]
+        );
+        assert_eq!(
+            config.locate(&["nowhere"]).line,
+            SourceLocation::file("x").line
+        );
     }
 }

@@ -19,7 +19,9 @@ pub struct StateConfig {
     pub replica_name: Option<String>,
 }
 
-type Problem<'a> = &'a mut dyn FnMut(String, String);
+/// Reports a problem at a key: its path from the top of the file (`["auth", "issuer"]`), the
+/// message and the help.
+type Problem<'a> = &'a mut dyn FnMut(&[&str], String, String);
 
 /// `[auth]`, `[state]` and `[limits]` of the whole file `raw` (each at its default when
 /// absent or not a table).
@@ -48,9 +50,12 @@ fn auth(table: &JsonObject, problem: Problem<'_>) -> Option<OAuthSettings> {
         "client_id",
         "client_secret",
     ];
+    // Unknown keys first: `isuer` is a typo of `issuer`, which the warning below misses.
+    unknown_keys(table, "auth", &KEYS, problem);
     let Some(issuer) = text(table, "auth", "issuer", problem) else {
         if !table.is_empty() {
             problem(
+                &["auth"],
                 "`[auth]` has no `issuer`: it is ignored".into(),
                 "name the authorization server, e.g. issuer = \"https://auth.example.com\"".into(),
             );
@@ -71,6 +76,7 @@ fn auth(table: &JsonObject, problem: Problem<'_>) -> Option<OAuthSettings> {
                 .collect();
         }
         Some(other) => problem(
+            &["auth", "required_scopes"],
             format!(
                 "`[auth] required_scopes` must be a list of strings, got {}",
                 kind(other)
@@ -82,6 +88,7 @@ fn auth(table: &JsonObject, problem: Problem<'_>) -> Option<OAuthSettings> {
         match toolsmith_model::duration::parse(skew) {
             Ok(skew) => settings.clock_skew = skew,
             Err(message) => problem(
+                &["auth", "clock_skew"],
                 format!("`[auth] clock_skew`: {message}"),
                 "e.g. clock_skew = \"30s\"".into(),
             ),
@@ -100,15 +107,16 @@ fn auth(table: &JsonObject, problem: Problem<'_>) -> Option<OAuthSettings> {
         }
         (None, None, None) => {}
         (Some(_), ..) => problem(
+            &["auth", "introspection_url"],
             "`[auth] introspection_url` needs `client_id` and `client_secret`: introspection is off".into(),
             "add client_id = \"...\" and client_secret = \"${TOOLSMITH_CLIENT_SECRET}\"".into(),
         ),
         _ => problem(
+            &["auth"],
             "`[auth] client_id` and `client_secret` are for introspection, which needs `introspection_url`".into(),
             "add introspection_url = \"https://auth.example.com/introspect\"".into(),
         ),
     }
-    unknown_keys(table, "auth", &KEYS, problem);
     Some(settings)
 }
 
@@ -128,13 +136,17 @@ fn state(table: &JsonObject, problem: Problem<'_>) -> StateConfig {
 fn limits(table: &JsonObject, problem: Problem<'_>) -> LimitSettings {
     const KEYS: [&str; 3] = ["calls_per_minute", "concurrent_calls", "tools"];
     let mut settings = LimitSettings::default();
-    let count = |key: &str, value: &Value, problem: Problem<'_>| match value
+    let count = |path: &[&str], value: &Value, problem: Problem<'_>| match value
         .as_u64()
         .and_then(|n| u32::try_from(n).ok())
     {
         Some(count) if count > 0 => Some(count),
         _ => {
+            let key = path.join(".");
+            let mut at = vec!["limits"];
+            at.extend_from_slice(path);
             problem(
+                &at,
                 format!("`[limits] {key}` must be a positive whole number, got {value}"),
                 format!("e.g. {key} = 60; leave it out for no limit"),
             );
@@ -142,23 +154,24 @@ fn limits(table: &JsonObject, problem: Problem<'_>) -> LimitSettings {
         }
     };
     if let Some(value) = table.get("calls_per_minute") {
-        settings.calls_per_minute = count("calls_per_minute", value, problem);
+        settings.calls_per_minute = count(&["calls_per_minute"], value, problem);
     }
     if let Some(value) = table.get("concurrent_calls") {
-        settings.concurrent_calls = count("concurrent_calls", value, problem);
+        settings.concurrent_calls = count(&["concurrent_calls"], value, problem);
     }
     match table.get("tools") {
         None => {}
         Some(Value::Object(tools)) => {
             let mut limits = BTreeMap::new();
             for (tool, value) in tools {
-                if let Some(limit) = count(&format!("tools.{tool}"), value, problem) {
+                if let Some(limit) = count(&["tools", tool], value, problem) {
                     limits.insert(tool.clone(), limit);
                 }
             }
             settings.tools = limits;
         }
         Some(other) => problem(
+            &["limits", "tools"],
             format!("`[limits] tools` must be a table, got {}", kind(other)),
             "write `[limits.tools]` with one `TOOL = CALLS_PER_MINUTE` line per tool".into(),
         ),
@@ -174,6 +187,7 @@ fn text(table: &JsonObject, section: &str, key: &str, problem: Problem<'_>) -> O
             Ok(text) => Some(text),
             Err(variable) => {
                 problem(
+                    &[section, key],
                     format!("`[{section}] {key}` names `${{{variable}}}`, which is not set"),
                     format!("set {variable} in the server's environment"),
                 );
@@ -182,6 +196,7 @@ fn text(table: &JsonObject, section: &str, key: &str, problem: Problem<'_>) -> O
         },
         other => {
             problem(
+                &[section, key],
                 format!("`[{section}] {key}` must be a string, got {}", kind(other)),
                 format!("e.g. {key} = \"...\""),
             );
@@ -213,7 +228,11 @@ fn unknown_keys(table: &JsonObject, section: &str, known: &[&str], problem: Prob
         if !known.contains(&key.as_str()) {
             let hint = toolsmith_model::names::suggestion(key, known.iter().copied())
                 .unwrap_or_else(|| format!("known keys: {}", known.join(", ")));
-            problem(format!("unknown key `{key}` in `[{section}]`"), hint);
+            problem(
+                &[section, key],
+                format!("unknown key `{key}` in `[{section}]`"),
+                hint,
+            );
         }
     }
 }

@@ -10,7 +10,7 @@ use toolsmith_check::render;
 use toolsmith_check::{
     CheckContext, Edit, Finding, Settings, apply_edits, check, counts, load_findings, registry,
 };
-use toolsmith_folder::{CONFIG_FILE, ToolFolder};
+use toolsmith_folder::ToolFolder;
 
 use crate::ExitStatus;
 use crate::args::{CheckArgs, CheckFormat};
@@ -120,7 +120,7 @@ pub(crate) fn lint(
     ignore: Vec<&'static str>,
 ) -> (Vec<Finding>, CheckContext) {
     let (mut settings, config_problems) =
-        Settings::from_config(&loaded.config().raw, &loaded.root().join(CONFIG_FILE));
+        Settings::from_config_at(&loaded.config().raw, &|key| loaded.config().locate(key));
     if !select.is_empty() {
         settings.set_select(select);
     }

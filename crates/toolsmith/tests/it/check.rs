@@ -202,3 +202,22 @@ fn unknown_rules_get_suggestions() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn config_typos_are_warned_at_their_key_with_a_suggestion() {
+    // `timout = "5s"` under `[defaults]` left the 30 s default in silence, `[auth] isuer`
+    // said only "no issuer: ignored", and the config's warnings all pointed at 1:1.
+    let dir = folder(&[
+        (
+            "shout.star",
+            "def shout(text: str) -> str:\n    \"\"\"Shout text back.\"\"\"\n    return text.upper()\n\nmcp.tool(shout)\n",
+        ),
+        (
+            "toolsmith.toml",
+            "[server]\nname = \"typos\"\nnmae = \"x\"\n\n[defaults]\ntimout = \"5s\"\n\n[auth]\nisuer = \"https://auth.example.com\"\n\n[search]\nmode = \"sometimes\"\n\n[check]\nignore = [\"missing-examples\", \"missing-usage-guidance\", \"description-too-short\"]\nselct = [\"x\"]\n",
+        ),
+    ]);
+    let mut command = toolsmith();
+    command.arg("check").arg(dir.path());
+    snapshot!(dir.path(), command);
+}
