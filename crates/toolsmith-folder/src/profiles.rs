@@ -169,6 +169,10 @@ pub(crate) fn parse(
 }
 
 /// One `[profiles.NAME]` table (see [`parse`]).
+#[expect(
+    clippy::too_many_lines,
+    reason = "one match arm per profile key, read top to bottom"
+)]
 fn parse_one(
     name: &str,
     table: &JsonObject,
@@ -460,34 +464,7 @@ impl Profile {
         };
         let resources = match &self.skills {
             None => resources,
-            Some(selectors) => {
-                let names = || resources.skills().iter().map(|skill| skill.name.as_str());
-                for selector in selectors {
-                    if !names().any(|name| selector.matches(name)) {
-                        diagnostics.push(self.unmatched(selector, "skill", names()));
-                    }
-                }
-                let kept: Vec<_> = resources
-                    .skills()
-                    .iter()
-                    .filter(|skill| selectors.iter().any(|s| s.matches(&skill.name)))
-                    .cloned()
-                    .collect();
-                let files = kept
-                    .iter()
-                    .flat_map(|skill| resources.skill_files(skill))
-                    .collect();
-                Resources::new(
-                    resources
-                        .list()
-                        .iter()
-                        .filter(|r| !resources.is_skill_file(&r.uri))
-                        .cloned()
-                        .collect(),
-                    resources.templates().to_vec(),
-                )
-                .with_skills(kept, files)
-            }
+            Some(selectors) => self.select_skills(&resources, selectors, &mut diagnostics),
         };
         // Without tool selectors, no definition is read (a big folder's are not held).
         let selected = self.tools.as_ref().map(|tools| {
@@ -507,6 +484,42 @@ impl Profile {
             diagnostics,
         );
         (catalog, prompts, resources)
+    }
+
+    /// `resources` with only the skills `selectors` name (and their files), plus a warning
+    /// for each selector that matches no skill.
+    fn select_skills(
+        &self,
+        resources: &Resources,
+        selectors: &[Selector],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Resources {
+        let names = || resources.skills().iter().map(|skill| skill.name.as_str());
+        for selector in selectors {
+            if !names().any(|name| selector.matches(name)) {
+                diagnostics.push(self.unmatched(selector, "skill", names()));
+            }
+        }
+        let kept: Vec<_> = resources
+            .skills()
+            .iter()
+            .filter(|skill| selectors.iter().any(|s| s.matches(&skill.name)))
+            .cloned()
+            .collect();
+        let files = kept
+            .iter()
+            .flat_map(|skill| resources.skill_files(skill))
+            .collect();
+        Resources::new(
+            resources
+                .list()
+                .iter()
+                .filter(|r| !resources.is_skill_file(&r.uri))
+                .cloned()
+                .collect(),
+            resources.templates().to_vec(),
+        )
+        .with_skills(kept, files)
     }
 
     /// Where `[profiles.NAME]` is written.

@@ -147,38 +147,7 @@ fn load_skill(
         })?;
     let frontmatter = frontmatter(skill_text).map_err(|(message, help)| invalid(message, help))?;
     check_frontmatter(&frontmatter, name).map_err(|(message, help)| invalid(message, help))?;
-    let base_uri = format!(
-        "{SKILL_SCHEME}://{}/",
-        crate::resources::encode_path(folder)
-    );
-    let mut files = Vec::with_capacity(contents.len());
-    let mut resources = Vec::with_capacity(contents.len() + 1);
-    for (path, bytes) in contents {
-        let uri = format!("{base_uri}{}", crate::resources::encode_path(path));
-        let mime_type = mime::for_path(Path::new(path)).map_or_else(
-            || {
-                if std::str::from_utf8(&bytes).is_ok() {
-                    "text/plain"
-                } else {
-                    "application/octet-stream"
-                }
-            },
-            |known| known,
-        );
-        files.push(SkillFile {
-            path: path.to_owned(),
-            uri: uri.clone(),
-            size: bytes.len() as u64,
-            digest: digest(&bytes),
-        });
-        let body = match String::from_utf8(bytes) {
-            Ok(text) => ResourceBody::Text(text),
-            Err(error) => ResourceBody::Blob(
-                base64::engine::general_purpose::STANDARD.encode(error.as_bytes()),
-            ),
-        };
-        resources.push(file_resource(uri, path, name, mime_type, body, &location));
-    }
+    let (mut files, mut resources) = serve_files(folder, name, contents, &location);
     // `SKILL.md` first, then by path.
     files.sort_by(|a, b| (a.path != SKILL_FILE, &a.path).cmp(&(b.path != SKILL_FILE, &b.path)));
     let skill = Skill {
@@ -202,6 +171,45 @@ fn load_skill(
         &location,
     ));
     Ok((skill, resources))
+}
+
+/// The manifest entries and resources of a skill's files (`contents`: path under the skill
+/// folder `folder`, and bytes).
+fn serve_files(
+    folder: &str,
+    name: &str,
+    contents: Vec<(&str, Vec<u8>)>,
+    location: &SourceLocation,
+) -> (Vec<SkillFile>, Vec<Resource>) {
+    let base_uri = format!(
+        "{SKILL_SCHEME}://{}/",
+        crate::resources::encode_path(folder)
+    );
+    let mut files = Vec::with_capacity(contents.len());
+    let mut resources = Vec::with_capacity(contents.len() + 1);
+    for (path, bytes) in contents {
+        let uri = format!("{base_uri}{}", crate::resources::encode_path(path));
+        let utf8 = std::str::from_utf8(&bytes).is_ok();
+        let mime_type = mime::for_path(Path::new(path)).unwrap_or(if utf8 {
+            "text/plain"
+        } else {
+            "application/octet-stream"
+        });
+        files.push(SkillFile {
+            path: path.to_owned(),
+            uri: uri.clone(),
+            size: bytes.len() as u64,
+            digest: digest(&bytes),
+        });
+        let body = match String::from_utf8(bytes) {
+            Ok(text) => ResourceBody::Text(text),
+            Err(error) => ResourceBody::Blob(
+                base64::engine::general_purpose::STANDARD.encode(error.as_bytes()),
+            ),
+        };
+        resources.push(file_resource(uri, path, name, mime_type, body, location));
+    }
+    (files, resources)
 }
 
 fn file_resource(

@@ -379,6 +379,10 @@ impl ResourceReader for NoResources {
 /// `resources/list` and `resources/templates/list`. A read tries the static resources
 /// first, then each template in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "`resources` is what the type is named for: the static resources"
+)]
 pub struct Resources {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
