@@ -220,11 +220,18 @@ fn write_bundle(
 
 /// A file's Unix mode for the archive: executable files stay executable (a command tool's
 /// script), everything else is `0644`.
+#[cfg(unix)]
 fn executable_mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt as _;
     let executable =
         std::fs::metadata(path).is_ok_and(|meta| meta.permissions().mode() & 0o111 != 0);
     if executable { 0o755 } else { 0o644 }
+}
+
+/// Windows has no executable bit: every file of the folder is `0644`.
+#[cfg(not(unix))]
+fn executable_mode(_path: &Path) -> u32 {
+    0o644
 }
 
 /// A relative path with `/` between its parts, as zip archives name files.
