@@ -5,6 +5,14 @@
 //! and 10k tools and index build time.
 //!
 //! Run: `cargo bench -p toolsmith-bench --bench discovery [-- --misses train|dev|tune] [-- --quick]`
+//! (`--no-heuristic` leaves out Scriptling's heuristic, which takes minutes unoptimised:
+//! `cargo bench --profile dev ... -- --quality-only --no-heuristic` runs in seconds).
+//!
+//! Besides ranking, it reports the no-fit floor: the share of out-of-scope requests each
+//! ranking answers "no tool fits" (`queries-oos-tune.jsonl`, written for tuning, and the two
+//! held-out sets of `heldout/`), and the share of in-scope requests whose first result is
+//! right that it turns away all the same. The held-out sets (`heldout/README.md`) are
+//! reported beside the others and never tuned on.
 //!
 //! The corpus becomes a real tools folder (`make_folder.py`, one manifest per tool) that
 //! Toolsmith's own loader reads, so the definitions searched are the ones `serve` would
@@ -20,10 +28,21 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolsmith_bench::baselines::{Heuristic, PlainBm25, Ranker};
-use toolsmith_bench::discovery::{Layout, Ours, Query, Scores, all_queries, load_corpus, rank_all};
+use toolsmith_bench::discovery::{
+    Layout, Ours, Query, Scores, all_queries, held_out_queries, load_corpus, out_of_scope_queries,
+    rank_all,
+};
 use toolsmith_model::ToolDefinition;
 use toolsmith_search::SearchIndex;
-const SPLITS: [&str; 4] = ["train", "dev", "tune", "test"];
+const SPLITS: [&str; 5] = ["train", "dev", "tune", "test", "held-out"];
+
+/// The out-of-scope sets: requests no tool of the corpus answers, each reported on its own.
+/// The first is for tuning the no-fit floor; the other two are held out (reporting only).
+const OUT_OF_SCOPE: [(&str, &str); 3] = [
+    ("oos-tune", "queries-oos-tune.jsonl"),
+    ("held-out no-tool", "heldout/out-of-scope-jobs.jsonl"),
+    ("held-out no-product", "heldout/out-of-scope-products.jsonl"),
+];
 
 type Build = fn(&[ToolDefinition]) -> Box<dyn Ranker>;
 
@@ -41,8 +60,10 @@ fn main() {
         .position(|a| a == "--misses")
         .and_then(|i| args.get(i + 1))
         .cloned();
-    if misses.as_deref() == Some("test") {
-        eprintln!("--misses test: the test split is for reporting only; tune on train or dev");
+    if matches!(misses.as_deref(), Some("test" | "held-out")) {
+        eprintln!(
+            "--misses: the test and held-out sets are for reporting only; tune on train, dev or tune"
+        );
         std::process::exit(2);
     }
 
@@ -52,7 +73,9 @@ fn main() {
         .join("target")
         .join("discovery");
     let (definitions, ids) = load_corpus(&here, &out, Layout::Grouped);
-    let queries = all_queries(&here, &definitions, &ids);
+    let mut queries = all_queries(&here, &definitions, &ids);
+    queries.extend(held_out_queries(&here, &definitions, &ids));
+    let heuristic = !args.iter().any(|a| a == "--no-heuristic");
     if args.iter().any(|a| a == "--build-only") {
         // For a profiler: only index building, 10k tools, five times.
         let tools = scaled(&definitions, 10_000);
@@ -74,11 +97,13 @@ fn main() {
     );
 
     let mut report = json!({"tools": definitions.len(), "queries": queries.len()});
-    report["quality"] = quality(&definitions, &queries, misses.as_deref());
+    report["quality"] = quality(&definitions, &queries, misses.as_deref(), heuristic);
+    report["no_fit"] = no_fit(&here, &definitions, &queries);
     // The same tools without the per-server folders: what the ranking makes of the tools'
     // own text alone.
     let (flat, ids) = load_corpus(&here, &out, Layout::Flat);
-    let flat_queries = all_queries(&here, &flat, &ids);
+    let mut flat_queries = all_queries(&here, &flat, &ids);
+    flat_queries.extend(held_out_queries(&here, &flat, &ids));
     let ranked = rank_all(&Ours::new(&flat), &flat_queries);
     let rows = print_scores("toolsmith, flat folder", &flat_queries, &ranked);
     report["quality"]
@@ -88,7 +113,7 @@ fn main() {
     if args.iter().any(|a| a == "--quality-only") {
         return;
     }
-    report["latency"] = latency(&definitions, &queries, quick);
+    report["latency"] = latency(&definitions, &queries, quick, heuristic);
     let path = out.join("results.json");
     if let Err(error) = std::fs::write(&path, format!("{report:#}\n")) {
         eprintln!("cannot write {}: {error}", path.display());
@@ -98,11 +123,16 @@ fn main() {
 }
 
 /// Recall@1, recall@5 and MRR of every ranking on every split, printed as a table.
-fn quality(definitions: &[ToolDefinition], queries: &[Query], misses: Option<&str>) -> Value {
+fn quality(
+    definitions: &[ToolDefinition],
+    queries: &[Query],
+    misses: Option<&str>,
+    heuristic: bool,
+) -> Value {
     println!("| ranking | split | queries | recall@1 | recall@5 | MRR |");
     println!("|---|---|---:|---:|---:|---:|");
     let mut quality = Vec::new();
-    for (name, build) in RANKERS {
+    for (name, build) in rankers(heuristic) {
         let ranked = rank_all(build(definitions).as_ref(), queries);
         quality.extend(print_scores(name, queries, &ranked));
         if name == "toolsmith"
@@ -122,7 +152,9 @@ fn print_scores(name: &str, queries: &[Query], ranked: &[Vec<usize>]) -> Vec<Val
         let picked: Vec<(&Query, &Vec<usize>)> = queries
             .iter()
             .zip(ranked)
-            .filter(|(q, _)| q.split == split || (split == "all" && q.split != "tune"))
+            .filter(|(q, _)| {
+                q.split == split || (split == "all" && !matches!(q.split, "tune" | "held-out"))
+            })
             .collect();
         let scores = Scores::of(&picked);
         println!(
@@ -140,14 +172,79 @@ fn print_scores(name: &str, queries: &[Query], ranked: &[Vec<usize>]) -> Vec<Val
     rows
 }
 
-/// Index build time and query latency of every ranking at 1k and 10k tools.
-fn latency(definitions: &[ToolDefinition], queries: &[Query], quick: bool) -> Value {
+/// The rankings measured: Scriptling's heuristic only when `heuristic`.
+fn rankers(heuristic: bool) -> impl Iterator<Item = (&'static str, Build)> {
+    RANKERS
+        .into_iter()
+        .filter(move |(name, _)| heuristic || *name != "Scriptling heuristic")
+}
+
+/// The no-fit floor of Toolsmith and plain BM25: the share of each out-of-scope set answered
+/// "no tool fits", and per in-scope split the share of the queries whose first result is
+/// right that are turned away all the same.
+fn no_fit(here: &Path, definitions: &[ToolDefinition], queries: &[Query]) -> Value {
+    println!("\n| ranking | set | queries | answered \"no tool fits\" |");
+    println!("|---|---|---:|---:|");
+    let mut rows = Vec::new();
+    for (name, build) in rankers(false) {
+        let ranker = build(definitions);
+        for (set, file) in OUT_OF_SCOPE {
+            let texts = out_of_scope_queries(&here.join(file));
+            let rejected = texts.iter().filter(|text| ranker.rejects(text)).count();
+            println!(
+                "| {name} | {set} (out of scope) | {} | {} |",
+                texts.len(),
+                share(rejected, texts.len())
+            );
+            rows.push(json!({"ranking": name, "set": set, "queries": texts.len(),
+                "rejected": rejected}));
+        }
+        for split in SPLITS {
+            let right: Vec<&Query> = queries
+                .iter()
+                .filter(|q| q.split == split)
+                .filter(|q| {
+                    ranker
+                        .rank(&q.text, 1)
+                        .first()
+                        .is_some_and(|t| q.targets.contains(t))
+                })
+                .collect();
+            let rejected = right.iter().filter(|q| ranker.rejects(&q.text)).count();
+            println!(
+                "| {name} | {split} (in scope, first result right) | {} | {} |",
+                right.len(),
+                share(rejected, right.len())
+            );
+            rows.push(
+                json!({"ranking": name, "set": split, "queries": right.len(),
+                "rejected": rejected, "in_scope": true}),
+            );
+        }
+    }
+    Value::Array(rows)
+}
+
+/// `part` of `whole` as a share with the counts: `0.850 (68/80)`.
+fn share(part: usize, whole: usize) -> String {
+    #[expect(clippy::cast_precision_loss, reason = "a few hundred queries")]
+    let ratio = part as f64 / whole.max(1) as f64;
+    format!("{ratio:.3} ({part}/{whole})")
+}
+
+/// Index build time and query latency of every ranking at 1k, 5k and 10k tools.
+fn latency(
+    definitions: &[ToolDefinition],
+    queries: &[Query],
+    quick: bool,
+    heuristic: bool,
+) -> Value {
     println!("\n| tools | ranking | index build | query p50 | query p99 |");
     println!("|---:|---|---:|---:|---:|");
     let mut latency = Vec::new();
-    for size in [1_000, 10_000] {
+    for size in [1_000, 5_000, 10_000] {
         let tools = scaled(definitions, size);
-        for (name, build) in RANKERS {
+        for (name, build) in rankers(heuristic) {
             let built = time_median(if quick { 1 } else { 3 }, || {
                 drop(build(&tools));
             });

@@ -17,6 +17,12 @@ use toolsmith_search::parameter_text;
 pub trait Ranker {
     /// At most `limit` tools for `query`, best first.
     fn rank(&self, query: &str, limit: usize) -> Vec<usize>;
+
+    /// Whether the ranking answers "no tool fits" for `query`. A ranking without a floor
+    /// says so only when it finds nothing at all.
+    fn rejects(&self, query: &str) -> bool {
+        self.rank(query, 1).is_empty()
+    }
 }
 
 /// Lowercased runs of alphanumeric characters.

@@ -9,7 +9,7 @@
 )]
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -54,6 +54,43 @@ impl Ranker for Ours {
     }
 }
 
+/// The held-out task queries (`discovery/heldout/task.jsonl`), in the `held-out` split:
+/// for reporting only, never for tuning (`discovery/heldout/README.md`).
+#[must_use]
+#[expect(clippy::implicit_hasher, reason = "the map `load_corpus` returns")]
+pub fn held_out_queries(
+    here: &Path,
+    definitions: &[ToolDefinition],
+    ids: &HashMap<String, String>,
+) -> Vec<Query> {
+    load_queries(
+        &here.join("heldout").join("task.jsonl"),
+        definitions,
+        ids,
+        Some("held-out"),
+    )
+}
+
+/// The texts of a file of out-of-scope queries (`{"query", "tool": null, ...}` per
+/// line): requests no tool of the corpus answers.
+///
+/// # Panics
+/// When the file cannot be read or has a line that is not JSON.
+#[must_use]
+pub fn out_of_scope_queries(path: &Path) -> Vec<String> {
+    let file = path.display();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| {
+            let record: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{file}:{}: {e}", number + 1));
+            record["query"].as_str().unwrap_or_default().to_owned()
+        })
+        .collect()
+}
+
 /// One query of the benchmark.
 pub struct Query {
     /// What the user asked.
@@ -63,7 +100,7 @@ pub struct Query {
     /// Indexes of the right tools among the definitions: the one written down, plus any
     /// listed under `also` (the same tool published by two servers).
     pub targets: Vec<usize>,
-    /// `train`, `dev`, `tune` or `test`.
+    /// `train`, `dev`, `tune`, `test` or `held-out`.
     pub split: &'static str,
 }
 
@@ -151,7 +188,7 @@ pub fn all_queries(
 }
 
 fn load_queries(
-    path: &PathBuf,
+    path: &Path,
     definitions: &[ToolDefinition],
     ids: &HashMap<String, String>,
     split: Option<&'static str>,
