@@ -167,7 +167,8 @@ fn the_npm_packages_install_and_serve() {
 }
 
 /// The PyPI way: the wheel maturin builds from `pyproject.toml` (dev profile: it reuses
-/// what `cargo test` built), installed into a fresh virtual environment.
+/// what `cargo test` built), installed into a fresh virtual environment, where both
+/// `toolsmith` and `toolsmith-mcp` (what `uvx toolsmith-mcp` runs) work.
 #[test]
 fn the_wheel_installs_and_serves() {
     let maturin = workspace().join(".ci/packaging/.venv/bin/maturin");
@@ -205,7 +206,10 @@ fn the_wheel_installs_and_serves() {
         .arg(&wheel));
     let installed = venv.join("bin/toolsmith");
     check_version_line(run(Command::new(&installed).arg("--version")).trim());
-    serves_over_stdio(Command::new(&installed), greeting_folder().path());
+    // `toolsmith-mcp`, the command `uvx toolsmith-mcp` runs, hands over to `toolsmith`.
+    let named_after_package = venv.join("bin/toolsmith-mcp");
+    check_version_line(run(Command::new(&named_after_package).arg("--version")).trim());
+    serves_over_stdio(Command::new(&named_after_package), greeting_folder().path());
 }
 
 /// Runs a command that must succeed; its stdout.
