@@ -240,7 +240,7 @@ impl RunCode {
                 is_error: false,
                 meta: None,
             },
-            |value| value.into_outcome(self.definition.text_format),
+            |value| program_outcome(value, self.definition.text_format),
         );
         let mut blocks = printed(&run.printed);
         blocks.append(&mut outcome.content);
@@ -248,6 +248,22 @@ impl RunCode {
         blocks.push(Content::text(session_line));
         outcome.content = blocks;
         ToolReturn::Outcome(outcome)
+    }
+}
+
+/// What a program's value answers. Only an error is an error: a dict with an `error` key
+/// is the program's data (a `tools.call_result(...)` that failed is `{"ok": false, "error":
+/// ...}`, which the program may mean to show), where a tool's dict of that shape would be
+/// an error result (issue 43, item 5). `mcp.error(...)` is still one.
+fn program_outcome(value: ToolReturn, format: toolsmith_model::TextFormat) -> CallOutcome {
+    match value {
+        ToolReturn::Value(value @ Value::Object(_)) => CallOutcome {
+            content: vec![Content::text(toolsmith_model::render(&value, format))],
+            structured_content: Some(value),
+            is_error: false,
+            meta: None,
+        },
+        value => value.into_outcome(format),
     }
 }
 

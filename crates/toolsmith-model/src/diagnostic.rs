@@ -76,6 +76,9 @@ pub struct Diagnostic {
     /// starts with the rest ([`Diagnostic::for_tools_prefixed`]).
     /// (Boxed: it keeps `Result<_, Diagnostic>` small.)
     pub tool: Option<Box<str>>,
+    /// More tools this problem kept out, when it kept out several (a file that failed to
+    /// load after it was read: every tool its `mcp.tool(...)` calls name).
+    pub more_tools: Box<[Box<str>]>,
 }
 
 impl Diagnostic {
@@ -89,6 +92,7 @@ impl Diagnostic {
             span: None,
             help: None,
             tool: None,
+            more_tools: Box::default(),
         }
     }
 
@@ -99,6 +103,34 @@ impl Diagnostic {
             self.tool = Some(name.into().into_boxed_str());
         }
         self
+    }
+
+    /// Names every tool this problem kept out of the catalog (unless one is named already):
+    /// a call of any of these names says why instead of suggesting another tool.
+    #[must_use]
+    pub fn for_tools(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        if self.tool.is_some() {
+            return self;
+        }
+        let mut names = names.into_iter().map(String::into_boxed_str);
+        self.tool = names.next();
+        self.more_tools = names.collect();
+        self
+    }
+
+    /// Whether this problem kept out the tool `name` itself (not by a prefix).
+    pub fn names_tool(&self, name: &str) -> bool {
+        self.tool.as_deref() == Some(name) || self.more_tools.iter().any(|tool| &**tool == name)
+    }
+
+    /// Renames the tools this problem names with `rename` (a package's prefix).
+    pub fn rename_tools(&mut self, rename: impl Fn(&str) -> String) {
+        if let Some(tool) = &mut self.tool {
+            *tool = rename(tool).into_boxed_str();
+        }
+        for tool in &mut self.more_tools {
+            *tool = rename(tool).into_boxed_str();
+        }
     }
 
     /// Names the tools this problem may have kept out of the catalog by what their names

@@ -124,7 +124,10 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
     let program = match engine::parse(path, source, Form::Native) {
         Ok(program) => program,
         Err(error) => {
-            loaded.diagnostics.push(source_diagnostic(path, error));
+            // Which tools the file defines is not known: a call of any name that is not
+            // served may be one of them, and says so (issue 43, item 5).
+            let diagnostic = source_diagnostic(path, error).for_tools_prefixed("");
+            loaded.diagnostics.push(diagnostic);
             return loaded;
         }
     };
@@ -152,6 +155,7 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
                 }
                 let diagnostic = annotation_failure(path, &program, &error)
                     .unwrap_or_else(|| load_failure(path, &error, settings));
+                let diagnostic = for_registered(diagnostic, &program, source);
                 loaded.diagnostics.push(diagnostic);
                 return loaded;
             }
@@ -312,6 +316,47 @@ fn load_failure(path: &Path, error: &RunError, settings: &LoadSettings) -> Diagn
                 .with_help("the top level runs once at load and must not fail; fix the error above")
         }
     }
+}
+
+/// `diagnostic`, for a file that failed as it ran, naming the tools its `mcp.tool(...)`
+/// calls register (the function's name, or a `name="..."` literal): a call of one of them
+/// says the tool failed to load instead of suggesting another tool, which steered a model
+/// from `weather_get` to `weather_set` (issue 43, item 5). When the calls name no tool
+/// the file can be seen to define, any name may be one of its tools.
+fn for_registered(diagnostic: Diagnostic, program: &Program, source: &str) -> Diagnostic {
+    let names: Vec<String> = program
+        .facts()
+        .registrations
+        .iter()
+        .filter_map(|registration| {
+            let named = registration
+                .keys
+                .iter()
+                .find(|key| key.path.len() == 1 && key.path[0] == "name")
+                .map(|key| source.get(key.value.clone()).and_then(string_literal));
+            match named {
+                // A name computed at run time: not known.
+                Some(named) => named,
+                None => registration.function.clone(),
+            }
+        })
+        .collect();
+    if names.is_empty() {
+        diagnostic.for_tools_prefixed("")
+    } else {
+        diagnostic.for_tools(names)
+    }
+}
+
+/// The text of a plain string literal (`"name"`, `'name'`, no escapes).
+fn string_literal(written: &str) -> Option<String> {
+    let written = written.trim();
+    let quote = written
+        .chars()
+        .next()
+        .filter(|quote| matches!(quote, '"' | '\''))?;
+    let inner = written.strip_prefix(quote)?.strip_suffix(quote)?;
+    (!inner.is_empty() && !inner.contains(['\\', '"', '\''])).then(|| inner.to_owned())
 }
 
 /// Turns one registration into a tool, or the diagnostics that prevent it.

@@ -360,9 +360,7 @@ fn load_package(
     for file in &files {
         for diagnostic in &file.module.diagnostics {
             let mut diagnostic = diagnostic.clone();
-            if let Some(tool) = diagnostic.tool.take() {
-                diagnostic = diagnostic.for_tool(prefixed(&tool));
-            }
+            diagnostic.rename_tools(|tool| prefixed(tool));
             loaded.diagnostics.push(diagnostic);
         }
         for tool in &file.module.tools {

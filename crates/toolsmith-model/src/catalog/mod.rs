@@ -360,7 +360,7 @@ impl Catalog {
             let reason = self
                 .diagnostics
                 .iter()
-                .find(|diagnostic| diagnostic.tool.as_deref() == Some(name))
+                .find(|diagnostic| diagnostic.names_tool(name))
                 .map(|diagnostic| absence(name, diagnostic))
                 .or_else(|| {
                     // A problem that left out the tools of a prefix (an upstream that did

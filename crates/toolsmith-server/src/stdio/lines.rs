@@ -96,6 +96,7 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
         loop {
             let available = self.input.fill_buf().await?;
             if available.is_empty() {
+                self.ended = true;
                 return Ok(Line::Eof);
             }
             let newline = available.iter().position(|&byte| byte == b'\n');
@@ -248,6 +249,15 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
     }
 }
 
+/// The answer to a line longer than [`MAX_LINE`].
+fn too_long() -> ServerJsonRpcMessage {
+    error_message(
+        None,
+        ErrorCode::INVALID_REQUEST,
+        format!("message longer than {MAX_LINE} bytes"),
+    )
+}
+
 enum Line {
     Complete,
     TooLong,
@@ -302,22 +312,15 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             match read {
                 Ok(Line::Complete) => {}
                 Ok(Line::TooLong) => {
-                    self.reply(&error_message(
-                        None,
-                        ErrorCode::INVALID_REQUEST,
-                        format!("message longer than {MAX_LINE} bytes"),
-                    ))
-                    .await;
+                    self.reply(&too_long()).await;
                     continue;
                 }
                 Ok(Line::Eof) if !self.held.is_empty() => {
                     // What was held is still answered: the folder is served first.
-                    self.ended = true;
                     self.state.ready().await;
                     continue;
                 }
                 Ok(Line::Eof) => {
-                    self.ended = true;
                     self.calls_answered().await;
                     return None;
                 }

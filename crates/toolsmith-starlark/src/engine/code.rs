@@ -658,10 +658,10 @@ impl<'v> StarlarkValue<'v> for ToolFunction {
         let value = outcome_value(&outcome);
         if checked {
             if outcome.is_error {
-                return Err(other(format!(
+                return Err(starlark::Error::new_other(ToolFailed(format!(
                     "tool `{name}` failed: {}",
                     outcome.joined_text()
-                )));
+                ))));
             }
             return from_json(heap, &value).map_err(other);
         }
@@ -687,6 +687,19 @@ fn outcome_value(outcome: &CallOutcome) -> serde_json::Value {
         None => serde_json::Value::String(outcome.joined_text()),
     }
 }
+
+/// A tool's error result that stops a program: its message is kept whole (every line a
+/// validation error lists), where other errors keep their first line.
+#[derive(Debug)]
+pub(crate) struct ToolFailed(pub(crate) String);
+
+impl fmt::Display for ToolFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ToolFailed {}
 
 fn other(message: impl fmt::Display) -> starlark::Error {
     starlark::Error::new_other(anyhow::anyhow!("{message}"))

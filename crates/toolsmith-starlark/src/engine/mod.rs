@@ -558,6 +558,12 @@ fn run_error(error: &starlark::Error, stopped: Option<StopReason>) -> RunError {
         )
     } else if raw.starts_with("Heap memory limit") {
         heap_limit_message()
+    } else if let ErrorKind::Other(inner) = error.kind()
+        && let Some(failed) = inner.downcast_ref::<code::ToolFailed>()
+    {
+        // What a tool said was wrong (each invalid argument on its line) is what the
+        // program must fix: kept whole (issue 43, item 5).
+        failed.0.clone()
     } else {
         first_line(&raw)
     };

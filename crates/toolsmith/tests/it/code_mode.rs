@@ -236,6 +236,34 @@ fn an_inner_error_is_handled_or_fails_with_the_line() {
     );
 }
 
+// Regression test (issue 43, item 5): an inner call that failed validation stopped the
+// program with "invalid arguments:" and none of the lines saying which argument was wrong;
+// and a program whose value was a failed `tools.call_result(...)` dict was marked
+// `isError`, though the program ran and returned what it meant to.
+#[test]
+fn an_inner_validation_error_keeps_its_lines_and_only_an_error_is_an_error() {
+    let dir = records_folder("[evaluator]\n");
+    let data = tempfile::tempdir().unwrap();
+    let client = serve(dir.path(), data.path(), &[]);
+    let failed = run(&client, &json!({"code": "tools.get_customer(id = \"x\")"}));
+    assert_eq!(failed.is_error, Some(true));
+    let message = text(&failed);
+    assert!(message.contains("invalid arguments:"), "{message}");
+    assert!(
+        message.contains("- /id: \"x\" is not of type \"integer\""),
+        "{message}"
+    );
+    let handled = run(
+        &client,
+        &json!({"code": "tools.call_result(\"get_customer\", id = 500)"}),
+    );
+    assert_eq!(handled.is_error, Some(false), "{}", text(&handled));
+    assert_eq!(
+        structured(&handled),
+        json!({"ok": false, "value": null, "error": "no customer 500"})
+    );
+}
+
 #[test]
 fn limits_stop_a_program() {
     // Issue 20, item 2 and the tests list: an inner timeout, a runaway loop stopped by

@@ -409,3 +409,52 @@ fn http_refusals_are_json_rpc_errors_with_a_null_id() {
     }
     assert_eq!(server.stop(), Some(0));
 }
+
+// Regression test (issue 43, item 5): a tool whose file failed to load was answered
+// "unknown tool `weather_get`; did you mean `weather_set`?", steering a model from get to
+// set. A name the broken file registers says that the tool failed to load, where and why;
+// a file that does not parse may define any name, and the answer says so.
+#[test]
+fn a_tool_of_a_broken_file_is_said_to_have_failed_to_load() {
+    let dir = folder(&[
+        (
+            "set.star",
+            "def weather_set(city: str) -> str:\n    \"\"\"Set the weather of a city.\"\"\"\n    return city\n\nmcp.tool(weather_set)\n",
+        ),
+        (
+            "get.star",
+            "def weather_get(city: str) -> str:\n    \"\"\"Get the weather of a city.\"\"\"\n    return city\n\ndef now(city: str) -> str:\n    \"\"\"Now.\"\"\"\n    return city\n\noops = 1 + \"a\"\nmcp.tool(weather_get)\nmcp.tool(now, name=\"weather_now\")\n",
+        ),
+        (
+            "forecast.star",
+            "def forecast_get(city: str) -> str:\n    \"\"\"Get the forecast.\"\"\"\n    return city +\n\nmcp.tool(forecast_get)\n",
+        ),
+    ]);
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    server.initialize();
+    let mut message_of = |name: &str| {
+        let answer = server.request(
+            "tools/call",
+            &json!({"name": name, "arguments": {"city": "Oslo"}}),
+        );
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        answer["error"]["message"].as_str().unwrap().to_owned()
+    };
+    for name in ["weather_get", "weather_now"] {
+        let message = message_of(name);
+        assert!(
+            message.starts_with(&format!("tool `{name}` failed to load: ")),
+            "{message}"
+        );
+        assert!(message.contains("get.star:9:"), "{message}");
+        assert!(!message.contains("weather_set"), "{message}");
+    }
+    let message = message_of("forecast_get");
+    assert!(
+        message.contains("may be among those left out by") && message.contains("forecast.star:3:"),
+        "{message}"
+    );
+    // A name no broken file registers still gets its suggestion.
+    assert!(message_of("weathr_set").contains("did you mean `weather_set`"));
+    server.finish();
+}
