@@ -32,13 +32,40 @@ pub(crate) fn run(args: DevArgs, printer: Printer) -> anyhow::Result<ExitStatus>
         printer.message(&format!(
             "Page: {page} (every tool as served, with a form to try each; it follows your edits)"
         ));
-        if open && let Err(error) = opener::open_browser(&page) {
-            printer.warning(&format!("cannot open a browser: {error}"));
-            printer.hint(&format!(
-                "open {page} yourself, or set BROWSER to the program to use"
-            ));
+        if open {
+            open_page(&page, printer);
         }
     })
+}
+
+/// Opens `page` in the default browser, and says what happened: `xdg-open` exits quietly
+/// when no browser can start, so `--open` said nothing on a machine without a display
+/// (issue 43, item 5).
+fn open_page(page: &str, printer: Printer) {
+    let cannot = |why: &str| {
+        printer.warning(&format!("cannot open a browser: {why}"));
+        printer.hint(&format!(
+            "open {page} yourself, or set BROWSER to the program to use"
+        ));
+    };
+    if let Some(why) = no_display() {
+        cannot(why);
+        return;
+    }
+    match opener::open_browser(page) {
+        Ok(()) => printer.message(&format!(
+            "Opening {page} in the browser (if none opens, open it yourself)"
+        )),
+        Err(error) => cannot(&error.to_string()),
+    }
+}
+
+/// Why no browser can start: on Linux (not WSL) without `BROWSER`, no graphical display.
+fn no_display() -> Option<&'static str> {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+    let elsewhere = set("BROWSER") || set("WSL_DISTRO_NAME") || set("WSL_INTEROP");
+    (cfg!(target_os = "linux") && !elsewhere && !set("DISPLAY") && !set("WAYLAND_DISPLAY"))
+        .then_some("there is no graphical display (neither `DISPLAY` nor `WAYLAND_DISPLAY` is set)")
 }
 
 /// `127.0.0.1:8080`, or a free port when something else listens there (then `true`).

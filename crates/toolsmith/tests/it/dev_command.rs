@@ -92,3 +92,33 @@ fn dev_takes_another_port_when_8080_is_taken() {
     assert!(!server.url().contains(":8080/"), "{}", server.url());
     assert_eq!(McpClient::http(server.url()).tool_names(), ["hello"]);
 }
+
+// Regression test (issue 43, item 5): `dev --open` said nothing when no browser could start
+// (no display, no `BROWSER`: `xdg-open` fails quietly); it says so and prints the URL.
+#[test]
+fn dev_open_says_when_no_browser_can_start() {
+    let tools = folder(&[("hello.star", HELLO)]);
+    let mut command = toolsmith();
+    command
+        .arg("dev")
+        .arg(tools.path())
+        .args(["--http", "127.0.0.1:0", "--open"]);
+    for name in [
+        "BROWSER",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "WSL_DISTRO_NAME",
+        "WSL_INTEROP",
+    ] {
+        command.env_remove(name);
+    }
+    let server = ServeProcess::spawn_http(command);
+    let page = page_of(&server);
+    let said = server.stderr_until(|line| line.contains("yourself"));
+    let said = said.join("\n");
+    assert!(
+        said.contains("cannot open a browser: there is no graphical display"),
+        "{said}"
+    );
+    assert!(said.contains(&format!("open {page} yourself")), "{said}");
+}
