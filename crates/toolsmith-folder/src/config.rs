@@ -22,7 +22,21 @@ use crate::{DEV_PROFILE, FolderError};
 pub const CONFIG_FILE: &str = "toolsmith.toml";
 
 /// The keys of `[server]`, `[defaults]` and `[package]`, the sections read here key by key.
-const SERVER_KEYS: &[&str] = &["name", "version", "instructions"];
+const SERVER_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "instructions",
+    // The Server Card's (docs/http.md, "Server Card and AI Catalog").
+    "registry_name",
+    "title",
+    "description",
+    "website",
+    "repository",
+    // The MCP Bundle's (docs/bundle.md).
+    "author",
+    "icon",
+    "license",
+];
 const DEFAULTS_KEYS: &[&str] = &["timeout", "load_timeout"];
 const PACKAGE_KEYS: &[&str] = &["name", "publisher", "version", "description"];
 

@@ -39,12 +39,13 @@ pub(crate) struct BundleArgs {
 
     /// Also write `server.json` beside the bundle, the MCP registry's entry for it.
     ///
-    /// Needs `--name` and `--url`. Its `packages` entry names the bundle by URL with its
-    /// SHA-256, and lists the environment variables the user is asked for.
-    #[arg(long, requires_all = ["name", "url"])]
+    /// Needs `--url`. Its `packages` entry names the bundle by URL with its SHA-256, and
+    /// lists the environment variables the user is asked for.
+    #[arg(long, requires = "url")]
     pub(crate) server_json: bool,
 
-    /// The server's name in the MCP registry, reverse-DNS: `io.github.OWNER/NAME`.
+    /// The server's name in the MCP registry, reverse-DNS: `io.github.OWNER/NAME`
+    /// [default: `registry_name` of toolsmith.toml's `[server]`].
     #[arg(long, value_name = "NAME", requires = "server_json")]
     pub(crate) name: Option<String>,
 

@@ -85,16 +85,21 @@ pub(crate) fn run(args: &BundleArgs, printer: Printer) -> anyhow::Result<ExitSta
         printer.hint("list what it need not carry in the folder's `.mcpbignore`; a `dist` build of `toolsmith` (`--binary`) is far smaller than a debug one");
     }
     let sha256 = sha256_of(&output)?;
-    let server_json_path = match (server_json, registry_name, url) {
-        (true, Some(name), Some(url)) => {
-            let entry = registry::server_json(name, url, &sha256, &manifest)?;
-            let path = output.with_file_name("server.json");
-            let text = serde_json::to_string_pretty(&entry)? + "\n";
-            std::fs::write(&path, text)
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
-            Some(path)
-        }
-        _ => None,
+    let server_json_path = if *server_json {
+        let Some(name) = registry_name.as_deref().or(manifest.registry_name()) else {
+            return Err(Hinted::new("`server.json` needs the server's registry name")
+                .hint("pass `--name io.github.OWNER/NAME`, or set `registry_name` in toolsmith.toml's `[server]`")
+                .into());
+        };
+        let url = url.as_deref().unwrap_or_default();
+        let entry = registry::server_json(name, url, &sha256, &manifest)?;
+        let path = output.with_file_name("server.json");
+        let text = serde_json::to_string_pretty(&entry)? + "\n";
+        std::fs::write(&path, text)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+        Some(path)
+    } else {
+        None
     };
     if *json {
         printer.data(&serde_json::to_string_pretty(&json!({

@@ -33,11 +33,12 @@ const SMALL_BINARY: &str = "/bin/true";
 const CONFIG: &str = r#"
 [server]
 name = "weather-tools"
-display_name = "Weather tools"
+title = "Weather tools"
+registry_name = "io.github.acme/weather-tools"
 version = "1.2.3"
 description = "Weather forecasts for any city."
 author = "Ada Lovelace <ada@example.com>"
-homepage = "https://example.com/weather"
+website = "https://example.com/weather"
 repository = "https://github.com/acme/weather-tools"
 icon = "icon.png"
 "#;
@@ -74,7 +75,8 @@ fn weather_folder() -> tempfile::TempDir {
 }
 
 /// `toolsmith bundle ARGS` with the key set (the tool is hidden without it), which must
-/// succeed; its `--json` report.
+/// succeed without a warning about `toolsmith.toml` (every `[server]` key the bundle reads
+/// is one the folder loader knows); its `--json` report.
 fn bundle(args: &[&str]) -> Value {
     let output = toolsmith()
         .arg("bundle")
@@ -83,11 +85,9 @@ fn bundle(args: &[&str]) -> Value {
         .env("WEATHER_API_KEY", "author-key")
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("invalid-config"), "{stderr}");
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
@@ -152,8 +152,6 @@ fn a_bundle_runs_from_its_manifest_where_toolsmith_is_not_installed() {
         "-o",
         bundle_path.to_str().unwrap(),
         "--server-json",
-        "--name",
-        "io.github.acme/weather-tools",
         "--url",
         url,
     ]);
@@ -197,6 +195,8 @@ fn a_bundle_runs_from_its_manifest_where_toolsmith_is_not_installed() {
     assert_eq!(manifest["manifest_version"], "0.4");
     assert_eq!(manifest["name"], "weather-tools");
     assert_eq!(manifest["version"], "1.2.3");
+    assert_eq!(manifest["display_name"], "Weather tools");
+    assert_eq!(manifest["homepage"], "https://example.com/weather");
     assert_eq!(
         manifest["author"],
         json!({"name": "Ada Lovelace", "email": "ada@example.com"})
@@ -271,6 +271,8 @@ fn check_server_json(path: &Path, bundle: &Path, url: &str, manifest: &Value) {
         .map(|error| format!("{error} at {}", error.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{errors:#?}\n{entry:#}");
+    assert_eq!(entry["name"], "io.github.acme/weather-tools");
+    assert_eq!(entry["websiteUrl"], "https://example.com/weather");
     let package = &entry["packages"][0];
     assert_eq!(package["registryType"], "mcpb");
     assert_eq!(package["identifier"], url);

@@ -103,6 +103,7 @@ struct Need {
 pub(crate) struct Manifest {
     pub(super) json: Value,
     name: String,
+    registry_name: Option<String>,
     version: String,
     description: String,
     tools: Vec<String>,
@@ -185,6 +186,7 @@ impl Manifest {
         Ok(Self {
             json: Value::Object(manifest),
             name: identity.name,
+            registry_name: identity.registry_name,
             version: identity.version,
             description: identity.description,
             tools: tools.into_iter().map(|(name, _)| name).collect(),
@@ -204,6 +206,11 @@ impl Manifest {
                 }
             })
             .collect()
+    }
+
+    /// `[server] registry_name`, when set.
+    pub(super) fn registry_name(&self) -> Option<&str> {
+        self.registry_name.as_deref()
     }
 
     pub(super) fn version(&self) -> &str {
@@ -233,13 +240,15 @@ impl Manifest {
 /// What the manifest says the bundle is, as the report and `server.json` need it again.
 struct Identity {
     name: String,
+    /// `[server] registry_name`, the default of `--name` for `server.json`.
+    registry_name: Option<String>,
     version: String,
     description: String,
 }
 
 /// The manifest's first keys, from `[server]`: `name`, `version`, `description` and
-/// `author` (derived with a warning when missing), then the optional `display_name`,
-/// `repository`, `homepage`, `icon` and `license`.
+/// `author` (derived with a warning when missing), then the optional `title` (as
+/// `display_name`), `repository`, `website` (as `homepage`), `icon` and `license`.
 fn identity(
     folder: &ToolFolder,
     printer: Printer,
@@ -302,8 +311,9 @@ fn identity(
     let mut manifest = Map::new();
     manifest.insert("manifest_version".into(), json!(MANIFEST_VERSION));
     manifest.insert("name".into(), json!(name));
-    if let Some(display_name) = text("display_name") {
-        manifest.insert("display_name".into(), json!(display_name));
+    // `title` and `website` are the Server Card's names for them (docs/http.md).
+    if let Some(title) = text("title") {
+        manifest.insert("display_name".into(), json!(title));
     }
     manifest.insert("version".into(), json!(version));
     manifest.insert("description".into(), json!(description));
@@ -311,8 +321,8 @@ fn identity(
     if let Some(repository) = server.get("repository") {
         manifest.insert("repository".into(), repository_of(repository)?);
     }
-    if let Some(homepage) = text("homepage") {
-        manifest.insert("homepage".into(), json!(homepage));
+    if let Some(website) = text("website") {
+        manifest.insert("homepage".into(), json!(website));
     }
     if let Some(icon) = text("icon") {
         manifest.insert("icon".into(), json!(icon_of(root, &icon)?));
@@ -322,6 +332,7 @@ fn identity(
     }
     let identity = Identity {
         name,
+        registry_name: text("registry_name"),
         version,
         description,
     };
