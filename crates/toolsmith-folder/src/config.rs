@@ -225,42 +225,7 @@ impl FolderConfig {
             diagnostic.severity = Severity::Warning;
             diagnostics.push(diagnostic);
         };
-        for (section, value) in &raw {
-            if !SECTIONS.contains(&section.as_str()) {
-                let hint = toolsmith_model::names::suggestion_as(
-                    section,
-                    SECTIONS.iter().copied(),
-                    |best| format!("[{best}]"),
-                )
-                .unwrap_or_else(|| format!("known sections: {}", SECTIONS.join(", ")));
-                problem(&[section], format!("unknown section `[{section}]`"), hint);
-                continue;
-            }
-            match value {
-                Value::Object(table) => {
-                    let known = match section.as_str() {
-                        "server" => SERVER_KEYS,
-                        "defaults" => DEFAULTS_KEYS,
-                        "package" => PACKAGE_KEYS,
-                        _ => continue,
-                    };
-                    for key in table.keys().filter(|key| !known.contains(&key.as_str())) {
-                        let hint = toolsmith_model::names::suggestion(key, known.iter().copied())
-                            .unwrap_or_else(|| format!("known keys: {}", known.join(", ")));
-                        problem(
-                            &[section, key],
-                            format!("unknown key `{key}` in `[{section}]`"),
-                            hint,
-                        );
-                    }
-                }
-                _ => problem(
-                    &[section],
-                    format!("`{section}` must be a table, got {}", kind(value)),
-                    format!("write it as `[{section}]`"),
-                ),
-            }
-        }
+        check_sections(&raw, &mut problem);
         let mut text = |section: &str, key: &str| match raw.get(section)?.get(key)? {
             Value::String(text) => Some(text.clone()),
             other => {
@@ -333,6 +298,47 @@ impl FolderConfig {
             );
         }
         (config, diagnostics)
+    }
+}
+
+/// Warns about every section of `raw` (a whole `toolsmith.toml`) Toolsmith does not know,
+/// every section that is not a table, and every unknown key of the sections read key by key
+/// here (`[server]`, `[defaults]`, `[package]`); the others check their own keys.
+fn check_sections(raw: &JsonObject, problem: &mut dyn FnMut(&[&str], String, String)) {
+    for (section, value) in raw {
+        if !SECTIONS.contains(&section.as_str()) {
+            let hint =
+                toolsmith_model::names::suggestion_as(section, SECTIONS.iter().copied(), |best| {
+                    format!("[{best}]")
+                })
+                .unwrap_or_else(|| format!("known sections: {}", SECTIONS.join(", ")));
+            problem(&[section], format!("unknown section `[{section}]`"), hint);
+            continue;
+        }
+        match value {
+            Value::Object(table) => {
+                let known = match section.as_str() {
+                    "server" => SERVER_KEYS,
+                    "defaults" => DEFAULTS_KEYS,
+                    "package" => PACKAGE_KEYS,
+                    _ => continue,
+                };
+                for key in table.keys().filter(|key| !known.contains(&key.as_str())) {
+                    let hint = toolsmith_model::names::suggestion(key, known.iter().copied())
+                        .unwrap_or_else(|| format!("known keys: {}", known.join(", ")));
+                    problem(
+                        &[section, key],
+                        format!("unknown key `{key}` in `[{section}]`"),
+                        hint,
+                    );
+                }
+            }
+            _ => problem(
+                &[section],
+                format!("`{section}` must be a table, got {}", kind(value)),
+                format!("write it as `[{section}]`"),
+            ),
+        }
     }
 }
 

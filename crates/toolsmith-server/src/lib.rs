@@ -67,9 +67,10 @@ pub use convert::PAGE_SIZE;
 pub use error::ServeError;
 pub use handler::CALL_LOG_TARGET;
 pub use http::{
-    DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions, INFO_PATH, InstallSnippet, InstallSnippets,
-    MCP_PATH, METRICS_PATH, OAuthSettings, PAGE_PATH, PROTECTED_RESOURCE_PATH, READY_PATH,
-    REPLICA_HEADER, SnippetServer, router, serve_http, serve_metrics,
+    AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, HttpOptions,
+    INFO_PATH, InstallSnippet, InstallSnippets, MCP_PATH, METRICS_PATH, OAuthSettings, PAGE_PATH,
+    PROTECTED_RESOURCE_PATH, READY_PATH, REPLICA_HEADER, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_PATH,
+    SERVER_CARD_SCHEMA, ServerCard, SnippetServer, ai_catalog, router, serve_http, serve_metrics,
 };
 pub use limits::{
     CounterError, Counters, LimitKind, Limits, MemoryCounters, RATE_LIMITED, RedisCounters,

@@ -112,6 +112,8 @@ fn main() -> ExitCode {
         Command::Upstream(args) => commands::upstream::run(&args, printer),
         Command::Bundle(args) => commands::bundle::run(&args, printer),
         Command::Completions(args) => commands::completions::run(&args, printer),
+        Command::Card(args) => commands::card::run(&args, printer),
+        Command::Icon(args) => commands::icon::run(&args, printer),
     };
     match result {
         Ok(status) => status.into(),

@@ -27,6 +27,7 @@
 //! ([`connections`]), for header and body timeouts and a connection cap.
 
 mod auth;
+mod card;
 mod connections;
 mod experimental_tasks;
 mod guard;
@@ -66,6 +67,10 @@ use crate::handler::{McpHandler, Transport};
 use crate::replicas::SharedState;
 use crate::state::ServerState;
 pub use auth::{OAuthSettings, PROTECTED_RESOURCE_PATH};
+pub use card::{
+    AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_PATH,
+    SERVER_CARD_SCHEMA, ServerCard, ai_catalog,
+};
 use guard::{Guard, HostRule, OriginRule};
 pub use health::{HEALTH_PATH, READY_PATH};
 pub use metrics::{METRICS_PATH, serve_metrics};
@@ -164,6 +169,10 @@ pub struct HttpOptions {
     /// Whether `GET /metrics` is served on this port (behind the token); off when the
     /// metrics have a listener of their own ([`serve_metrics`]).
     pub metrics_on_port: bool,
+
+    /// The Server Card served at [`SERVER_CARD_PATH`] and listed at [`AI_CATALOG_PATH`]
+    /// (SEP-2127); `None`: neither is served.
+    pub server_card: Option<ServerCard>,
 }
 
 impl Default for HttpOptions {
@@ -185,6 +194,7 @@ impl Default for HttpOptions {
             state_key: None,
             replica_name: None,
             metrics_on_port: true,
+            server_card: None,
         }
     }
 }
@@ -230,6 +240,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             .with_json_response(true),
     );
     let hosts = HostRule::of(options);
+    let card_hosts = hosts.clone();
     let front = page::Front {
         state: probe_state.clone(),
         hosts: hosts.clone(),
@@ -284,8 +295,10 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     };
     // Merged after the token layer, which therefore does not stand before the probes; the
     // page checks the token itself, to ask for it in its own words.
+    let auth = options.auth_token.is_some() || options.oauth.is_some();
     let app = app
         .merge(health::routes(probe_state.clone()))
+        .merge(card::routes(options.server_card.as_ref(), auth, card_hosts))
         .merge(page::routes(front))
         .layer(metrics::count_statuses(probe_state));
     match options.replica_name.as_deref().map(HeaderValue::from_str) {

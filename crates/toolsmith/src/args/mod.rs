@@ -3,6 +3,7 @@
 //! line short, then the long help).
 
 mod bundle;
+mod card;
 mod install;
 mod serve;
 
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub(crate) use bundle::{BundleArgs, CompletionsArgs};
+pub(crate) use card::{CardArgs, IconArgs};
 pub(crate) use install::InstallArgs;
 pub(crate) use serve::{
     AuthorizationArgs, CodeModeArg, DevArgs, LogFormat, SearchArg, SearchModeArg, ServeArgs,
@@ -272,6 +274,25 @@ pub(crate) enum Command {
     /// Example: toolsmith completions zsh > ~/.zfunc/_toolsmith
     #[command(verbatim_doc_comment)]
     Completions(CompletionsArgs),
+
+    /// Print the folder's MCP Server Card, for hosting it as a static file.
+    ///
+    /// The card (SEP-2127) says what the server is before a client connects: its
+    /// reverse-DNS name, version, description and where to reach it. `serve --http` serves
+    /// the same card at /mcp/server-card (docs/http.md).
+    ///
+    /// Example: toolsmith card tools --url https://tools.example.com/mcp > server-card.json
+    #[command(verbatim_doc_comment)]
+    Card(CardArgs),
+
+    /// Check an image and print it as a tool or server icon (a data: URI).
+    ///
+    /// Reads a PNG, JPEG, WebP or SVG, its size, and prints the `icons` entry a tool or
+    /// `[server]` takes (docs/tools.md, "Icons"); --size N scales a PNG first.
+    ///
+    /// Example: toolsmith icon logo.png --size 64
+    #[command(verbatim_doc_comment)]
+    Icon(IconArgs),
 }
 
 #[derive(Debug, Args)]

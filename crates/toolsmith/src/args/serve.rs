@@ -40,6 +40,14 @@ pub(crate) struct ServeArgs {
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     pub(crate) allow_origins: Vec<String>,
 
+    /// The URL clients reach the MCP endpoint at, behind a proxy or load balancer.
+    ///
+    /// The Server Card at /mcp/server-card and the AI Catalog name it (docs/http.md); by
+    /// default they name the URL they were asked on. Example: `--public-url
+    /// https://tools.example.com/mcp`.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub(crate) public_url: Option<String>,
+
     /// Require `Authorization: Bearer TOKEN` on every HTTP request.
     ///
     /// Requests without the token, or with another one, get 401 with

@@ -2,9 +2,11 @@
 
 pub(crate) mod bundle;
 pub(crate) mod call;
+pub(crate) mod card;
 pub(crate) mod check;
 pub(crate) mod completions;
 pub(crate) mod dev;
+pub(crate) mod icon;
 pub(crate) mod install;
 pub(crate) mod list;
 pub(crate) mod new;

@@ -364,6 +364,7 @@ fn http_options(
         shared_state,
         state_key,
         replica_name,
+        server_card: Some(super::card::server_card(config, args.public_url.clone())),
     })
 }
 
