@@ -22,7 +22,8 @@ pub struct CheckContext {
     pub sources: BTreeMap<PathBuf, String>,
     /// Environment variables that are set (only the names matter).
     pub env: BTreeSet<String>,
-    /// Programs of the tools' `requires.commands` that are found (on `PATH`).
+    /// Programs of the tools' `requires.commands`, and the programs command tools run, that
+    /// are found (on `PATH`, or in the folder for a path like `./run.sh`).
     pub programs: BTreeSet<String>,
     /// Tools that have test cases outside their definition (`tests/*.toml`), as `toolsmith
     /// test` collects them; the caller fills it in.
@@ -80,6 +81,15 @@ impl CheckContext {
                     context.programs.insert(program.clone());
                 }
             }
+            let program = context
+                .sources
+                .get(path)
+                .and_then(|source| command_program(definition, source));
+            if let Some((program, _)) = program
+                && is_found(&program)
+            {
+                context.programs.insert(program);
+            }
         }
         if files.contains(Path::new(CONFIG_FILE)) {
             context.config_path = Some(root.join(CONFIG_FILE));
@@ -100,4 +110,30 @@ impl CheckContext {
         let relative = relative.trim_start_matches("./");
         self.files.contains(Path::new(relative))
     }
+}
+
+/// The program a command tool's manifest runs (`command = ["python3", ...]`: `python3`) and
+/// where its value is written in `source`, the manifest's text; `None` for any other tool,
+/// for a tool of a package (run in the package's folder), and for a program written as a
+/// template (`"{tool}"`) or a TOML string with escapes, which only a call can resolve.
+pub(crate) fn command_program(
+    definition: &ToolDefinition,
+    source: &str,
+) -> Option<(String, std::ops::Range<usize>)> {
+    if definition.package.is_some() {
+        return None;
+    }
+    let key = definition.facts.as_ref()?.key(&["command", "0"])?;
+    let written = source.get(key.value.clone())?;
+    let program = written
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+        .filter(|text| !text.contains('\\'))
+        .or_else(|| {
+            written
+                .strip_prefix('\'')
+                .and_then(|rest| rest.strip_suffix('\''))
+        })?;
+    (!program.is_empty() && !program.contains(['{', '}']))
+        .then(|| (program.to_owned(), key.value.clone()))
 }

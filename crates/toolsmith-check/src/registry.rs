@@ -43,6 +43,7 @@ pub static RULES: &[&Rule] = &[
     &rules::overbroad_permission::OVERBROAD_PERMISSION.0,
     &rules::package_permission_denied::PACKAGE_PERMISSION_DENIED.0,
     &rules::missing_requirement::MISSING_REQUIREMENT.0,
+    &rules::program_not_found::PROGRAM_NOT_FOUND.0,
     &rules::read_only_writes::READ_ONLY_WRITES.0,
     // The whole server.
     &rules::tool_list_too_large::TOOL_LIST_TOO_LARGE.0,

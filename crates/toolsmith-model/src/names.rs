@@ -55,6 +55,32 @@ pub fn suggestion_suffix(suggestions: &[impl AsRef<str>]) -> String {
     }
 }
 
+/// How to fix a name [`tool_name_problem`] refuses.
+pub const TOOL_NAME_HELP: &str =
+    "use 1–64 ASCII letters, digits and `_`, e.g. `weather_forecast_get`";
+
+/// What is wrong with `name` as an MCP tool name, or `None` when it is one: 1 to 128
+/// characters from `[A-Za-z0-9_.-]` (MCP specification, "Tool names"). Some clients reject
+/// a whole server that lists a tool named otherwise, so the catalog leaves such a tool out
+/// and `toolsmith check` reports it, both with this message (rule `invalid-tool-name`).
+#[must_use]
+pub fn tool_name_problem(name: &str) -> Option<String> {
+    let bad: Vec<String> = name
+        .chars()
+        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .map(|c| format!("{c:?}"))
+        .collect();
+    if name.is_empty() {
+        Some("the tool name is empty".to_owned())
+    } else if !bad.is_empty() {
+        Some(format!("tool name `{name}` contains {}", bad.join(", ")))
+    } else if name.len() > 128 {
+        Some(format!("tool name `{name}` is longer than 128 characters"))
+    } else {
+        None
+    }
+}
+
 /// Levenshtein distance over characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -33,22 +33,10 @@ declare_rule! {
 fn check(server: &Server<'_>, report: &mut Report<'_>) {
     for tool in &server.tools {
         let name = tool.name();
-        let bad: Vec<char> = name
-            .chars()
-            .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-            .collect();
-        let message = if name.is_empty() {
-            "the tool name is empty".to_owned()
-        } else if !bad.is_empty() {
-            let shown: Vec<String> = bad.iter().map(|c| format!("{c:?}")).collect();
-            format!("tool name `{name}` contains {}", shown.join(", "))
-        } else if name.chars().count() > 128 {
-            format!("tool name `{name}` is longer than 128 characters")
-        } else {
-            continue;
-        };
-        report
-            .add(tool.at_name(), Some(name), message)
-            .help("use 1–64 ASCII letters, digits and `_`, e.g. `weather_forecast_get`");
+        if let Some(message) = toolsmith_model::names::tool_name_problem(name) {
+            report
+                .add(tool.at_name(), Some(name), message)
+                .help(toolsmith_model::names::TOOL_NAME_HELP);
+        }
     }
 }

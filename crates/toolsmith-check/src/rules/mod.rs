@@ -23,6 +23,7 @@ pub(crate) mod non_snake_case_name;
 pub(crate) mod output_schema_not_object;
 pub(crate) mod overbroad_permission;
 pub(crate) mod package_permission_denied;
+pub(crate) mod program_not_found;
 pub(crate) mod read_only_writes;
 pub(crate) mod required_with_default;
 pub(crate) mod reserved_tool_name;

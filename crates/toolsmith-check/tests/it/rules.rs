@@ -134,6 +134,7 @@ fixture_tests! {
     overbroad_permission => "overbroad-permission",
     package_permission_denied => "package-permission-denied",
     missing_requirement => "missing-requirement",
+    program_not_found => "program-not-found",
     read_only_writes => "read-only-writes",
     tool_list_too_large => "tool-list-too-large",
     missing_examples => "missing-examples",

@@ -53,6 +53,17 @@ fn duplicate_name(name: &str, source: &SourceLocation, first: &SourceLocation) -
     .with_help("rename one of the two tools; tool names must be unique in a server")
 }
 
+/// The `invalid-tool-name` error for a tool named as clients refuse, with the message and
+/// help `toolsmith check` gives; `None` for a good name.
+fn refused_name(name: &str, source: &SourceLocation) -> Option<Diagnostic> {
+    let message = crate::names::tool_name_problem(name)?;
+    Some(
+        Diagnostic::error("invalid-tool-name", source.clone(), message)
+            .with_help(crate::names::TOOL_NAME_HELP)
+            .for_tool(name),
+    )
+}
+
 /// The tools of a folder (or of an embedding program), by name, plus what failed to load.
 #[derive(Default)]
 pub struct Catalog {
@@ -86,8 +97,9 @@ impl std::fmt::Debug for Catalog {
 impl Catalog {
     /// Builds a catalog from loaded tools and the diagnostics of what failed to load.
     ///
-    /// A tool whose schemas do not compile, or whose name was already taken, is left out
-    /// with a diagnostic; the others are unaffected.
+    /// A tool whose schemas do not compile, whose name was already taken, or whose name
+    /// clients refuse (outside `[A-Za-z0-9_.-]{1,128}`: some reject the whole server for
+    /// it) is left out with a diagnostic; the others are unaffected.
     pub fn new(tools: Vec<Arc<dyn Tool>>, diagnostics: Vec<Diagnostic>) -> Self {
         Self::build(tools, diagnostics, |_| Ok(()))
     }
@@ -148,6 +160,10 @@ impl Catalog {
                 // Published as its folder read it: adjusted before it was deferred, and
                 // read again adjusted (docs/performance.md, "Tools not held").
                 let name = tool.name();
+                if let Some(refused) = refused_name(name, deferred.source()) {
+                    diagnostics.push(refused);
+                    continue;
+                }
                 if let Some(first) = taken.get(name) {
                     diagnostics.push(duplicate_name(name, deferred.source(), first));
                     continue;
@@ -180,6 +196,10 @@ impl Catalog {
             // Adjusted on a copy, kept only when it differs from the tool's own.
             if let Err(diagnostic) = adjust(&mut definition) {
                 diagnostics.push(diagnostic.for_tool(&definition.name));
+                continue;
+            }
+            if let Some(refused) = refused_name(&definition.name, &definition.source) {
+                diagnostics.push(refused);
                 continue;
             }
             if let Some(first) = taken.get(definition.name.as_str()) {

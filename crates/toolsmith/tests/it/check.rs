@@ -221,3 +221,27 @@ fn config_typos_are_warned_at_their_key_with_a_suggestion() {
     command.arg("check").arg(dir.path());
     snapshot!(dir.path(), command);
 }
+
+#[test]
+fn names_clients_reject_are_reported_once_and_a_missing_program_is_warned() {
+    // `check` flagged `my shout` while `serve` still served it; now the folder leaves it
+    // out with the same diagnostic, which `check` shows once. A command tool whose program
+    // is not on PATH failed only at call time.
+    let dir = folder(&[
+        (
+            "voice.star",
+            "def shout(text: str) -> str:\n    \"\"\"Shout text back.\n\n    Args:\n        text: What to shout.\n    \"\"\"\n    return text.upper()\n\nmcp.tool(shout, name = \"my shout\")\n",
+        ),
+        (
+            "fetch.toml",
+            "description = \"Fetch a page.\"\ncommand = [\"toolsmith-surely-missing-program\", \"{url}\"]\n\n[[parameters]]\nname = \"url\"\ntype = \"string\"\ndescription = \"The page.\"\nrequired = true\n",
+        ),
+        (
+            "toolsmith.toml",
+            "[check]\nignore = [\"missing-examples\", \"missing-usage-guidance\", \"description-too-short\"]\n",
+        ),
+    ]);
+    let mut command = toolsmith();
+    command.arg("check").arg(dir.path());
+    snapshot!(dir.path(), command);
+}

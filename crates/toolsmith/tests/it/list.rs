@@ -151,3 +151,43 @@ fn json_lists_each_init_with_its_tools_and_state() {
         ])
     );
 }
+
+/// A folder with a tool named as clients refuse (`name = "my shout"`), a manifest whose
+/// file stem has a space, and a good tool.
+fn refused_names() -> tempfile::TempDir {
+    folder(&[
+        (
+            "voice.star",
+            "def shout(text: str) -> str:\n    \"\"\"Shout text back.\n\n    Args:\n        text: What to shout.\n    \"\"\"\n    return text.upper()\n\ndef whisper(text: str) -> str:\n    \"\"\"Whisper text back.\n\n    Args:\n        text: What to whisper.\n    \"\"\"\n    return text.lower()\n\nmcp.tool(shout, name = \"my shout\")\nmcp.tool(whisper)\n",
+        ),
+        (
+            "say hello.toml",
+            "description = \"Say hello.\"\ncommand = [\"echo\", \"hello\"]\n",
+        ),
+    ])
+}
+
+#[test]
+fn names_clients_reject_are_not_listed_and_the_rest_are() {
+    // A tool named `my shout` was listed and served, and some clients then rejected the
+    // whole server; `check` flagged it but `list` and `serve` did not.
+    let dir = refused_names();
+    let mut command = toolsmith();
+    command.arg("list").arg(dir.path());
+    snapshot!(dir.path(), command);
+}
+
+#[test]
+fn names_clients_reject_are_not_served_and_the_rest_are() {
+    let dir = refused_names();
+    let client = crate::mcp_client::McpClient::stdio(&[dir.path().to_str().unwrap()]);
+    assert_eq!(client.tool_names(), ["whisper"]);
+    assert_eq!(client.call_text("whisper", &json!({"text": "HI"})), "hi");
+    let refused = client
+        .try_call("my shout", &json!({"text": "hi"}))
+        .unwrap_err();
+    assert!(
+        refused.contains("tool name `my shout` contains ' '"),
+        "{refused}"
+    );
+}
