@@ -22,6 +22,26 @@ pub const TOOL_SEARCH: &str = "tool_search";
 /// The name of the built-in that runs a tool by name.
 pub const EXECUTE_TOOL: &str = "execute_tool";
 
+/// The description of `tool_search`.
+const TOOL_SEARCH_DESCRIPTION: &str = "Search the tools that are not listed. Returns the best \
+     matches, each with its name, description and inputSchema; run one with `execute_tool`.";
+/// The description of `execute_tool`.
+const EXECUTE_TOOL_DESCRIPTION: &str =
+    "Run a tool found with `tool_search`, by name, with its arguments.";
+
+/// Whether `definition` is one of these built-ins as a Toolsmith server publishes it (its
+/// name and description), for `toolsmith check --upstream`, which exempts them: they are
+/// Toolsmith's, not the author's, and a lint of them is no finding the author can fix
+/// (issue 43, item 5).
+pub fn is_builtin(definition: &ToolDefinition) -> bool {
+    [
+        (TOOL_SEARCH, TOOL_SEARCH_DESCRIPTION),
+        (EXECUTE_TOOL, EXECUTE_TOOL_DESCRIPTION),
+    ]
+    .iter()
+    .any(|(name, description)| definition.name == *name && definition.description == *description)
+}
+
 /// How many results `tool_search` returns unless asked otherwise.
 const DEFAULT_MAX_RESULTS: u64 = 5;
 /// The most results one `tool_search` returns.
@@ -222,12 +242,7 @@ impl ToolSearch {
             },
             "required": ["query"],
         }));
-        let mut definition = ToolDefinition::new(
-            TOOL_SEARCH,
-            "Search the tools that are not listed. Returns the best matches, each with its name, \
-             description and inputSchema; run one with `execute_tool`.",
-            schema,
-        );
+        let mut definition = ToolDefinition::new(TOOL_SEARCH, TOOL_SEARCH_DESCRIPTION, schema);
         definition.title = Some("Search tools".into());
         definition.annotations.read_only = Some(true);
         definition.source = SourceLocation::file("<builtin>");
@@ -336,11 +351,7 @@ impl ExecuteTool {
             },
             "required": ["name"],
         }));
-        let mut definition = ToolDefinition::new(
-            EXECUTE_TOOL,
-            "Run a tool found with `tool_search`, by name, with its arguments.",
-            schema,
-        );
+        let mut definition = ToolDefinition::new(EXECUTE_TOOL, EXECUTE_TOOL_DESCRIPTION, schema);
         definition.title = Some("Run a tool".into());
         definition.source = SourceLocation::file("<builtin>");
         // The call path applies this tool's timeout; the tool it runs keeps its own.

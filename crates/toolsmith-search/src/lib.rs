@@ -39,8 +39,8 @@ mod text;
 pub mod tokens;
 
 pub use builtins::{
-    EXECUTE_TOOL, TOOL_SEARCH, execute, inner_arguments, out_of_scope, result, results,
+    EXECUTE_TOOL, TOOL_SEARCH, execute, inner_arguments, is_builtin, out_of_scope, result, results,
 };
 pub use discovery::{Plan, apply, with_discovery};
-pub use index::{Hit, SearchIndex, parameter_text};
+pub use index::{Confidence, Hit, Judged, SearchIndex, Verdict, parameter_text};
 pub use kept::{IndexSource, KeepIndex, KeptIndex, KeptTool, KeptTools};

@@ -518,6 +518,28 @@ fn check_upstream_lints_a_server_started_by_command() {
     );
 }
 
+// Regression test (issue 43, item 5): `check --upstream` on a Toolsmith server with
+// discovery on flagged its built-in `tool_search` and `execute_tool` under Toolsmith's own
+// rules (too short, names another tool), findings its author cannot fix.
+#[test]
+fn check_upstream_exempts_a_toolsmith_servers_built_in_tools() {
+    let binary = insta_cmd::get_cargo_bin("toolsmith");
+    let output = toolsmith()
+        .args(["check", "--format", "json", "--upstream", "--"])
+        .arg(&binary)
+        .args(["serve", "examples/tools", "--search", "always"])
+        .output()
+        .unwrap();
+    let findings = lint_findings(&output);
+    assert!(
+        findings.iter().all(|(_, message)| {
+            !message.contains("`tool_search`") && !message.contains("`execute_tool`")
+        }),
+        "{findings:?}"
+    );
+    assert_eq!(output.status.code(), Some(0), "{findings:?}");
+}
+
 #[test]
 fn check_url_lints_a_server_over_http_and_a_dead_one_is_a_clear_error() {
     let fixture = Fixture::new("");

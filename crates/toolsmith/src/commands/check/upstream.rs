@@ -57,7 +57,12 @@ pub(super) fn run(
     // Findings point at the command line or the URL: there is no file to show.
     let source = SourceLocation::file(&target);
     let tools = UpstreamTool::all(&upstream, &listed, &source);
-    let definitions: Vec<&ToolDefinition> = tools.iter().map(Tool::definition).collect();
+    // A Toolsmith upstream's own discovery tools are Toolsmith's, not its author's: exempt.
+    let definitions: Vec<&ToolDefinition> = tools
+        .iter()
+        .map(Tool::definition)
+        .filter(|definition| !toolsmith_search::is_builtin(definition))
+        .collect();
 
     let (mut settings, _) = Settings::from_config(&Map::new(), source.path.as_path());
     if !select.is_empty() {
