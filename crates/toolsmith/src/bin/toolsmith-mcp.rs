@@ -1,4 +1,4 @@
-//! `toolsmith-mcp`: the command named after the PyPI package, so that `uvx toolsmith-mcp
+//! `toolsmith-mcp`: the command named after the Python package, so that `uvx toolsmith-mcp
 //! serve DIR` works (uvx runs the command that has the package's name). It runs the
 //! `toolsmith` binary installed beside it with the same arguments and standard streams
 //! (docs/install-toolsmith.md).

@@ -1,5 +1,5 @@
 //! Getting Toolsmith without a source build (docs/install-toolsmith.md): the version names
-//! its build, completion scripts load, and the PyPI wheel (`toolsmith-mcp`, built by
+//! its build, completion scripts load, and the Python wheel (`toolsmith-mcp`, built by
 //! maturin) and the npm packages (`toolsmith-mcp` and its platform package, from
 //! `npm/stage.mjs`) install into a fresh environment and serve a folder over stdio.
 //!
@@ -166,7 +166,7 @@ fn the_npm_packages_install_and_serve() {
     serves_over_stdio(command, greeting_folder().path());
 }
 
-/// The PyPI way: the wheel maturin builds from `pyproject.toml` (dev profile: it reuses
+/// The Python way: the wheel maturin builds from `pyproject.toml` (dev profile: it reuses
 /// what `cargo test` built), installed into a fresh virtual environment, where both
 /// `toolsmith` and `toolsmith-mcp` (what `uvx toolsmith-mcp` runs) work.
 #[test]
