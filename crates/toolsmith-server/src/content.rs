@@ -103,6 +103,11 @@ impl Content {
         Ok(result)
     }
 
+    /// Every entry of `skills/list`.
+    pub(crate) fn skills(&self) -> &[Skill] {
+        &self.skill_list
+    }
+
     /// One page of `skills/list`.
     pub(crate) fn list_skills(
         &self,

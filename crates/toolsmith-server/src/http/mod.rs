@@ -251,6 +251,7 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             .map(|token| Arc::new(token.as_bytes().to_vec())),
         snippets: options.install_snippets.clone(),
         oauth: options.oauth.is_some(),
+        card: options.server_card.is_some(),
     };
     let guard = Guard::new(hosts.clone(), options.max_body_bytes);
     let endpoint = Arc::new(Endpoint {

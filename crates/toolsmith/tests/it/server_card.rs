@@ -131,6 +131,13 @@ fn the_card_is_valid_public_and_says_what_discover_says() {
     let (status, _, again) = get(&server, path, &[]);
     assert_eq!(status, 200);
     assert_eq!(serde_json::from_str::<Value>(&again).unwrap(), card);
+
+    // The page's data links both.
+    let (status, _, body) = get(&server, "/api/info", &["Authorization: Bearer secret"]);
+    assert_eq!(status, 200, "{body}");
+    let info: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(info["serverCard"], format!("{}/server-card", server.url()));
+    assert_eq!(info["aiCatalog"], "/.well-known/ai-catalog.json");
     server.stop();
 }
 

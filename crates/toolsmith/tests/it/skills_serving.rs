@@ -111,6 +111,21 @@ fn fastmcp_over_http_catches_a_file_changed_after_listing() {
         &["--url", server.url(), "--tamper", logo.to_str().unwrap()],
     );
     check_read(&seen);
+    // The page's data lists the skills.
+    let (status, answer) = server.raw(&format!(
+        "GET /api/info HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        server.address()
+    ));
+    assert_eq!(status, 200, "{answer}");
+    let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+    let info: Value = serde_json::from_str(body).unwrap();
+    let names: Vec<&str> = info["skills"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{info}"))
+        .iter()
+        .map(|skill| skill["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["notes", "pdf-forms"]);
     // The server serves the changed file (--watch); checked against the digests listed
     // before the change, FastMCP's own check refuses it.
     let caught = seen["tamper"].as_str().unwrap_or_default();

@@ -123,13 +123,15 @@ pub(super) fn page(info: &Value, snippets: &[InstallSnippet]) -> String {
         "<header>\n<h1>{}</h1>\n<p class=\"meta\"><code>{}</code> {} · MCP at <code \
          class=\"url\">{}</code></p>\n<nav><a href=\"#tools\">Tools ({})</a> <a \
          href=\"#prompts\">Prompts</a> <a href=\"#resources\">Resources</a> <a \
-         href=\"#install\">Install</a> <a href=\"{}\">JSON</a></nav>\n",
+         href=\"#skills\">Skills</a> <a href=\"#install\">Install</a> <a \
+         href=\"{}\">JSON</a>{}</nav>\n",
         escape(heading),
         escape(name),
         escape(text(info, "version")),
         escape(text(info, "mcpUrl")),
         tools.len(),
         super::INFO_PATH,
+        card_links(info),
     );
     if auth {
         out.push_str(
@@ -158,6 +160,7 @@ pub(super) fn page(info: &Value, snippets: &[InstallSnippet]) -> String {
     out.push_str("</section>\n");
     prompts(&mut out, info);
     resources(&mut out, info);
+    skills(&mut out, info);
     install(&mut out, info, snippets);
     let versions = strings(&info["protocolVersions"]);
     let _ = write!(
@@ -349,6 +352,39 @@ fn resources(out: &mut String, info: &Value) {
             let _ = writeln!(out, "<p class=\"prose\">{}</p>", escape(description));
         }
         out.push_str("</article>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// Links to the Server Card and the AI Catalog, when they are served.
+fn card_links(info: &Value) -> String {
+    match (info["serverCard"].as_str(), info["aiCatalog"].as_str()) {
+        (Some(card), Some(catalog)) => format!(
+            " <a href=\"{}\">Server Card</a> <a href=\"{}\">AI Catalog</a>",
+            escape(card),
+            escape(catalog)
+        ),
+        _ => String::new(),
+    }
+}
+
+fn skills(out: &mut String, info: &Value) {
+    out.push_str("<section id=\"skills\">\n<h2>Skills</h2>\n");
+    let skills = info["skills"].as_array().map_or(&[][..], Vec::as_slice);
+    if skills.is_empty() {
+        out.push_str("<p class=\"note\">No skills.</p>\n");
+    }
+    for skill in skills {
+        let files = skill["files"].as_u64().unwrap_or(0);
+        let _ = write!(
+            out,
+            "<article class=\"skill\">\n<h3><code class=\"name\">{}</code></h3>\n<p \
+             class=\"meta\"><code>{}</code> · {files} file{}</p>\n<p class=\"prose\">{}</p>\n</article>\n",
+            escape(text(skill, "name")),
+            escape(text(skill, "uri")),
+            if files == 1 { "" } else { "s" },
+            escape(text(skill, "description")),
+        );
     }
     out.push_str("</section>\n");
 }

@@ -1,9 +1,10 @@
 //! The page's data, which `GET /api/info` answers as it is: the server's identity and
 //! instructions, the protocol versions it speaks, every tool as `tools/list` serves it over
 //! HTTP (per-transport overrides applied) plus the discoverable ones, marked, and the
-//! prompts, resources and resource templates, as their lists serve them.
+//! prompts, resources and resource templates, as their lists serve them, and the skills
+//! (`skills/list`'s entries: name, description, `SKILL.md` URI, files).
 
-use rmcp::model::ProtocolVersion;
+use rmcp::model::{ProtocolVersion, SkillResources};
 use serde_json::{Value, json};
 
 use crate::state::ServerState;
@@ -33,6 +34,21 @@ pub(super) fn info(
         .collect();
     let content = state.content();
     let (prompts, resources, templates) = content.lists();
+    let skills: Vec<Value> = content
+        .skills()
+        .iter()
+        .map(|skill| {
+            json!({
+                "name": skill.frontmatter.name,
+                "description": skill.frontmatter.description,
+                "uri": skill.uri,
+                "files": match &skill.resources {
+                    SkillResources::Files(files) => files.len(),
+                    _ => 0,
+                },
+            })
+        })
+        .collect();
     json!({
         "name": server.name,
         "title": server.title,
@@ -45,5 +61,6 @@ pub(super) fn info(
         "prompts": prompts,
         "resources": resources,
         "resourceTemplates": templates,
+        "skills": skills,
     })
 }

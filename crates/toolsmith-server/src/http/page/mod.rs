@@ -97,6 +97,8 @@ pub(super) struct Front {
     /// The endpoint takes OAuth tokens; the page takes none, so it shows only the tools
     /// that need no scope (docs/auth.md).
     pub(super) oauth: bool,
+    /// A Server Card is served (docs/http.md): the data names it and the catalog.
+    pub(super) card: bool,
 }
 
 /// The page's and `/api/info`'s routes, to be merged outside the endpoint's token layer
@@ -146,12 +148,13 @@ impl Front {
 
     /// The page's data for a request that reached the server at its `Host`.
     fn info(&self, headers: &HeaderMap) -> serde_json::Value {
-        info::info(
-            &self.state,
-            &mcp_url(headers),
-            self.token.is_some(),
-            self.oauth,
-        )
+        let mcp_url = mcp_url(headers);
+        let mut info = info::info(&self.state, &mcp_url, self.token.is_some(), self.oauth);
+        if self.card {
+            info["serverCard"] = format!("{mcp_url}/server-card").into();
+            info["aiCatalog"] = super::AI_CATALOG_PATH.into();
+        }
+        info
     }
 
     fn snippets(&self, info: &serde_json::Value) -> Vec<InstallSnippet> {
