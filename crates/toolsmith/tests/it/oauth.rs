@@ -228,9 +228,18 @@ fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
         &json!({"aud": audience, "iss": "http://evil.example", "sub": "alice"}),
     );
     for (what, token, says) in [
-        ("expired", &expired, "ExpiredSignature"),
-        ("wrong audience", &elsewhere, "InvalidAudience"),
-        ("wrong issuer", &foreign, "InvalidIssuer"),
+        // Sentences, not jsonwebtoken's enum names (issue 43, item 5).
+        ("expired", &expired, "it expired at "),
+        (
+            "wrong audience",
+            &elsewhere,
+            "its audience is `http://other.example/mcp`",
+        ),
+        (
+            "wrong issuer",
+            &foreign,
+            "it was issued by `http://evil.example`",
+        ),
         ("not a JWT", &"opaque".to_owned(), "not valid"),
     ] {
         let (status, head, _) = post(&server, Some(token), &list);

@@ -140,7 +140,7 @@ impl KeyCache {
         fetch: Fetch,
     ) -> Result<Caller, TokenError> {
         let header = jsonwebtoken::decode_header(token)
-            .map_err(|error| TokenError::Invalid(error.to_string()))?;
+            .map_err(|error| TokenError::Invalid(sentence(&error, token, audience)))?;
         if !ALGORITHMS.contains(&header.alg) {
             return Err(TokenError::Algorithm(format!("{:?}", header.alg)));
         }
@@ -172,7 +172,7 @@ impl KeyCache {
         validation.validate_nbf = true;
         validation.leeway = self.settings.clock_skew.as_secs();
         let claims = jsonwebtoken::decode::<Claims>(token, &decoding, &validation)
-            .map_err(|error| TokenError::Invalid(error.to_string()))?
+            .map_err(|error| TokenError::Invalid(sentence(&error, token, audience)))?
             .claims;
         Ok(caller(claims))
     }
@@ -267,6 +267,98 @@ impl KeyCache {
 /// The `crit` member of `token`'s JOSE header, as written, when it has one (RFC 7515
 /// §4.1.11: a recipient that does not understand every extension listed must refuse the
 /// token; this server understands none).
+/// Why `token` was refused, as a sentence a person can act on: jsonwebtoken's errors print
+/// as enum names (`ExpiredSignature`), which landed in `error_description` (issue 43,
+/// item 5). The claims are read here only to say what they held; they were not trusted.
+fn sentence(error: &jsonwebtoken::errors::Error, token: &str, audience: &str) -> String {
+    use jsonwebtoken::errors::ErrorKind;
+    let claim = |name: &str| -> Option<Value> {
+        let encoded = token.split('.').nth(1)?;
+        let decoded = URL_SAFE_NO_PAD.decode(encoded.trim_end_matches('=')).ok()?;
+        serde_json::from_slice::<Value>(&decoded)
+            .ok()?
+            .get(name)
+            .cloned()
+    };
+    let time = |name: &str| claim(name).as_ref().and_then(Value::as_i64).map(utc);
+    // In backticks: `error_description` may hold no double quote (RFC 6750 §3).
+    let named = |value: Value| match value {
+        Value::String(text) => format!("`{text}`"),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| {
+                item.as_str()
+                    .map_or_else(|| item.to_string(), |text| format!("`{text}`"))
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => format!("`{other}`"),
+    };
+    match error.kind() {
+        ErrorKind::InvalidToken => {
+            "it is not a JWT (three base64url parts joined by dots)".to_owned()
+        }
+        ErrorKind::InvalidSignature => "its signature does not match the issuer's key".to_owned(),
+        ErrorKind::ExpiredSignature => time("exp").map_or_else(
+            || "it has expired".to_owned(),
+            |at| format!("it expired at {at}; get a new token"),
+        ),
+        ErrorKind::ImmatureSignature => time("nbf").map_or_else(
+            || "it is not valid yet".to_owned(),
+            |at| format!("it is not valid before {at}"),
+        ),
+        ErrorKind::InvalidIssuer => match claim("iss") {
+            Some(issuer) => format!(
+                "it was issued by {}, not by this server's issuer",
+                named(issuer)
+            ),
+            None => "it was not issued by this server's issuer".to_owned(),
+        },
+        ErrorKind::InvalidAudience => match claim("aud") {
+            Some(aud) => format!("its audience is {}, not `{audience}`", named(aud)),
+            None => format!("its audience is not `{audience}`"),
+        },
+        ErrorKind::MissingRequiredClaim(name) => format!("it has no `{name}` claim"),
+        ErrorKind::InvalidAlgorithm => {
+            "its algorithm does not match the issuer's key for it".to_owned()
+        }
+        ErrorKind::InvalidEcdsaKey | ErrorKind::InvalidRsaKey(_) | ErrorKind::InvalidKeyFormat => {
+            "the issuer's key for it cannot be used".to_owned()
+        }
+        ErrorKind::Base64(_) | ErrorKind::Json(_) | ErrorKind::Utf8(_) => {
+            format!("it is not a well-formed JWT ({error})")
+        }
+        _ => format!("it could not be checked ({error})"),
+    }
+}
+
+/// `seconds` since the Unix epoch as an RFC 3339 UTC time (`2026-12-07T20:00:00Z`).
+fn utc(seconds: i64) -> String {
+    let days = seconds.div_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let shifted = days + 719_468;
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        second_of_day / 3_600,
+        second_of_day % 3_600 / 60,
+        second_of_day % 60
+    )
+}
+
 fn critical(token: &str) -> Option<String> {
     let encoded = token.split('.').next()?;
     let decoded = URL_SAFE_NO_PAD.decode(encoded.trim_end_matches('=')).ok()?;
@@ -346,6 +438,43 @@ mod tests {
     /// A JWT with `header` (JSON), empty claims and a made-up signature.
     fn token_with(header: &Value) -> String {
         format!("{}.e30.c2ln", URL_SAFE_NO_PAD.encode(header.to_string()))
+    }
+
+    // Regression test (issue 43, item 5): `error_description` said `ExpiredSignature`,
+    // `InvalidAudience`: jsonwebtoken's enum names, not what to do.
+    #[test]
+    fn refusals_are_sentences() {
+        use jsonwebtoken::errors::{Error, ErrorKind};
+        let payload = URL_SAFE_NO_PAD.encode(
+            r#"{"exp":1796673600,"nbf":951827696,"aud":["a","b"],"iss":"http://evil.example"}"#,
+        );
+        let token = format!("e30.{payload}.c2ln");
+        let said = |kind: ErrorKind| {
+            TokenError::Invalid(sentence(&Error::from(kind), &token, "http://here/mcp")).to_string()
+        };
+        assert_eq!(
+            said(ErrorKind::ExpiredSignature),
+            "the access token is not valid: it expired at 2026-12-07T20:00:00Z; get a new token"
+        );
+        assert_eq!(
+            said(ErrorKind::ImmatureSignature),
+            "the access token is not valid: it is not valid before 2000-02-29T12:34:56Z"
+        );
+        assert_eq!(
+            said(ErrorKind::InvalidAudience),
+            "the access token is not valid: its audience is `a`, `b`, not `http://here/mcp`"
+        );
+        assert_eq!(
+            said(ErrorKind::InvalidIssuer),
+            "the access token is not valid: it was issued by `http://evil.example`, not by \
+             this server's issuer"
+        );
+        assert_eq!(
+            said(ErrorKind::InvalidSignature),
+            "the access token is not valid: its signature does not match the issuer's key"
+        );
+        assert_eq!(utc(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
     }
 
     #[test]
