@@ -48,6 +48,8 @@ const SECTIONS: &[&str] = &[
     "options",
     "check",
     "resources",
+    // `[skills] from_tools`: serve the skills `toolsmith skills` writes (docs/skills.md).
+    "skills",
     "profiles",
     "packages",
     "package",

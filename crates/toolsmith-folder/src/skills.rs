@@ -128,13 +128,33 @@ fn load_skill(
             "move large files out of the skill folder, or split it into several skills".to_owned(),
         ));
     }
-    let name = folder.rsplit('/').next().unwrap_or(folder);
     let mut contents = Vec::with_capacity(members.len());
     for (path, file) in members {
         let bytes = crate::read::read_bytes(file, MAX_SKILL_BYTES)
             .map_err(|error| Box::new(error.diagnostic(SourceLocation::file(file))))?;
         contents.push((*path, bytes));
     }
+    build(folder, contents, &location)
+}
+
+/// A skill from its files held in memory: `folder` is its path under `skills/` (its last
+/// segment the skill's name), `contents` each file's path under it and bytes, `location`
+/// where its `SKILL.md` is (or what it was made from) for diagnostics. The same checks as a
+/// skill read from `skills/`, except the limits, which bound reading.
+///
+/// # Errors
+///
+/// A diagnostic naming the problem and the fix: `SKILL.md` missing or not UTF-8, front
+/// matter missing or invalid, a name that is not `folder`'s.
+pub fn build(
+    folder: &str,
+    contents: Vec<(&str, Vec<u8>)>,
+    location: &SourceLocation,
+) -> Result<(Skill, Vec<Resource>), Box<Diagnostic>> {
+    let invalid = |message: String, help: String| {
+        Box::new(Diagnostic::error("invalid-skill", location.clone(), message).with_help(help))
+    };
+    let name = folder.rsplit('/').next().unwrap_or(folder);
     let skill_text = contents
         .iter()
         .find(|(path, _)| *path == SKILL_FILE)
@@ -147,7 +167,7 @@ fn load_skill(
         })?;
     let frontmatter = frontmatter(skill_text).map_err(|(message, help)| invalid(message, help))?;
     check_frontmatter(&frontmatter, name).map_err(|(message, help)| invalid(message, help))?;
-    let (mut files, mut resources) = serve_files(folder, name, contents, &location);
+    let (mut files, mut resources) = serve_files(folder, name, contents, location);
     // `SKILL.md` first, then by path.
     files.sort_by(|a, b| (a.path != SKILL_FILE, &a.path).cmp(&(b.path != SKILL_FILE, &b.path)));
     let skill = Skill {
@@ -168,7 +188,7 @@ fn load_skill(
         name,
         "application/json",
         ResourceBody::Text(manifest),
-        &location,
+        location,
     ));
     Ok((skill, resources))
 }

@@ -203,6 +203,7 @@ impl ServedFolder {
             prompts,
             resources,
         } = published.reloaded(&loaded);
+        let resources = crate::skills::with_generated(&loaded, &resources);
         let catalog = self.with_builtins(&catalog);
         folder::explain_search(printer, &catalog, state.search());
         let tools = catalog.entries().len();

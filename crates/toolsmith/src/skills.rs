@@ -8,10 +8,11 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 use toolsmith_folder::ToolFolder;
-use toolsmith_model::ToolDefinition;
+use toolsmith_model::{Resources, SourceLocation, ToolDefinition};
 
 /// The first line of every generated body: how `--check` and a rewrite tell a generated
 /// skill from one a person wrote (which they never touch).
@@ -24,6 +25,46 @@ pub(crate) const SCRIPT: &str = "scripts/call.sh";
 /// The Agent Skills limits on `name` and `description` (agentskills.io specification).
 pub(crate) const MAX_NAME: usize = 64;
 pub(crate) const MAX_DESCRIPTION: usize = 1024;
+
+/// `resources` plus, when `folder`'s `toolsmith.toml` asks with `[skills] from_tools =
+/// true` (or `"profile"`, `"tag"`, `"tool"`: how to group), the skills `toolsmith skills`
+/// would write for its tools, served over MCP as if written to `skills/` (docs/skills.md,
+/// "Serving skills over MCP"). A skill of the folder's own `skills/` wins over a generated
+/// one of the same name.
+pub(crate) fn with_generated(folder: &ToolFolder, resources: &Arc<Resources>) -> Arc<Resources> {
+    let asked = folder
+        .config()
+        .raw
+        .get("skills")
+        .and_then(|skills| skills.get("from_tools"));
+    let grouping = match asked {
+        Some(Value::Bool(true)) => Grouping::Profile,
+        Some(Value::String(by)) if by == "profile" => Grouping::Profile,
+        Some(Value::String(by)) if by == "tag" => Grouping::Tag,
+        Some(Value::String(by)) if by == "tool" => Grouping::Tool,
+        _ => return Arc::clone(resources),
+    };
+    let location = SourceLocation::file(folder.root().join(toolsmith_folder::CONFIG_FILE));
+    // As if written to the folder's own `skills/NAME/`, whose `scripts/` is three levels down.
+    let generated = skills(folder, grouping, Path::new("../../.."));
+    let mut served = Vec::new();
+    let mut files = Vec::new();
+    for skill in generated {
+        let contents = skill
+            .files
+            .iter()
+            .map(|(path, text)| (path.as_str(), text.clone().into_bytes()))
+            .collect();
+        match toolsmith_folder::skills::build(&skill.name, contents, &location) {
+            Ok((skill, mut skill_files)) => {
+                served.push(skill);
+                files.append(&mut skill_files);
+            }
+            Err(problem) => tracing::warn!(%problem, "a skill made from the tools is not served"),
+        }
+    }
+    Arc::new(resources.as_ref().clone().with_skills(served, files))
+}
 
 /// How tools are grouped into skills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

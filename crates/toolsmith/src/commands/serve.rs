@@ -74,7 +74,7 @@ pub(crate) fn run_then(
     let state = ServerState::with_content(
         Arc::clone(loaded.catalog()),
         Arc::clone(loaded.prompts()),
-        Arc::clone(loaded.resources()),
+        crate::skills::with_generated(&loaded, loaded.resources()),
         options,
     );
     let profile_scopes = loaded.config().profile_scopes.clone();
@@ -231,7 +231,10 @@ fn load_and_serve(
     let evaluator = args.code_mode.apply(loaded.config().evaluator.clone());
     folder::explain_search(printer, loaded.catalog(), search);
     let catalog = Arc::clone(loaded.catalog());
-    let content = (Arc::clone(loaded.prompts()), Arc::clone(loaded.resources()));
+    let content = (
+        Arc::clone(loaded.prompts()),
+        crate::skills::with_generated(&loaded, loaded.resources()),
+    );
     let flags = (args.search.clone(), args.code_mode.clone());
     // Looked at before the folder is served: a change made once a client can list it is seen.
     let served = ServedFolder::new((loaded, seen), flags, state.clone(), printer);

@@ -196,3 +196,66 @@ fn a_profile_selects_skills_as_it_selects_tools() {
     let read = server.request("resources/read", &json!({"uri": "skill://notes/SKILL.md"}));
     assert_eq!(read["error"]["code"], -32002, "{read}");
 }
+
+#[test]
+fn the_skills_written_from_the_tools_are_served_when_asked() {
+    let dir = crate::folder(&[
+        ("hi.star", TOOL),
+        (
+            "toolsmith.toml",
+            "[server]\nname = \"greeter\"\n\n[skills]\nfrom_tools = true\n",
+        ),
+    ]);
+    let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
+    server.initialize();
+    let got = server.request("skills/get", &json!({"uri": "skill://greeter/SKILL.md"}));
+    let files: Vec<&str> = got["result"]["skill"]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{got}"))
+        .iter()
+        .map(|file| file["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://greeter/SKILL.md",
+            "skill://greeter/scripts/call.sh"
+        ]
+    );
+    // The same text `toolsmith skills` writes.
+    let out = tempfile::tempdir().unwrap();
+    let written = crate::toolsmith()
+        .arg("skills")
+        .arg(dir.path())
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(written.status.success());
+    let read = server.request(
+        "resources/read",
+        &json!({"uri": "skill://greeter/SKILL.md"}),
+    );
+    assert_eq!(
+        read["result"]["contents"][0]["text"].as_str().unwrap(),
+        std::fs::read_to_string(out.path().join("greeter/SKILL.md")).unwrap()
+    );
+}
+
+#[test]
+fn toolsmith_check_reports_a_broken_skill() {
+    let dir = folder();
+    let checked = crate::toolsmith()
+        .arg("check")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(checked.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        said.contains(
+            "error[invalid-skill]: the skill name `other` is not its folder's name `broken`"
+        ),
+        "{said}"
+    );
+}
