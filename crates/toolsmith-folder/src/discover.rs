@@ -10,10 +10,10 @@ use fnv::{FnvBuildHasher, FnvHashSet};
 use toolsmith_model::{Diagnostic, SourceLocation};
 use toolsmith_starlark::{LoadSettings, LoadedModule};
 
-use crate::Snapshot;
 use crate::config::CONFIG_FILE;
 use crate::inits::CommandInits;
 use crate::manifest::{self, ManifestKind};
+use crate::{FolderError, Snapshot};
 
 /// Top-level folders of a tools folder that hold what is not tools (build folders neither).
 const CONTENT_FOLDERS: &[&str] = &["prompts", "resources", "skills", "icons", "tests"];
@@ -89,16 +89,47 @@ fn reserved(name: &str) -> bool {
     CONTENT_FOLDERS.contains(&name) || crate::walk::BUILD_FOLDERS.contains(&name)
 }
 
-/// Lists the tool files under `root`, sorted by path.
-pub(crate) fn tool_files(root: &Path) -> std::io::Result<ToolFiles> {
+/// Lists the tool files under `root`, sorted by path. A folder (or entry) under `root` that
+/// cannot be read is an `unreadable-file` error in `diagnostics`, naming it: it costs only
+/// its own tools (issue 43).
+///
+/// # Errors
+///
+/// `root` itself cannot be read.
+pub(crate) fn tool_files(
+    root: &Path,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> std::io::Result<ToolFiles> {
     let reserved = |dir: &Path| {
         dir.parent() == Some(root)
             && dir
                 .file_name()
                 .is_some_and(|name| reserved(&name.to_string_lossy()))
     };
-    let listed = crate::Walk::new(root).prune(&reserved).files()?;
+    let (listed, skipped) = crate::Walk::new(root).prune(&reserved).files_skipping()?;
+    diagnostics.extend(skipped.into_iter().map(|(path, error)| {
+        Diagnostic::error(
+            "unreadable-file",
+            SourceLocation::file(&path),
+            format!("cannot read: {error}; the tools in it are skipped"),
+        )
+        .with_help(
+            "give read permission to it (`chmod -R u+rX`), or rename it to start with `_` to leave it out",
+        )
+    }));
     Ok(tool_files_of(root, listed))
+}
+
+/// [`tool_files`] of the tools folder `root`, whose own unreadability is a
+/// [`FolderError::Unreadable`].
+pub(crate) fn folder_tool_files(
+    root: &Path,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<ToolFiles, FolderError> {
+    tool_files(root, diagnostics).map_err(|source| FolderError::Unreadable {
+        path: root.to_owned(),
+        source,
+    })
 }
 
 /// [`tool_files`] as `seen`, a snapshot of `root` taken for this load, lists them, instead
@@ -386,7 +417,7 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "").unwrap();
         }
-        let walked = tool_files(root).unwrap();
+        let walked = tool_files(root, &mut Vec::new()).unwrap();
         let seen = tool_files_seen(root, &Snapshot::take(root)).expect("a whole snapshot");
         assert_eq!(paths(&seen), paths(&walked));
         assert_eq!(seen.files, walked.files);
@@ -409,6 +440,8 @@ mod tests {
         std::fs::create_dir_all(&deep).unwrap();
         std::fs::write(deep.join("bottom.toml"), "").unwrap();
         assert!(tool_files_seen(root, &Snapshot::take(root)).is_none());
-        assert!(paths(&tool_files(root).unwrap()).contains(&deep.join("bottom.toml")));
+        assert!(
+            paths(&tool_files(root, &mut Vec::new()).unwrap()).contains(&deep.join("bottom.toml"))
+        );
     }
 }

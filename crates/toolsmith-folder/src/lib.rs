@@ -396,10 +396,7 @@ impl ToolFolder {
             .and_then(|seen| discover::tool_files_seen(root, seen));
         let found = match seen {
             Some(found) => found,
-            None => discover::tool_files(root).map_err(|source| FolderError::Unreadable {
-                path: root.to_owned(),
-                source,
-            })?,
+            None => discover::folder_tool_files(root, &mut diagnostics)?,
         };
         let settings = toolsmith_starlark::LoadSettings {
             base_dir: root.to_owned(),

@@ -64,6 +64,35 @@ pub enum ReadError {
     },
 }
 
+/// Why a file's text is not UTF-8: where its first invalid byte is. Carried inside a
+/// [`ReadError::Io`] of kind `InvalidData`, so that matches on [`ReadError`] stay as they are.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "it is not UTF-8 text: the byte at offset {offset} (line {line}, column {column}) is not valid UTF-8"
+)]
+pub struct NotUtf8 {
+    /// The offset of the first invalid byte, from 0.
+    pub offset: usize,
+    /// Its line, from 1.
+    pub line: u32,
+    /// Its column (in characters), from 1.
+    pub column: u32,
+}
+
+impl NotUtf8 {
+    /// Where the first invalid byte of `bytes` is (`valid_up_to` bytes are valid).
+    fn at(bytes: &[u8], valid_up_to: usize) -> Self {
+        // The bytes before it are valid UTF-8, by `valid_up_to`'s definition.
+        let before = std::str::from_utf8(&bytes[..valid_up_to]).unwrap_or_default();
+        let (line, column) = toolsmith_model::line_column(before, before.len());
+        Self {
+            offset: valid_up_to,
+            line,
+            column,
+        }
+    }
+}
+
 impl ReadError {
     /// Whether the file does not exist.
     pub fn is_not_found(&self) -> bool {
@@ -73,6 +102,22 @@ impl ReadError {
     /// The load diagnostic for the file at `location`: `unreadable-file` or
     /// `file-too-large`, with a help line saying what to do.
     pub fn diagnostic(&self, location: SourceLocation) -> Diagnostic {
+        let not_utf8 = match self {
+            Self::Io(error) => error
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<NotUtf8>()),
+            _ => None,
+        };
+        if let Some(not_utf8) = not_utf8 {
+            let location = SourceLocation {
+                line: not_utf8.line,
+                column: not_utf8.column,
+                ..location
+            };
+            return Diagnostic::error("unreadable-file", location, self.to_string()).with_help(
+                "save it as UTF-8 (in most editors: \"Save with encoding\", or `iconv -f latin1 -t utf-8`)",
+            );
+        }
         match self {
             Self::Io(_) => Diagnostic::error("unreadable-file", location, self.to_string()),
             Self::NotRegular { .. } => {
@@ -171,13 +216,11 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 /// # Errors
 ///
 /// As [`read_bytes`], and [`ReadError::Io`] of kind `InvalidData` for text that is not
-/// UTF-8.
+/// UTF-8, holding a [`NotUtf8`] that says where.
 pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
-    String::from_utf8(read_bytes(path, limit)?).map_err(|_| {
-        ReadError::Io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
-        ))
+    String::from_utf8(read_bytes(path, limit)?).map_err(|error| {
+        let at = NotUtf8::at(error.as_bytes(), error.utf8_error().valid_up_to());
+        ReadError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, at))
     })
 }
 

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 /// Folders that build tools write into, never part of a tools folder's own files.
 pub(crate) const BUILD_FOLDERS: &[&str] = &["target", "node_modules", "__pycache__"];
 
+/// A folder or entry a walk could not read, and why.
+pub(crate) type Unread = (PathBuf, std::io::Error);
+
 /// Which files under a folder a walk lists, built up from [`Walk::new`].
 ///
 /// ```no_run
@@ -81,10 +84,36 @@ impl<'a> Walk<'a> {
             self.root,
             0,
             &mut files,
-            &mut |error| Err(error),
+            &mut |_, error| Err(error),
             &mut false,
         )?;
         Ok(files)
+    }
+
+    /// The files, sorted, and each folder or entry below the root that could not be read,
+    /// with why: one unreadable subfolder costs only its own files (issue 43).
+    ///
+    /// # Errors
+    ///
+    /// The root itself cannot be read.
+    pub(crate) fn files_skipping(&self) -> std::io::Result<(Vec<PathBuf>, Vec<Unread>)> {
+        let mut files = Vec::new();
+        let mut skipped = Vec::new();
+        let root = self.root;
+        self.collect(
+            root,
+            0,
+            &mut files,
+            &mut |path, error| {
+                if path == root {
+                    return Err(error);
+                }
+                skipped.push((path.to_owned(), error));
+                Ok(())
+            },
+            &mut false,
+        )?;
+        Ok((files, skipped))
     }
 
     /// The files, sorted, leaving out whatever cannot be read.
@@ -102,7 +131,7 @@ impl<'a> Walk<'a> {
             self.root,
             0,
             &mut files,
-            &mut |_| {
+            &mut |_, _| {
                 readable = false;
                 Ok(())
             },
@@ -112,19 +141,19 @@ impl<'a> Walk<'a> {
     }
 
     /// Adds the files under `dir` (`depth` levels below the root) to `files`; `failed`
-    /// decides whether an error stops the walk (`Err`) or skips what it concerns (`Ok`);
+    /// decides whether an error about a path stops the walk (`Err`) or skips the path (`Ok`);
     /// `too_deep` is set when a folder is not entered for its depth.
     fn collect(
         &self,
         dir: &Path,
         depth: usize,
         files: &mut Vec<PathBuf>,
-        failed: &mut dyn FnMut(std::io::Error) -> std::io::Result<()>,
+        failed: &mut dyn FnMut(&Path, std::io::Error) -> std::io::Result<()>,
         too_deep: &mut bool,
     ) -> std::io::Result<()> {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
-            Err(error) => return failed(error),
+            Err(error) => return failed(dir, error),
         };
         // Each folder's names sorted, and folders entered in that order, list the files in
         // the order of their paths without comparing whole paths (which cost a folder of
@@ -133,7 +162,7 @@ impl<'a> Walk<'a> {
         for entry in entries {
             match entry {
                 Ok(entry) => named.push((entry.file_name(), entry)),
-                Err(error) => failed(error)?,
+                Err(error) => failed(dir, error)?,
             }
         }
         named.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
@@ -155,7 +184,7 @@ impl<'a> Walk<'a> {
                     }
                 }
                 Ok(false) => files.push(path),
-                Err(error) => failed(error)?,
+                Err(error) => failed(&path, error)?,
             }
         }
         Ok(())

@@ -322,7 +322,7 @@ fn load_package(
             return;
         }
     };
-    let found = match crate::discover::tool_files(&folder) {
+    let found = match crate::discover::tool_files(&folder, &mut loaded.diagnostics) {
         Ok(found) => found,
         Err(error) => {
             loaded.diagnostics.push(at(

@@ -191,3 +191,76 @@ fn names_clients_reject_are_not_served_and_the_rest_are() {
         "{refused}"
     );
 }
+
+/// `toolsmith ARGS` as a process that file permissions bind: as itself, or, run as root,
+/// with its capabilities dropped by `setpriv` (root reads any folder otherwise). `None` when
+/// neither can be had.
+fn bound_by_permissions(args: &[&std::ffi::OsStr]) -> Option<std::process::Command> {
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout.starts_with(b"0\n"));
+    if !root {
+        let mut command = toolsmith();
+        command.args(args);
+        return Some(command);
+    }
+    let setpriv = std::process::Command::new("setpriv")
+        .args(["--inh-caps=-all", "--bounding-set=-all", "true"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if !setpriv {
+        return None;
+    }
+    let plain = toolsmith();
+    let mut command = std::process::Command::new("setpriv");
+    command
+        .args(["--inh-caps=-all", "--bounding-set=-all"])
+        .arg(plain.get_program())
+        .args(args);
+    for (name, value) in plain.get_envs() {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    Some(command)
+}
+
+#[test]
+fn an_unreadable_subfolder_and_a_latin1_file_cost_only_themselves() {
+    // A subfolder without read permission stopped the whole folder (exit 2, naming the
+    // top folder), and a Latin-1 file said only "stream did not contain valid UTF-8".
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = folder(&[
+        (
+            "ping.star",
+            "def ping() -> str:\n    \"\"\"Answer pong.\"\"\"\n    return \"pong\"\n\nmcp.tool(ping)\n",
+        ),
+        (
+            "locked/pong.star",
+            "def pong() -> str:\n    \"\"\"Answer ping.\"\"\"\n    return \"ping\"\n\nmcp.tool(pong)\n",
+        ),
+    ]);
+    std::fs::write(
+        dir.path().join("latin.star"),
+        b"def cafe() -> str:\n    \"\"\"Caf\xe9.\"\"\"\n    return \"x\"\n\nmcp.tool(cafe)\n",
+    )
+    .unwrap();
+    let locked = dir.path().join("locked");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let args = [std::ffi::OsStr::new("list"), dir.path().as_os_str()];
+    let Some(mut command) = bound_by_permissions(&args) else {
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+        eprintln!("skipped: run as root without `setpriv`, no folder is unreadable");
+        return;
+    };
+    let output = command.output().unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr =
+        String::from_utf8_lossy(&output.stderr).replace(&*dir.path().to_string_lossy(), "[DIR]");
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("ping"), "{stdout}");
+    insta::assert_snapshot!(stderr);
+}
