@@ -48,6 +48,15 @@ pub(crate) fn parse(line: &[u8]) -> Parsed {
             Err(_) => return Parsed::Reply(invalid_id()),
         },
     };
+    if value.is_array() {
+        return Parsed::Reply(error_message(
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid request: JSON-RPC batches are not supported (only protocol revision \
+             2025-03-26 has them); send one message per line"
+                .to_owned(),
+        ));
+    }
     let method = value.get("method").and_then(serde_json::Value::as_str);
     if id.is_none() && method.is_some() {
         // A notification rmcp does not model (another protocol's, or a newer MCP one):
@@ -60,6 +69,35 @@ pub(crate) fn parse(line: &[u8]) -> Parsed {
         ErrorCode::INVALID_REQUEST,
         format!("Invalid request: {error}"),
     ))
+}
+
+/// The messages of a JSON-RPC batch (a JSON array), each as its own line, for a session
+/// of protocol revision 2025-03-26, the only one that has batches (issue 43, item 6);
+/// `None` when `line` is not an array. An empty array is answered as JSON-RPC 2.0 §6
+/// says: one `-32600` error.
+pub(crate) fn batch(line: &[u8]) -> Option<Result<Vec<Vec<u8>>, ServerJsonRpcMessage>> {
+    if line.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'[') {
+        return None;
+    }
+    let Ok(serde_json::Value::Array(items)) = serde_json::from_slice(line) else {
+        // Not JSON: the line's own parse answers it.
+        return None;
+    };
+    if items.is_empty() {
+        return Some(Err(error_message(
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid request: an empty batch; send at least one message".to_owned(),
+        )));
+    }
+    Some(Ok(items
+        .iter()
+        .map(|item| {
+            let mut line = item.to_string().into_bytes();
+            line.push(b'\n');
+            line
+        })
+        .collect()))
 }
 
 /// Whether a JSON object has an `id` key, whatever its value.

@@ -174,6 +174,29 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
         }
     }
 
+    /// In a 2025-03-26 session, the only revision with JSON-RPC batches, takes the batch
+    /// read apart: its messages are handled next, in order, each as if it were a line of
+    /// its own (and answered so: the answers of a batch need not come as one array). True
+    /// when the line was a batch.
+    async fn expand_batch(&mut self) -> bool {
+        if self.revision.as_ref() != Some(&ProtocolVersion::V_2025_03_26) {
+            return false;
+        }
+        let Some(batch) = crate::jsonrpc::batch(&self.line) else {
+            return false;
+        };
+        self.line.clear();
+        match batch {
+            Ok(messages) => {
+                for message in messages.into_iter().rev() {
+                    self.held.push_front(message);
+                }
+            }
+            Err(reply) => self.reply(&reply).await,
+        }
+        true
+    }
+
     /// Answers a line that is not a message, waiting for room in the output queue.
     async fn reply(&mut self, message: &ServerJsonRpcMessage) {
         self.pending = Some(encode(message));
@@ -341,6 +364,9 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             }
             if loading {
                 self.answer_or_hold().await;
+                continue;
+            }
+            if self.expand_batch().await {
                 continue;
             }
             let parsed = parse(&self.line);

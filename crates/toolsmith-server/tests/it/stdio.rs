@@ -491,6 +491,45 @@ async fn malformed_requests_are_told_what_was_expected() {
     );
 }
 
+// Regression test (issue 43, item 6): a 2025-03-26 session refused JSON-RPC batches,
+// which that revision allows. Accepted there, and only there.
+#[tokio::test]
+async fn a_2025_03_26_session_takes_batches_and_later_revisions_refuse_them() {
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+    let mut raw = Raw::start();
+    raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#).await;
+    assert_eq!(
+        raw.receive().await["result"]["protocolVersion"],
+        "2025-03-26"
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    raw.send(batch).await;
+    let mut answers = vec![raw.receive().await, raw.receive().await];
+    answers.sort_by_key(|answer| answer["id"].as_u64());
+    assert_eq!(
+        answers[0]["result"]["content"][0]["text"], "Hello, Ada!",
+        "{answers:?}"
+    );
+    assert_eq!(answers[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    raw.send("[]").await;
+    let empty = raw.receive().await;
+    assert_eq!(empty["error"]["code"], -32600, "{empty}");
+    assert_eq!(empty.get("id"), Some(&Value::Null), "{empty}");
+
+    let mut later = Raw::start();
+    later.initialize().await;
+    later.send(batch).await;
+    let refused = later.receive().await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused.get("id"), Some(&Value::Null), "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("only protocol revision 2025-03-26"),
+        "{message}"
+    );
+}
+
 // Regression test for issue 14, item 18: a second request with the id of a running one
 // took over the id, and the first one's answer was lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
