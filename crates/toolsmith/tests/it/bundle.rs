@@ -385,3 +385,31 @@ fn secrets_need_include_and_missing_keys_are_derived_with_a_warning() {
     assert!(names.contains("tools/.env"), "{names:?}");
     assert!(!names.contains("tools/deploy/id_ed25519"), "{names:?}");
 }
+
+/// A tool hidden where the author bundles (a variable it `requires` is not set there) is
+/// still bundled and its variable still asked of the user: the user's machine is the one
+/// that must have it.
+#[test]
+fn a_tool_hidden_for_the_author_is_bundled_with_its_variable() {
+    let tools = folder(&[(
+        "deploy.star",
+        "def deploy_site() -> str:\n    \"\"\"Deploy the site.\"\"\"\n    return mcp.getenv(\"DEPLOY_TOKEN\", \"\")\n\nmcp.tool(deploy_site, requires={\"env\": [\"DEPLOY_TOKEN\"]}, permissions={\"env\": [\"DEPLOY_TOKEN\"]})\n",
+    )]);
+    let out = tempfile::tempdir().unwrap();
+    let output = toolsmith()
+        .args(["bundle", tools.path().to_str().unwrap(), "--json"])
+        .args(["--binary", SMALL_BINARY, "-o"])
+        .arg(out.path().join("deploy.mcpb"))
+        .env_remove("DEPLOY_TOKEN")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("tool `deploy_site` is hidden: environment variable `DEPLOY_TOKEN` is not set; it is bundled"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["tools"], json!(["deploy_site"]));
+    assert_eq!(report["user_config"], json!(["DEPLOY_TOKEN"]));
+}
