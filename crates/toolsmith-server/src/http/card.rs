@@ -139,10 +139,12 @@ struct Cards {
 
 /// The card's and catalog's routes, to be merged outside the token layers; none when the
 /// server has no card.
-pub(super) fn routes(card: Option<&ServerCard>, auth: bool, hosts: HostRule) -> Router {
-    let Some(card) = card else {
+pub(super) fn routes(options: &super::HttpOptions) -> Router {
+    let Some(card) = &options.server_card else {
         return Router::new();
     };
+    let auth = options.auth_token.is_some() || options.oauth.is_some();
+    let hosts = HostRule::of(options);
     Router::new()
         .route(SERVER_CARD_PATH, get(serve_card).options(preflight))
         .route(AI_CATALOG_PATH, get(serve_catalog).options(preflight))

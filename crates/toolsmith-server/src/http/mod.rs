@@ -204,6 +204,10 @@ impl Default for HttpOptions {
 /// at [`INFO_PATH`], everything else 404.
 ///
 /// Tests drive it in-process with `tower::ServiceExt::oneshot`.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the one place the application is assembled, a route or a layer per step, in order"
+)]
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let probe_state = state.clone();
     let config = service_config(&state, options);
@@ -240,7 +244,6 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
             .with_json_response(true),
     );
     let hosts = HostRule::of(options);
-    let card_hosts = hosts.clone();
     let front = page::Front {
         state: probe_state.clone(),
         hosts: hosts.clone(),
@@ -296,10 +299,9 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     };
     // Merged after the token layer, which therefore does not stand before the probes; the
     // page checks the token itself, to ask for it in its own words.
-    let auth = options.auth_token.is_some() || options.oauth.is_some();
     let app = app
         .merge(health::routes(probe_state.clone()))
-        .merge(card::routes(options.server_card.as_ref(), auth, card_hosts))
+        .merge(card::routes(options))
         .merge(page::routes(front))
         .layer(metrics::count_statuses(probe_state));
     match options.replica_name.as_deref().map(HeaderValue::from_str) {

@@ -259,3 +259,23 @@ fn toolsmith_check_reports_a_broken_skill() {
         "{said}"
     );
 }
+
+#[test]
+fn watch_announces_a_changed_skill() {
+    let dir = folder();
+    let mut server = ServeProcess::stdio(&["--watch", dir.path().to_str().unwrap()]);
+    server.initialize();
+    // Served (and watched) once it lists its tools.
+    assert_eq!(server.tool_names(), ["hi"]);
+    std::fs::write(
+        dir.path().join("skills/notes/SKILL.md"),
+        "---\nname: notes\ndescription: Keep notes, and find them again\n---\nWrite them down.\n",
+    )
+    .unwrap();
+    server.until(|message| message["method"] == "notifications/resources/list_changed");
+    let listed = server.request("skills/get", &json!({"uri": "skill://notes/SKILL.md"}));
+    assert_eq!(
+        listed["result"]["skill"]["frontmatter"]["description"],
+        "Keep notes, and find them again"
+    );
+}
