@@ -174,6 +174,17 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
         }
     }
 
+    /// Keeps the revision an `initialize` asks for ([`LineTransport::revision`]).
+    fn note_revision(&mut self, parsed: &Parsed) {
+        if let Parsed::Message(JsonRpcMessage::Request(JsonRpcRequest {
+            request: ClientRequest::InitializeRequest(initialize),
+            ..
+        })) = parsed
+        {
+            self.revision = Some(initialize.params.protocol_version.clone());
+        }
+    }
+
     /// In a 2025-03-26 session, the only revision with JSON-RPC batches, takes the batch
     /// read apart: its messages are handled next, in order, each as if it were a line of
     /// its own (and answered so: the answers of a batch need not come as one array). True
@@ -371,13 +382,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for LineTransp
             }
             let parsed = parse(&self.line);
             self.line.clear();
-            if let Parsed::Message(JsonRpcMessage::Request(JsonRpcRequest {
-                request: ClientRequest::InitializeRequest(initialize),
-                ..
-            })) = &parsed
-            {
-                self.revision = Some(initialize.params.protocol_version.clone());
-            }
+            self.note_revision(&parsed);
             match parsed {
                 Parsed::Message(message) => {
                     match &message {
