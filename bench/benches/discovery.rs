@@ -73,8 +73,20 @@ fn main() {
         .join("target")
         .join("discovery");
     let (definitions, ids) = load_corpus(&here, &out, Layout::Grouped);
+    // `--tuning-only`: the tuning splits and out-of-scope set only, nothing held out.
+    let tuning = args.iter().any(|a| a == "--tuning-only");
     let mut queries = all_queries(&here, &definitions, &ids);
-    queries.extend(held_out_queries(&here, &definitions, &ids));
+    if !tuning {
+        queries.extend(held_out_queries(&here, &definitions, &ids));
+    }
+    if let Some(path) = args
+        .iter()
+        .position(|a| a == "--floor-features")
+        .and_then(|i| args.get(i + 1))
+    {
+        floor_features(&here, &definitions, &queries, Path::new(path));
+        return;
+    }
     let heuristic = !args.iter().any(|a| a == "--no-heuristic");
     if args.iter().any(|a| a == "--build-only") {
         // For a profiler: only index building, 10k tools, five times.
@@ -98,7 +110,10 @@ fn main() {
 
     let mut report = json!({"tools": definitions.len(), "queries": queries.len()});
     report["quality"] = quality(&definitions, &queries, misses.as_deref(), heuristic);
-    report["no_fit"] = no_fit(&here, &definitions, &queries);
+    report["no_fit"] = no_fit(&here, &definitions, &queries, tuning);
+    if tuning {
+        return;
+    }
     // The same tools without the per-server folders: what the ranking makes of the tools'
     // own text alone.
     let (flat, ids) = load_corpus(&here, &out, Layout::Flat);
@@ -182,13 +197,13 @@ fn rankers(heuristic: bool) -> impl Iterator<Item = (&'static str, Build)> {
 /// The no-fit floor of Toolsmith and plain BM25: the share of each out-of-scope set answered
 /// "no tool fits", and per in-scope split the share of the queries whose first result is
 /// right that are turned away all the same.
-fn no_fit(here: &Path, definitions: &[ToolDefinition], queries: &[Query]) -> Value {
+fn no_fit(here: &Path, definitions: &[ToolDefinition], queries: &[Query], tuning: bool) -> Value {
     println!("\n| ranking | set | queries | answered \"no tool fits\" |");
     println!("|---|---|---:|---:|");
     let mut rows = Vec::new();
     for (name, build) in rankers(false) {
         let ranker = build(definitions);
-        for (set, file) in OUT_OF_SCOPE {
+        for (set, file) in OUT_OF_SCOPE.iter().take(if tuning { 1 } else { 3 }) {
             let texts = out_of_scope_queries(&here.join(file));
             let rejected = texts.iter().filter(|text| ranker.rejects(text)).count();
             println!(
@@ -199,10 +214,10 @@ fn no_fit(here: &Path, definitions: &[ToolDefinition], queries: &[Query]) -> Val
             rows.push(json!({"ranking": name, "set": set, "queries": texts.len(),
                 "rejected": rejected}));
         }
-        for split in SPLITS {
+        for split in SPLITS.iter().take(if tuning { 3 } else { 5 }) {
             let right: Vec<&Query> = queries
                 .iter()
-                .filter(|q| q.split == split)
+                .filter(|q| q.split == *split)
                 .filter(|q| {
                     ranker
                         .rank(&q.text, 1)
@@ -223,6 +238,43 @@ fn no_fit(here: &Path, definitions: &[ToolDefinition], queries: &[Query]) -> Val
         }
     }
     Value::Array(rows)
+}
+
+/// What the no-fit floor reads of each tuning query, one line each into `path` (TSV: set,
+/// whether the first result is right, coverage, closeness, unknown product, query), to fit
+/// the floor's constants. Only the tuning sets: nothing held out.
+fn floor_features(here: &Path, definitions: &[ToolDefinition], queries: &[Query], path: &Path) {
+    use std::fmt::Write as _;
+    use toolsmith_search::Verdict;
+    let ours = Ours::new(definitions);
+    let mut out = String::new();
+    let mut line = |set: &str, right: bool, text: &str| {
+        let judged = ours.judged(text, 1);
+        let c = judged.confidence;
+        let product = match &judged.verdict {
+            Verdict::UnknownProduct(p) => p.clone(),
+            Verdict::Fits | Verdict::NothingFits => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{set}\t{right}\t{:.4}\t{:.4}\t{:.4}\t{:.4}\t{product}\t{text}",
+            c.coverage, c.closeness, c.closest, c.known
+        );
+    };
+    for query in queries
+        .iter()
+        .filter(|q| matches!(q.split, "train" | "dev" | "tune"))
+    {
+        let right = ours
+            .rank(&query.text, 1)
+            .first()
+            .is_some_and(|t| query.targets.contains(t));
+        line(query.split, right, &query.text);
+    }
+    for text in out_of_scope_queries(&here.join(OUT_OF_SCOPE[0].1)) {
+        line("oos", false, &text);
+    }
+    std::fs::write(path, out).expect("the features file is written");
 }
 
 /// `part` of `whole` as a share with the counts: `0.850 (68/80)`.

@@ -15,7 +15,7 @@ use std::process::Command;
 use serde_json::Value;
 use toolsmith_folder::ToolFolder;
 use toolsmith_model::ToolDefinition;
-use toolsmith_search::SearchIndex;
+use toolsmith_search::{Judged, SearchIndex};
 
 use crate::baselines::Ranker;
 use crate::split_of;
@@ -44,6 +44,14 @@ impl Ours {
     }
 }
 
+impl Ours {
+    /// The results for `query` with the verdict of the no-fit floor.
+    #[must_use]
+    pub fn judged(&self, query: &str, limit: usize) -> Judged {
+        self.index.search_judged(query, limit)
+    }
+}
+
 impl Ranker for Ours {
     fn rank(&self, query: &str, limit: usize) -> Vec<usize> {
         self.index
@@ -51,6 +59,10 @@ impl Ranker for Ours {
             .iter()
             .filter_map(|hit| self.positions.get(&hit.name).copied())
             .collect()
+    }
+
+    fn rejects(&self, query: &str) -> bool {
+        !self.index.search_judged(query, 1).verdict.fits()
     }
 }
 

@@ -14,7 +14,7 @@ use toolsmith_model::{
     Severity, SourceLocation, Tool, ToolDefinition, ToolFailure, ToolReturn, UnknownTool, may_use,
 };
 
-use crate::index::{Hit, SearchIndex};
+use crate::index::{Hit, Judged, SearchIndex};
 use crate::kept::IndexSource;
 
 /// The name of the search built-in.
@@ -129,13 +129,23 @@ fn found_results<'a>(hits: &[Hit], found: impl Fn(&str) -> Option<Shown<'a>>) ->
     json!({ "results": results })
 }
 
-/// `tool_search`'s answer to `query`: `hits`, each with what `found` tells about it, as text
-/// (a line a tool with its input schema) and as [`results`].
+/// `tool_search`'s answer to `query`: the hits of `judged`, each with what `found` tells
+/// about it, as text (a line a tool with its input schema) and as [`results`]; or, when no
+/// tool fits (the no-fit floor, docs/search.md), no tools and a `note` that says so.
 pub(crate) fn answer<'a>(
     query: &str,
-    hits: &[Hit],
+    judged: &Judged,
     found: impl Fn(&str) -> Option<Shown<'a>>,
 ) -> CallOutcome {
+    if let Some(note) = judged.verdict.note(query) {
+        return CallOutcome {
+            content: vec![Content::text(note.clone())],
+            structured_content: Some(json!({ "results": [], "note": note })),
+            is_error: false,
+            meta: None,
+        };
+    }
+    let hits = &judged.hits;
     let text: Vec<String> = hits
         .iter()
         .filter_map(|hit| {
@@ -301,26 +311,24 @@ impl Tool for ToolSearch {
         // Tools the caller's scopes do not cover are not found (docs/auth.md); searching
         // the whole catalog first keeps one index for every caller.
         let caller = context.caller.as_deref();
-        let hits: Vec<_> = if caller.is_some() {
-            index
-                .search(query, usize::MAX)
-                .into_iter()
-                .filter(|hit| {
-                    self.catalog
-                        .get(&hit.name)
-                        .is_some_and(|entry| may_use(caller, &entry.definition().scopes))
-                })
-                .take(limit)
-                .collect()
+        let judged = if caller.is_some() {
+            let mut judged = index.search_judged(query, usize::MAX);
+            judged.hits.retain(|hit| {
+                self.catalog
+                    .get(&hit.name)
+                    .is_some_and(|entry| may_use(caller, &entry.definition().scopes))
+            });
+            judged.hits.truncate(limit);
+            judged
         } else {
-            index.search(query, limit)
+            index.search_judged(query, limit)
         };
         let found = |name: &str| {
             self.catalog
                 .get(name)
                 .map(|entry| Shown::of(entry.definition()))
         };
-        Ok(ToolReturn::Outcome(answer(query, &hits, found)))
+        Ok(ToolReturn::Outcome(answer(query, &judged, found)))
     }
 }
 

@@ -120,8 +120,8 @@ impl KeptIndex {
     #[must_use]
     pub fn search(&self, arguments: &JsonObject) -> Option<CallOutcome> {
         let (query, limit) = builtins::plain_search_arguments(arguments)?;
-        let hits = self.index.search(query, limit);
-        Some(builtins::answer(query, &hits, |name| {
+        let judged = self.index.search_judged(query, limit);
+        Some(builtins::answer(query, &judged, |name| {
             let tool = self.tool(name)?;
             Some(Shown {
                 title: tool.title.as_deref(),

@@ -2,6 +2,7 @@
 //! field weights, with prefix and typo-tolerant expansion of each query term.
 
 mod build;
+mod fit;
 mod stored;
 
 use fnv::FnvHashMap as HashMap;
@@ -14,6 +15,8 @@ use crate::text::{bounded_distance, terms, words};
 
 pub use build::parameter_text;
 use build::{mask, whole_words};
+use fit::Ranked;
+pub use fit::{Confidence, Judged, Verdict};
 
 /// The parts of a definition that are indexed, each with its own weight.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -153,7 +156,26 @@ impl SearchIndex {
     /// first, and the tool closest in meaning (one of the results) is never below fifth
     /// place, so its score can be lower than the one above it.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        let scores = self.word_scores(query);
+        self.ranked(query, limit).hits
+    }
+
+    /// [`SearchIndex::search`], with how sure it is that the best tool does what `query`
+    /// asks ([`Judged::verdict`]): the no-fit floor of `tool_search` (`fit.rs`).
+    pub fn search_judged(&self, query: &str, limit: usize) -> Judged {
+        let ranked = self.ranked(query, limit.max(1));
+        let (verdict, confidence) = self.judge(query, &ranked);
+        let mut hits = ranked.hits;
+        hits.truncate(limit);
+        Judged {
+            hits,
+            verdict,
+            confidence,
+        }
+    }
+
+    /// The ranking of [`SearchIndex::search`], with what the verdict reads of it.
+    fn ranked(&self, query: &str, limit: usize) -> Ranked {
+        let (scores, coverage) = self.word_scores(query);
         // Words and meaning, combined: the word score relative to the best tool's (square
         // root, so a partial word match still counts), plus the cosine similarity of the
         // query's meaning to the tool's. A tool no query word matched needs a clear
@@ -182,7 +204,8 @@ impl SearchIndex {
             })
             .collect();
         let normalized_query = words(query).join("_");
-        if let Some(documents) = self.normalized_names.get(&normalized_query) {
+        let named = self.normalized_names.get(&normalized_query);
+        if let Some(documents) = named {
             let top = hits.iter().map(|(_, score)| *score).fold(0.0, f64::max);
             hits.retain(|(other, _)| !documents.contains(other));
             hits.extend(documents.iter().map(|&document| (document, top + 1.0)));
@@ -192,7 +215,7 @@ impl SearchIndex {
                 .then_with(|| self.names[a.0].cmp(&self.names[b.0]))
         };
         if limit == 0 {
-            return Vec::new();
+            return Ranked::default();
         }
         // The tool closest in meaning, kept to be placed among the first five below.
         let closest = hits
@@ -223,12 +246,23 @@ impl SearchIndex {
                 hits.truncate(limit);
             }
         }
-        hits.into_iter()
-            .map(|(document, score)| Hit {
-                name: self.names[document].clone(),
-                score: (score * 1000.0).round() / 1000.0,
-            })
-            .collect()
+        let first = hits.first().map(|&(document, _)| document);
+        Ranked {
+            hits: hits
+                .into_iter()
+                .map(|(document, score)| Hit {
+                    name: self.names[document].clone(),
+                    score: (score * 1000.0).round() / 1000.0,
+                })
+                .collect(),
+            named_exactly: named.is_some(),
+            first: first.map(|document| fit::First {
+                coverage: coverage[document],
+                closeness: f64::from(similarities[document]),
+                closest: f64::from(similarities.iter().copied().fold(0.0, f32::max)),
+                known: self.known_share(query),
+            }),
+        }
     }
 
     /// What each tool's folder and kind add to its score for `query`: a bonus for a tool in
@@ -260,8 +294,11 @@ impl SearchIndex {
         context
     }
 
-    /// Each tool's word score for `query` (see [`SearchIndex::search`]), in indexing order.
-    fn word_scores(&self, query: &str) -> Vec<f64> {
+    /// Each tool's word score for `query` (see [`SearchIndex::search`]), in indexing order,
+    /// and how much of the query each tool explains (`fit.rs`): the idf-weighted share of
+    /// the query's terms it matched, each match discounted as its expansion is, and a term
+    /// the folder does not know at all counting as the rarest term would.
+    fn word_scores(&self, query: &str) -> (Vec<f64>, Vec<f64>) {
         let mut query_terms = terms(query);
         query_terms.sort_unstable();
         query_terms.dedup();
@@ -275,10 +312,15 @@ impl SearchIndex {
         let mut current = vec![0.0_f64; self.names.len()];
         let mut touched: Vec<usize> = Vec::new();
         let mut reached: Vec<usize> = Vec::new();
+        // For the verdict: each tool's explained weight, and the query's whole weight.
+        let mut explained = vec![0.0_f64; self.names.len()];
+        let mut explained_here = vec![0.0_f64; self.names.len()];
+        let mut whole = 0.0_f64;
         for term in &query_terms {
             // A term weighs as much as its rarest match: `migration` more than `table`.
             let mut weight = 0.0_f64;
-            for (id, factor) in self.expansions(term) {
+            let expansions = self.expansions(term);
+            for &(id, factor) in &expansions {
                 let idf = self.idf(id);
                 weight = weight.max(factor * idf);
                 for posting in &self.postings[id] {
@@ -293,14 +335,22 @@ impl SearchIndex {
                         reached.push(document);
                     }
                     best[document] = best[document].max(current[document]);
+                    explained_here[document] = explained_here[document].max(factor * idf);
                     current[document] = 0.0;
                 }
             }
             total_weight += weight;
+            whole += if expansions.is_empty() {
+                fit::unknown_term_weight(term, self.idf_of_unseen())
+            } else {
+                weight
+            };
             for document in reached.drain(..) {
                 scores[document] += best[document];
                 matched[document] += weight;
+                explained[document] += explained_here[document];
                 best[document] = 0.0;
+                explained_here[document] = 0.0;
             }
         }
         if total_weight > 0.0 {
@@ -308,7 +358,12 @@ impl SearchIndex {
                 *score *= matched / total_weight;
             }
         }
-        scores
+        if whole > 0.0 {
+            for explained in &mut explained {
+                *explained /= whole;
+            }
+        }
+        (scores, explained)
     }
 
     /// The id of the index term `term`, found in `sorted`.
@@ -379,6 +434,30 @@ impl SearchIndex {
             }
         }
         expansions
+    }
+
+    /// The share of `query`'s terms (numbers and one- or two-letter words aside) that some
+    /// tool has, exactly or by stem.
+    fn known_share(&self, query: &str) -> f64 {
+        let (mut known, mut all) = (0_u32, 0_u32);
+        for term in terms(query) {
+            if fit::unknown_term_weight(&term, 1.0) == 0.0 {
+                continue;
+            }
+            all += 1;
+            known += u32::from(self.term_id(&term).is_some());
+        }
+        if all == 0 {
+            1.0
+        } else {
+            f64::from(known) / f64::from(all)
+        }
+    }
+
+    /// The idf of a term no tool has: the most any term can weigh.
+    fn idf_of_unseen(&self) -> f64 {
+        let documents = f64::from(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
+        (1.0 + (documents + 0.5) / 0.5).ln()
     }
 
     fn idf(&self, id: usize) -> f64 {

@@ -662,8 +662,17 @@ pub(crate) struct SearchArgs {
 
     /// Print `{"results": [{name, title, description, score, inputSchema}]}`, exactly the
     /// structured content `tool_search` returns.
+    ///
+    /// When no tool fits the query, `"results"` is empty and a `"note"` says so.
     #[arg(long)]
     pub(crate) json: bool,
+
+    /// Show the ranking even when no tool fits the query.
+    ///
+    /// By default a query no tool of the folder does ("order a pizza") shows no tools, as
+    /// `tool_search` answers it; `--all` shows the tools below that floor, best first.
+    #[arg(long)]
+    pub(crate) all: bool,
 }
 
 #[derive(Debug, Args)]

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolsmith_search::SearchIndex;
+use toolsmith_search::{SearchIndex, Verdict};
 
 use super::search_cache::Cache;
 
@@ -20,7 +20,13 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
         limit,
         profile,
         json,
+        all,
     } = args;
+    let shown = Shown {
+        limit: *limit,
+        json: *json,
+        all: *all,
+    };
     let (dir, query) = split_words(words)?;
     let profile = profile.profile.as_deref();
     let cache = Cache::of(&folder::path_of(dir.as_deref()), profile);
@@ -33,7 +39,7 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
                 input_schema: tool.input_schema(),
             })
         };
-        return show(printer, kept.index(), query, *limit, *json, found);
+        return show(printer, kept.index(), query, &shown, found);
     }
     let loaded = folder::load_served(dir.as_deref(), None, profile)?;
     let catalog = loaded.catalog();
@@ -49,7 +55,7 @@ pub(crate) fn run(args: &SearchArgs, printer: Printer) -> anyhow::Result<ExitSta
             input_schema: definition.input_schema.to_value(),
         })
     };
-    let status = show(printer, &index, query, *limit, *json, found)?;
+    let status = show(printer, &index, query, &shown, found)?;
     if let Some(cache) = cache {
         cache.write(&loaded, &index);
     }
@@ -63,17 +69,47 @@ struct Found<'a> {
     input_schema: Value,
 }
 
+/// How the results are shown: how many, as JSON or a table, and whether below the floor.
+struct Shown {
+    limit: usize,
+    json: bool,
+    all: bool,
+}
+
 /// Searches `index` and prints the tools found (`found` tells about each), as a table or
-/// as `tool_search`'s JSON.
+/// as `tool_search`'s JSON; when no tool fits the query, what `tool_search` says instead
+/// (unless `--all`).
 fn show<'a>(
     printer: Printer,
     index: &SearchIndex,
     query: &str,
-    limit: usize,
-    json: bool,
+    shown: &Shown,
     found: impl Fn(&str) -> Option<Found<'a>>,
 ) -> anyhow::Result<ExitStatus> {
-    let hits = index.search(query, limit);
+    let Shown { limit, json, all } = *shown;
+    let judged = index.search_judged(query, limit);
+    let note = judged.verdict.note(query).filter(|_| !all);
+    if let Some(note) = note {
+        if json {
+            let results = serde_json::json!({ "results": [], "note": note });
+            printer.data(&serde_json::to_string_pretty(&results)?)?;
+            return Ok(ExitStatus::Success);
+        }
+        if !judged.hits.is_empty() {
+            let why = match &judged.verdict {
+                Verdict::UnknownProduct(product) => format!("none works with `{product}`"),
+                Verdict::NothingFits | Verdict::Fits => {
+                    "the closest explain too little of it".to_owned()
+                }
+            };
+            printer.message(&format!(
+                "no tool of {} fits `{query}`: {why}\nhint: `--all` shows the ranking below this floor",
+                index.len()
+            ));
+            return Ok(ExitStatus::Success);
+        }
+    }
+    let hits = judged.hits;
     if json {
         let results: Vec<Value> = hits
             .iter()

@@ -1,5 +1,6 @@
 //! `toolsmith search` (issue 4): the `tool_search` ranking on the command line.
 
+use crate::serve_process::ServeProcess;
 use crate::{folder, json_output, toolsmith};
 
 #[test]
@@ -133,4 +134,58 @@ fn a_kept_index_is_read_back_until_the_folder_changes() {
         b"not an index",
         "a cache file that cannot be read is made again"
     );
+}
+
+/// Issue 44: a request no tool of the folder does ("order a large pepperoni pizza" used to
+/// return a tool at a score close to real hits) shows no tools, as `tool_search` answers it:
+/// `--json` prints `"results": []` with a `note`, the table says so on stderr, and `--all`
+/// shows the ranking below the floor.
+#[test]
+fn a_request_no_tool_does_shows_no_tools_unless_all() {
+    let query = "order a large pepperoni pizza for delivery";
+    let results = json_output(toolsmith().args(["search", "examples/tools", query, "--json"]));
+    assert_eq!(results["results"], serde_json::json!([]), "{results}");
+    let note = results["note"].as_str().unwrap();
+    assert!(note.starts_with("no tool fits"), "{note}");
+
+    let mut command = toolsmith();
+    command.args(["search", "examples/tools", query]);
+    insta_cmd::assert_cmd_snapshot!(command);
+
+    let all = json_output(toolsmith().args(["search", "examples/tools", query, "--json", "--all"]));
+    assert!(!all["results"].as_array().unwrap().is_empty(), "{all}");
+    assert!(all.get("note").is_none(), "{all}");
+}
+
+/// Issue 44: over stdio, a folder-wide `tool_search` for a pizza order answers "no tool
+/// fits" with no tools (it used to hand back a tool a model would then call), while a real
+/// request still finds its tool and `execute_tool` still runs any tool by name.
+#[test]
+fn tool_search_over_stdio_says_no_tool_fits_a_pizza_order() {
+    let mut server = ServeProcess::stdio(&["examples/tools", "--search", "always"]);
+    server.initialize();
+    let answer = server.call(
+        "tool_search",
+        &serde_json::json!({"query": "order a large pepperoni pizza for delivery"}),
+    );
+    let text = answer["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("no tool fits"), "{answer}");
+    assert_eq!(
+        answer["structuredContent"]["results"],
+        serde_json::json!([])
+    );
+    assert_eq!(answer["structuredContent"]["note"], text);
+    assert_ne!(answer["isError"], true);
+
+    let found = server.call_text(
+        "tool_search",
+        &serde_json::json!({"query": "greet someone by name"}),
+    );
+    assert!(found.starts_with("hello "), "{found}");
+    let ran = server.call_text(
+        "execute_tool",
+        &serde_json::json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    );
+    assert!(ran.contains('5'), "{ran}");
+    assert_eq!(server.finish().0, Some(0));
 }
