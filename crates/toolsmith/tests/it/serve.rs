@@ -382,9 +382,12 @@ fn http_refusals_are_json_rpc_errors_with_a_null_id() {
     let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let accept = ("Accept", "application/json, text/event-stream");
     let json_type = ("Content-Type", "application/json");
-    let cases: [(&[(&str, &str)], &str, u16, i64); 4] = [
+    /// Headers, body, the status and the JSON-RPC error code expected.
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, u16, i64);
+    let batch = format!("[{list}]");
+    let cases: [Case<'_>; 4] = [
         (&[accept, json_type], "{not json", 400, -32700),
-        (&[accept, json_type], &format!("[{list}]"), 400, -32600),
+        (&[accept, json_type], &batch, 400, -32600),
         (&[accept], list, 415, -32600),
         (&[accept, ("Content-Type", "text/plain")], list, 415, -32600),
     ];
