@@ -308,6 +308,31 @@ mod tests {
     }
 
     #[test]
+    fn every_property_is_documented_in_the_tools_guide_and_the_readme() {
+        // The README's `mcp.tool` keyword list lacked `task`, `scopes` and
+        // `max_concurrency`, and docs/tools.md's table lacked `scopes`: a user writing from
+        // the docs could not find keywords the code accepts.
+        let guide = include_str!("../../../docs/tools.md");
+        let readme = include_str!("../../../README.md");
+        let listed = readme
+            .split("`mcp.tool` keywords: `")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            .expect("the README lists the `mcp.tool` keywords");
+        let listed: Vec<&str> = listed.split(',').map(str::trim).collect();
+        for key in TOOL_PROPERTIES {
+            assert!(
+                guide.contains(&format!("\n| `{key}` |")),
+                "docs/tools.md has no row for `{key}` in its tool properties table"
+            );
+            assert!(
+                listed.contains(key),
+                "the README's `mcp.tool` keyword list lacks `{key}`"
+            );
+        }
+    }
+
+    #[test]
     fn every_listed_property_is_understood() {
         for key in TOOL_PROPERTIES {
             let mut tool = definition();
