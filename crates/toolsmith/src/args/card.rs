@@ -11,7 +11,7 @@ pub(crate) struct CardArgs {
     #[command(flatten)]
     pub(crate) folder: FolderArg,
 
-    /// The URL clients reach the MCP endpoint at [default: http://localhost:8080/mcp].
+    /// The URL clients reach the MCP endpoint at [default: `http://localhost:8080/mcp`].
     ///
     /// The card's `remotes` entry names it, e.g. `--url https://tools.example.com/mcp`.
     #[arg(long, value_name = "URL")]

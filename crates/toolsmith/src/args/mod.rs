@@ -282,6 +282,10 @@ pub(crate) enum Command {
     /// the same card at /mcp/server-card (docs/http.md).
     ///
     /// Example: toolsmith card tools --url https://tools.example.com/mcp > server-card.json
+    #[expect(
+        clippy::doc_markdown,
+        reason = "the example is a shell line, shown as typed"
+    )]
     #[command(verbatim_doc_comment)]
     Card(CardArgs),
 

@@ -310,6 +310,29 @@ mod png {
         if raw.len() < (stride + 1) * h {
             return Err("the image data is truncated".to_owned());
         }
+        let rows = unfilter(&raw, stride, channels, h)?;
+        let pixels = rows
+            .chunks_exact(channels)
+            .map(|p| match color {
+                0 => [p[0], p[0], p[0], 255],
+                3 => palette
+                    .get(usize::from(p[0]))
+                    .copied()
+                    .unwrap_or([0, 0, 0, 0]),
+                4 => [p[0], p[0], p[0], p[1]],
+                2 => [p[0], p[1], p[2], 255],
+                _ => [p[0], p[1], p[2], p[3]],
+            })
+            .collect();
+        Ok(Image {
+            width,
+            height,
+            pixels,
+        })
+    }
+
+    /// The bytes of each row with the PNG filter of its first byte undone.
+    fn unfilter(raw: &[u8], stride: usize, channels: usize, h: usize) -> Result<Vec<u8>, String> {
         let mut rows = vec![0u8; stride * h];
         for y in 0..h {
             let filter = raw[y * (stride + 1)];
@@ -330,31 +353,14 @@ mod png {
                     0 => 0,
                     1 => left,
                     2 => up,
-                    3 => ((u16::from(left) + u16::from(up)) / 2) as u8,
+                    3 => left.midpoint(up),
                     4 => paeth(left, up, corner),
                     other => return Err(format!("unknown PNG filter {other}")),
                 };
                 rows[y * stride + x] = line[x].wrapping_add(predicted);
             }
         }
-        let pixels = rows
-            .chunks_exact(channels)
-            .map(|p| match color {
-                0 => [p[0], p[0], p[0], 255],
-                3 => palette
-                    .get(usize::from(p[0]))
-                    .copied()
-                    .unwrap_or([0, 0, 0, 0]),
-                4 => [p[0], p[0], p[0], p[1]],
-                2 => [p[0], p[1], p[2], 255],
-                _ => [p[0], p[1], p[2], p[3]],
-            })
-            .collect();
-        Ok(Image {
-            width,
-            height,
-            pixels,
-        })
+        Ok(rows)
     }
 
     fn paeth(left: u8, up: u8, corner: u8) -> u8 {
@@ -395,11 +401,9 @@ mod png {
                     }
                 }
                 let channel = |index: usize| {
-                    if sum[3] == 0 {
-                        0
-                    } else {
-                        u8::try_from(sum[index] / sum[3]).unwrap_or(u8::MAX)
-                    }
+                    sum[index]
+                        .checked_div(sum[3])
+                        .map_or(0, |value| u8::try_from(value).unwrap_or(u8::MAX))
                 };
                 let alpha = u8::try_from(sum[3] / count.max(1)).unwrap_or(u8::MAX);
                 out.push([channel(0), channel(1), channel(2), alpha]);
@@ -424,18 +428,18 @@ mod png {
         header.extend_from_slice(&width.to_be_bytes());
         header.extend_from_slice(&height.to_be_bytes());
         header.extend_from_slice(&[8, 6, 0, 0, 0]);
-        chunk(&mut png, b"IHDR", &header);
-        chunk(&mut png, b"IDAT", &data);
-        chunk(&mut png, b"IEND", &[]);
+        chunk(&mut png, *b"IHDR", &header);
+        chunk(&mut png, *b"IDAT", &data);
+        chunk(&mut png, *b"IEND", &[]);
         png
     }
 
-    fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], body: &[u8]) {
+    fn chunk(png: &mut Vec<u8>, kind: [u8; 4], body: &[u8]) {
         png.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
-        png.extend_from_slice(kind);
+        png.extend_from_slice(&kind);
         png.extend_from_slice(body);
         let mut crc = crc32fast::Hasher::new();
-        crc.update(kind);
+        crc.update(&kind);
         crc.update(body);
         png.extend_from_slice(&crc.finalize().to_be_bytes());
     }

@@ -14,9 +14,7 @@ fn png(width: u32, height: u32) -> Vec<u8> {
     let mut raw = Vec::new();
     for _ in 0..height {
         raw.push(0);
-        for _ in 0..width {
-            raw.extend_from_slice(&[10, 120, 200]);
-        }
+        raw.extend([10, 120, 200].repeat(width as usize));
     }
     let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
     zlib.write_all(&raw).unwrap();
@@ -107,7 +105,7 @@ fn a_file_that_is_no_image_or_too_big_is_refused_with_the_fix() {
     let mut extra = Vec::new();
     for _ in 0..120_000 {
         state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        extra.push((state >> 16) as u8);
+        extra.push(state.to_be_bytes()[1]);
     }
     // An ancillary chunk of noise before IEND: still a valid PNG, just large.
     let mut chunk = u32::try_from(extra.len()).unwrap().to_be_bytes().to_vec();
