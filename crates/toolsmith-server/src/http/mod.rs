@@ -27,6 +27,7 @@
 //! ([`connections`]), for header and body timeouts and a connection cap.
 
 mod auth;
+mod batch;
 mod card;
 mod connections;
 mod experimental_tasks;
@@ -523,6 +524,15 @@ impl Endpoint {
     /// A POST carrying a session id: a plain call takes the direct path, the rest goes to
     /// the session service.
     async fn post_in_session(&self, mut parts: Parts, bytes: Bytes) -> Response {
+        if let Some(messages) = batch::messages(&bytes)
+            && parts
+                .headers
+                .get(SESSION_HEADER)
+                .and_then(|id| id.to_str().ok())
+                .is_some_and(|session| self.book.takes_batches(session))
+        {
+            return self.post_batch(parts, messages).await;
+        }
         let bytes = experimental_tasks::renamed(&parts, bytes);
         if let Some(elsewhere) = parts
             .headers
@@ -580,6 +590,7 @@ impl Endpoint {
             if let Some(closed) = closed {
                 self.calls.forget(&closed);
             }
+            let batches = batch::asks_for_batches(&bytes);
             let response =
                 experimental_tasks::advertised(post_to(&self.sessions, parts, bytes).await);
             if let Some(session) = response
@@ -587,7 +598,7 @@ impl Endpoint {
                 .get(SESSION_HEADER)
                 .and_then(|id| id.to_str().ok())
             {
-                opening.opened(session);
+                opening.opened(session, batches);
             }
             return response;
         }

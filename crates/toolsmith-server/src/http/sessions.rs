@@ -61,6 +61,9 @@ struct Page {
     busy: usize,
     /// The ids of the requests being answered.
     running: HashSet<RequestId>,
+    /// The session initialized with protocol revision 2025-03-26, which has JSON-RPC
+    /// batches (`batch.rs`).
+    batches: bool,
 }
 
 /// A place for one new session, held while its `initialize` is answered.
@@ -230,7 +233,17 @@ impl SessionBook {
                 last_used: Instant::now(),
                 busy: 0,
                 running: HashSet::new(),
+                batches: false,
             });
+    }
+
+    /// Whether `session` takes JSON-RPC batches (it initialized with 2025-03-26).
+    pub(super) fn takes_batches(&self, session: &str) -> bool {
+        self.0
+            .lock()
+            .sessions
+            .get(session)
+            .is_some_and(|page| page.batches)
     }
 
     /// Forgets `session` (the client deleted it).
@@ -240,14 +253,16 @@ impl SessionBook {
 }
 
 impl Opening {
-    /// Records the session the `initialize` opened.
-    pub(super) fn opened(self, session: &str) {
+    /// Records the session the `initialize` opened; `batches` when it asked for the
+    /// revision with JSON-RPC batches.
+    pub(super) fn opened(self, session: &str, batches: bool) {
         self.0.lock().sessions.insert(
             session.into(),
             Page {
                 last_used: Instant::now(),
                 busy: 0,
                 running: HashSet::new(),
+                batches,
             },
         );
     }

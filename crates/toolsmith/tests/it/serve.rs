@@ -7,7 +7,7 @@ use std::process::Stdio;
 
 use serde_json::{Value, json};
 
-use crate::serve_process::ServeProcess;
+use crate::serve_process::{ServeProcess, session_id_of};
 use crate::{folder, toolsmith};
 
 #[test]
@@ -460,4 +460,59 @@ fn a_tool_of_a_broken_file_is_said_to_have_failed_to_load() {
     // A name no broken file registers still gets its suggestion.
     assert!(message_of("weathr_set").contains("did you mean `weather_set`"));
     server.finish();
+}
+
+// Regression test (issue 43, item 6): a 2025-03-26 session refused JSON-RPC batches, which
+// that revision allows; over HTTP the answers come back as one JSON array. A session of a
+// later revision still refuses them.
+#[test]
+fn http_takes_batches_in_a_2025_03_26_session_only() {
+    let server = ServeProcess::http(&["examples/tools"], None);
+    let open = |revision: &str| {
+        let initialize = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}","capabilities":{{}},"clientInfo":{{"name":"batch","version":"1"}}}}}}"#
+        );
+        let (status, head, _) = server.post(
+            &[
+                ("Accept", "application/json, text/event-stream"),
+                ("Content-Type", "application/json"),
+            ],
+            &initialize,
+        );
+        assert_eq!(status, 200, "{head}");
+        session_id_of(&head)
+    };
+    let post = |session: &str, body: &str| {
+        server.post(
+            &[
+                ("Accept", "application/json, text/event-stream"),
+                ("Content-Type", "application/json"),
+                ("Mcp-Session-Id", session),
+            ],
+            body,
+        )
+    };
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"Ada"}}},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]"#;
+
+    let session = open("2025-03-26");
+    assert_eq!(post(&session, &format!("[{initialized}]")).0, 202);
+    let (status, head, body) = post(&session, batch);
+    assert_eq!(status, 200, "{head}\n{body}");
+    let mut answers: Vec<Value> = serde_json::from_str(&body).unwrap();
+    answers.sort_by_key(|answer| answer["id"].as_u64());
+    assert_eq!(answers.len(), 2, "{body}");
+    assert_eq!(
+        answers[0]["result"]["content"][0]["text"], "Hello, Ada!",
+        "{body}"
+    );
+    assert_eq!(answers[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+
+    let later = open("2025-06-18");
+    post(&later, initialized);
+    let (status, _, body) = post(&later, batch);
+    assert_eq!(status, 400, "{body}");
+    let refused: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(server.stop(), Some(0));
 }
