@@ -378,12 +378,12 @@ fn piped_requests_are_all_answered_before_the_exit() {
 // got a plain-text 415 that a client cannot read as JSON-RPC.
 #[test]
 fn http_refusals_are_json_rpc_errors_with_a_null_id() {
+    /// Headers, body, the status and the JSON-RPC error code expected.
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, u16, i64);
     let server = ServeProcess::http(&["examples/tools"], None);
     let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let accept = ("Accept", "application/json, text/event-stream");
     let json_type = ("Content-Type", "application/json");
-    /// Headers, body, the status and the JSON-RPC error code expected.
-    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, u16, i64);
     let batch = format!("[{list}]");
     let cases: [Case<'_>; 4] = [
         (&[accept, json_type], "{not json", 400, -32700),

@@ -161,11 +161,11 @@ impl Recorder {
                 let mut line = String::new();
                 while reader.read_line(&mut line).is_ok_and(|read| read > 0) {
                     if request_line.is_empty() {
-                        request_line = line.trim_end().to_owned();
+                        line.trim_end().clone_into(&mut request_line);
                     } else if let Some((name, value)) = line.split_once(':')
                         && name.eq_ignore_ascii_case("authorization")
                     {
-                        authorization = value.trim().to_owned();
+                        value.trim().clone_into(&mut authorization);
                     }
                     if line == "\r\n" {
                         break;
