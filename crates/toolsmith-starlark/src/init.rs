@@ -4,6 +4,7 @@
 //! file makes new ones, so its init runs again.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -14,18 +15,33 @@ use toolsmith_model::{
 use crate::engine::{self, Function, Invocation};
 use crate::native::failure;
 
-/// The inits of one file, by function name.
-#[derive(Default)]
-pub(crate) struct FileInits(HashMap<String, Arc<LazyInit>>);
+/// The inits of one file, by function name, and the tools folder it was loaded from.
+pub(crate) struct FileInits(HashMap<String, Arc<LazyInit>>, Arc<Path>);
 
 impl FileInits {
+    /// No inits yet, for a file of the tools folder `folder`.
+    pub(crate) fn new(folder: &Path) -> Self {
+        let absolute = std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned());
+        Self(HashMap::new(), Arc::from(absolute))
+    }
+
+    /// The tools folder.
+    pub(crate) fn folder(&self) -> &Arc<Path> {
+        &self.1
+    }
+
     /// The init of the function `name`, made from `function` the first time it is named.
     pub(crate) fn named(&mut self, name: &str, function: Function) -> Arc<LazyInit> {
-        Arc::clone(
-            self.0
-                .entry(name.to_owned())
-                .or_insert_with(|| Arc::new(LazyInit::new(name, StarlarkInit { function }))),
-        )
+        let folder = &self.1;
+        Arc::clone(self.0.entry(name.to_owned()).or_insert_with(|| {
+            Arc::new(LazyInit::new(
+                name,
+                StarlarkInit {
+                    function,
+                    folder: Arc::clone(folder),
+                },
+            ))
+        }))
     }
 }
 
@@ -34,6 +50,7 @@ impl FileInits {
 /// it.
 struct StarlarkInit {
     function: Function,
+    folder: Arc<Path>,
 }
 
 impl Initializer for StarlarkInit {
@@ -49,6 +66,7 @@ impl Initializer for StarlarkInit {
             accepts_extra: false,
             context,
             definition,
+            folder: &self.folder,
             init_value: None,
         };
         engine::call_function(&self.function, &invocation)

@@ -239,5 +239,6 @@ pub fn load_script(
         path,
         source,
         settings.source_facts,
+        &settings.base_dir,
     )
 }

@@ -38,6 +38,8 @@ pub(crate) struct StarlarkTool {
     accepts_extra: bool,
     /// `init = setup`, shared with the file's other tools naming `setup`.
     init: Option<Arc<LazyInit>>,
+    /// The tools folder, which the tool's relative paths mean (shared by a file's tools).
+    folder: Arc<Path>,
 }
 
 impl Tool for StarlarkTool {
@@ -58,6 +60,7 @@ impl Tool for StarlarkTool {
             accepts_extra: self.accepts_extra,
             context,
             definition: &self.definition,
+            folder: &self.folder,
             init_value: init_value.as_deref(),
         };
         engine::call_function(&self.function, &invocation)
@@ -162,7 +165,7 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
         }
     };
     let mut names = HashSet::new();
-    let mut inits = FileInits::default();
+    let mut inits = FileInits::new(&settings.base_dir);
     for Registered {
         registration,
         function,
@@ -463,6 +466,7 @@ fn build(
             fill_none: signature.fill_none,
             accepts_extra: signature.accepts_extra,
             init,
+            folder: Arc::clone(inits.folder()),
         })
     } else {
         Err(diagnostics)

@@ -16,6 +16,8 @@ use crate::native::{failure, source_diagnostic};
 pub(crate) struct ScriptTool {
     definition: ToolDefinition,
     program: Program,
+    /// The tools folder, which the script's relative paths mean.
+    folder: Arc<Path>,
 }
 
 impl Tool for ScriptTool {
@@ -28,8 +30,14 @@ impl Tool for ScriptTool {
         arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
-        engine::run_script(&self.program, arguments, context, &self.definition)
-            .map_err(|error| failure(&error, &self.definition))
+        engine::run_script(
+            &self.program,
+            arguments,
+            context,
+            &self.definition,
+            &self.folder,
+        )
+        .map_err(|error| failure(&error, &self.definition))
     }
 }
 
@@ -40,6 +48,7 @@ pub(crate) fn load(
     path: &Path,
     source: &str,
     source_facts: bool,
+    folder: &Path,
 ) -> Result<Arc<dyn Tool>, Diagnostic> {
     let program = engine::parse(path, source, Form::Script)
         .map_err(|error| source_diagnostic(path, error))?;
@@ -56,5 +65,6 @@ pub(crate) fn load(
     Ok(Arc::new(ScriptTool {
         definition,
         program,
+        folder: Arc::from(std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned())),
     }))
 }

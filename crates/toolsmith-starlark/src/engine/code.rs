@@ -141,6 +141,7 @@ pub fn run_code(
         stage: Stage::Call(CallState {
             context,
             definition,
+            folder: None,
             init_value: None,
             script: None,
             tools: Some(host),

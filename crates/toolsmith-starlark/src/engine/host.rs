@@ -2,8 +2,9 @@
 //! files under the folders `fs.read` and `fs.write` name, and the environment variables
 //! `env` names (docs/tools.md, "The language and the sandbox").
 //!
-//! Relative paths, in a call and in a grant alike, are taken from the call's working
-//! directory: the client's root, or the tools folder. A path is checked after symbolic
+//! A relative path, in a call and in a grant alike, means the tools folder (the tool's own
+//! files, which must work under any client); `root:PATH` means the client's root (the
+//! tools folder when the client sent none). A path is checked after symbolic
 //! links and `..` are resolved, so neither leads out of a granted folder, and the file is
 //! then opened along that checked path without following any link (see [`open`]).
 
@@ -35,36 +36,124 @@ impl Access {
     }
 }
 
+/// The prefix of a path or grant that means the client's root, not the tools folder:
+/// `root:notes/` (docs/tools.md, "Which folder a path means").
+pub(crate) const ROOT_PREFIX: &str = "root:";
+
+/// The two places a relative path may mean: the tools folder (the tool's own files, the
+/// default) and the client's root (`root:` paths; the tools folder when the client sent no
+/// roots). Both canonical.
+#[derive(Debug, Clone)]
+pub(crate) struct Places {
+    folder: PathBuf,
+    root: PathBuf,
+}
+
+/// Which of the [`Places`] a path or grant names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Relative to the tools folder.
+    Folder,
+    /// `root:`, relative to the client's root.
+    Root,
+    /// Absolute.
+    Absolute,
+}
+
+impl Places {
+    /// The tools folder `folder` and the call's working directory `root` (the client's root,
+    /// or the tools folder).
+    pub(crate) fn new(folder: &Path, root: &Path) -> Self {
+        let canonical =
+            |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        Self {
+            folder: canonical(folder),
+            root: canonical(root),
+        }
+    }
+
+    /// `text` (a path or grant) as the place it names, that place's folder, and the rest.
+    fn split<'t>(&self, text: &'t str) -> (Place, &Path, &'t str) {
+        match text.strip_prefix(ROOT_PREFIX) {
+            Some(rest) => (Place::Root, &self.root, rest),
+            None if Path::new(text).is_absolute() => (Place::Absolute, &self.folder, text),
+            None => (Place::Folder, &self.folder, text),
+        }
+    }
+
+    /// The folder a grant names, absolute: `data/`, `data/*` and `data/**` all mean `data`
+    /// of the tools folder; `root:data/` that of the client's root; `*` means `/` and
+    /// `root:*` (or `root:`) the whole client's root.
+    fn grant(&self, grant: &str) -> PathBuf {
+        match self.split(grant) {
+            (Place::Root, root, rest) => {
+                let folder = rest.trim_end_matches("**").trim_end_matches('*');
+                root.join(folder)
+            }
+            (_, folder, rest) => folder.join(grant_folder(rest)),
+        }
+    }
+
+    /// The grant to suggest for `target`'s folder, written the way `path` was: relative to
+    /// the tools folder, `root:` and relative to the client's root, or absolute.
+    fn suggestion(&self, path: &str, target: &Path) -> String {
+        let folder = target.parent().unwrap_or(target);
+        let (place, base, _) = self.split(path);
+        let relative = || {
+            folder.strip_prefix(base).ok().map(|relative| {
+                if relative.as_os_str().is_empty() {
+                    ".".to_owned()
+                } else {
+                    format!("{}/", relative.display())
+                }
+            })
+        };
+        match place {
+            Place::Folder => relative(),
+            Place::Root => relative().map(|relative| format!("{ROOT_PREFIX}{relative}")),
+            Place::Absolute => None,
+        }
+        .unwrap_or_else(|| folder.display().to_string())
+    }
+}
+
 /// `path` as an absolute path with links resolved, if `definition`'s permissions allow
 /// `access` to it; otherwise an error saying what to grant.
+///
+/// A relative `path` (and grant) means the tools folder, `root:PATH` the client's root
+/// ([`Places`]). A file that does not exist inside a grant is "not found"; outside every
+/// grant a path is refused whether it exists or not, so a tool cannot learn what exists
+/// there.
 pub(crate) fn permitted(
     definition: &ToolDefinition,
-    base: &Path,
+    places: &Places,
     path: &str,
     access: Access,
 ) -> Result<PathBuf, String> {
     let permission = access.permission();
     let granted = definition.permissions.family(permission);
-    let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_owned());
     let folders: Vec<PathBuf> = granted
         .iter()
-        .filter_map(|grant| resolved(&base.join(grant_folder(grant)), Access::Read).ok())
+        .filter_map(|grant| resolved(&places.grant(grant), Access::Read).ok())
         .collect();
     let inside = |target: &Path| folders.iter().any(|folder| target.starts_with(folder));
-    let target = match resolved(&base.join(path), access) {
+    let (_, base, rest) = places.split(path);
+    let joined = base.join(rest);
+    let target = match resolved(&joined, access) {
         Ok(target) if inside(&target) => return Ok(target),
         Ok(target) => target,
-        // A path that cannot be resolved is reported as such only inside a grant, so a
-        // tool cannot learn what exists outside one.
         Err(error) => {
-            let target = lexical(&base.join(path));
+            let target = lexical(&joined);
             if inside(&target) {
+                if error.kind() == std::io::ErrorKind::NotFound {
+                    return Err(format!("`{path}` was not found (no {})", target.display()));
+                }
                 return Err(format!("`{path}`: {error}"));
             }
             target
         }
     };
-    let folder = target.parent().unwrap_or(&target).display().to_string();
+    let suggestion = places.suggestion(path, &target);
     let mut message = if granted.is_empty() {
         format!(
             "`{path}`: the tool `{}` has no `{permission}` permission",
@@ -79,8 +168,14 @@ pub(crate) fn permitted(
     };
     let _ = write!(
         message,
-        "; grant its folder: permissions = {{\"{permission}\": [\"{folder}\"]}}"
+        "; grant its folder: permissions = {{\"{permission}\": [\"{suggestion}\"]}}"
     );
+    if places.root != places.folder && places.split(path).0 == Place::Folder {
+        let _ = write!(
+            message,
+            " (a relative path means the tools folder; write `{ROOT_PREFIX}{path}` for the client's root)"
+        );
+    }
     message.push_str(&withheld_note(definition, permission));
     Err(message)
 }
@@ -252,7 +347,7 @@ mod tests {
         for grant in ["data", "data/", "data/*", "data/**"] {
             let found = permitted(
                 &tool(&[grant], &[]),
-                dir.path(),
+                &Places::new(dir.path(), dir.path()),
                 "data/deep/a.txt",
                 Access::Read,
             );
@@ -265,28 +360,69 @@ mod tests {
     fn dot_dot_and_links_do_not_lead_out_of_a_grant() {
         let dir = base();
         let definition = tool(&["data"], &["data"]);
-        let error =
-            permitted(&definition, dir.path(), "data/../secret.txt", Access::Read).unwrap_err();
+        let error = permitted(
+            &definition,
+            &Places::new(dir.path(), dir.path()),
+            "data/../secret.txt",
+            Access::Read,
+        )
+        .unwrap_err();
         assert!(
             error.contains("outside the tool's `fs.read` permission"),
             "{error}"
         );
         std::os::unix::fs::symlink(dir.path().join("secret.txt"), dir.path().join("data/link"))
             .unwrap();
-        assert!(permitted(&definition, dir.path(), "data/link", Access::Read).is_err());
-        assert!(permitted(&definition, dir.path(), "data/link", Access::Write).is_err());
+        assert!(
+            permitted(
+                &definition,
+                &Places::new(dir.path(), dir.path()),
+                "data/link",
+                Access::Read
+            )
+            .is_err()
+        );
+        assert!(
+            permitted(
+                &definition,
+                &Places::new(dir.path(), dir.path()),
+                "data/link",
+                Access::Write
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn reading_needs_fs_read_and_writing_fs_write() {
         let dir = base();
         let reader = tool(&["data"], &[]);
-        assert!(permitted(&reader, dir.path(), "data/deep/a.txt", Access::Read).is_ok());
-        let error = permitted(&reader, dir.path(), "data/new.txt", Access::Write).unwrap_err();
+        assert!(
+            permitted(
+                &reader,
+                &Places::new(dir.path(), dir.path()),
+                "data/deep/a.txt",
+                Access::Read
+            )
+            .is_ok()
+        );
+        let error = permitted(
+            &reader,
+            &Places::new(dir.path(), dir.path()),
+            "data/new.txt",
+            Access::Write,
+        )
+        .unwrap_err();
         assert!(error.contains("has no `fs.write` permission"), "{error}");
         assert!(error.contains(r#"permissions = {"fs.write": ["#), "{error}");
         let writer = tool(&[], &["data"]);
-        let new = permitted(&writer, dir.path(), "data/new.txt", Access::Write).unwrap();
+        let new = permitted(
+            &writer,
+            &Places::new(dir.path(), dir.path()),
+            "data/new.txt",
+            Access::Write,
+        )
+        .unwrap();
         assert_eq!(new.file_name().unwrap(), "new.txt");
     }
 
@@ -294,17 +430,46 @@ mod tests {
     fn a_missing_file_to_read_or_folder_to_write_in_is_an_error() {
         let dir = base();
         let definition = tool(&["data"], &["data"]);
-        let error = permitted(&definition, dir.path(), "data/nope.txt", Access::Read).unwrap_err();
-        assert!(error.starts_with("`data/nope.txt`: "), "{error}");
-        assert!(permitted(&definition, dir.path(), "data/nope/new.txt", Access::Write).is_err());
+        let error = permitted(
+            &definition,
+            &Places::new(dir.path(), dir.path()),
+            "data/nope.txt",
+            Access::Read,
+        )
+        .unwrap_err();
+        assert!(
+            error.starts_with("`data/nope.txt` was not found (no "),
+            "{error}"
+        );
+        assert!(
+            permitted(
+                &definition,
+                &Places::new(dir.path(), dir.path()),
+                "data/nope/new.txt",
+                Access::Write
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn what_exists_outside_a_grant_is_not_told() {
         let dir = base();
         let definition = tool(&["data"], &[]);
-        let missing = permitted(&definition, dir.path(), "nope.txt", Access::Read).unwrap_err();
-        let present = permitted(&definition, dir.path(), "secret.txt", Access::Read).unwrap_err();
+        let missing = permitted(
+            &definition,
+            &Places::new(dir.path(), dir.path()),
+            "nope.txt",
+            Access::Read,
+        )
+        .unwrap_err();
+        let present = permitted(
+            &definition,
+            &Places::new(dir.path(), dir.path()),
+            "secret.txt",
+            Access::Read,
+        )
+        .unwrap_err();
         assert!(
             missing.contains("outside the tool's `fs.read` permission"),
             "{missing}"
@@ -314,6 +479,82 @@ mod tests {
             "{present}"
         );
         assert!(!missing.contains("No such file"), "{missing}");
+    }
+
+    #[test]
+    fn relative_paths_mean_the_tools_folder_and_root_paths_the_clients_root() {
+        // Under a client that sent roots, `notes/` next to the tool was looked up in the
+        // user's project: "outside the tool's `fs.read` permission", with a grant in the
+        // project suggested.
+        let folder = base();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join("data")).unwrap();
+        std::fs::write(project.path().join("data/b.txt"), "b").unwrap();
+        let places = Places::new(folder.path(), project.path());
+        let own = permitted(
+            &tool(&["data"], &[]),
+            &places,
+            "data/deep/a.txt",
+            Access::Read,
+        );
+        let expected = folder
+            .path()
+            .join("data/deep/a.txt")
+            .canonicalize()
+            .unwrap();
+        assert_eq!(own, Ok(expected));
+        let theirs = permitted(
+            &tool(&["root:data"], &[]),
+            &places,
+            "root:data/b.txt",
+            Access::Read,
+        );
+        let expected = project.path().join("data/b.txt").canonicalize().unwrap();
+        assert_eq!(theirs, Ok(expected));
+        // A tools-folder grant does not reach the client's root, nor the reverse.
+        let error = permitted(
+            &tool(&["data"], &[]),
+            &places,
+            "root:data/b.txt",
+            Access::Read,
+        )
+        .unwrap_err();
+        assert!(
+            error.contains(r#"permissions = {"fs.read": ["root:data/"]}"#),
+            "{error}"
+        );
+        let error = permitted(
+            &tool(&["root:data"], &[]),
+            &places,
+            "data/deep/a.txt",
+            Access::Read,
+        )
+        .unwrap_err();
+        assert!(
+            error.contains(r#"permissions = {"fs.read": ["data/deep/"]}"#),
+            "{error}"
+        );
+        assert!(
+            error.contains("write `root:data/deep/a.txt` for the client's root"),
+            "{error}"
+        );
+        // A missing file inside a grant is not found, wherever the grant points.
+        let error = permitted(
+            &tool(&["data"], &[]),
+            &places,
+            "data/none.txt",
+            Access::Read,
+        )
+        .unwrap_err();
+        assert!(error.contains("was not found"), "{error}");
+        let error = permitted(
+            &tool(&["root:*"], &[]),
+            &places,
+            "root:none.txt",
+            Access::Read,
+        )
+        .unwrap_err();
+        assert!(error.contains("was not found"), "{error}");
     }
 
     #[test]

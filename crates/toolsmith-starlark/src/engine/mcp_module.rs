@@ -616,10 +616,11 @@ fn checked(
     path: &str,
     access: Access,
 ) -> anyhow::Result<std::path::PathBuf> {
-    let base = match &call.context.working_dir {
+    let root = match &call.context.working_dir {
         Some(dir) => dir.clone(),
         None => std::env::current_dir()?,
     };
-    host::permitted(call.definition, &base, path, access)
+    let places = host::Places::new(call.folder.map_or(&root, |folder| &**folder), &root);
+    host::permitted(call.definition, &places, path, access)
         .map_err(|error| anyhow::anyhow!("`{what}`: {error}"))
 }

@@ -332,6 +332,8 @@ pub(crate) struct Invocation<'a> {
     pub(crate) context: &'a CallContext,
     /// The tool being called.
     pub(crate) definition: &'a ToolDefinition,
+    /// The tools folder the tool was loaded from.
+    pub(crate) folder: &'a std::sync::Arc<std::path::Path>,
     /// What the tool's init returned, once it has run.
     pub(crate) init_value: Option<&'a serde_json::Value>,
 }
@@ -345,6 +347,7 @@ pub(crate) fn call_function(
         stage: Stage::Call(CallState {
             context: invocation.context,
             definition: invocation.definition,
+            folder: Some(invocation.folder),
             init_value: invocation.init_value,
             script: None,
             tools: None,
@@ -399,16 +402,18 @@ pub(crate) fn run_script(
     arguments: &JsonObject,
     context: &CallContext,
     definition: &ToolDefinition,
+    folder: &std::sync::Arc<std::path::Path>,
 ) -> Result<ToolReturn, RunError> {
     let session = Session {
         stage: Stage::Call(CallState {
             context,
             definition,
+            folder: Some(folder),
             init_value: None,
-            script: Some(ScriptState {
+            script: Some(Box::new(ScriptState {
                 arguments,
                 result: std::cell::RefCell::new(None),
-            }),
+            })),
             tools: None,
         }),
     };

@@ -26,10 +26,14 @@ pub(crate) enum Stage<'a> {
 pub(crate) struct CallState<'a> {
     pub(crate) context: &'a CallContext,
     pub(crate) definition: &'a ToolDefinition,
+    /// The tools folder the tool was loaded from, which its relative paths mean; `None`
+    /// for a code-mode program (its paths mean the call's working directory).
+    pub(crate) folder: Option<&'a std::sync::Arc<std::path::Path>>,
     /// What the tool's init returned (`mcp.init_value()`), once it has run.
     pub(crate) init_value: Option<&'a serde_json::Value>,
     /// Set for manifest scripts only.
-    pub(crate) script: Option<ScriptState<'a>>,
+    /// Boxed: a script's state (its result) is most of a call's, and native calls have none.
+    pub(crate) script: Option<Box<ScriptState<'a>>>,
     /// The tools a code-mode program calls (`tools.NAME(...)`); set for programs only.
     pub(crate) tools: Option<&'a dyn super::CodeHost>,
 }
@@ -119,7 +123,7 @@ pub(crate) fn script<'a>(
     eval: &Evaluator<'_, 'a, '_>,
     what: &str,
 ) -> anyhow::Result<&'a ScriptState<'a>> {
-    call(eval, what)?.script.as_ref().ok_or_else(|| {
+    call(eval, what)?.script.as_deref().ok_or_else(|| {
         anyhow::anyhow!(
             "`{what}` is for manifest scripts; a native tool reads its parameters and returns its result"
         )
