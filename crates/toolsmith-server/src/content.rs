@@ -355,6 +355,48 @@ mod tests {
     }
 
     #[test]
+    fn skills_list_in_pages_and_get_by_uri() {
+        let skill = |name: &str| toolsmith_model::Skill {
+            name: name.to_owned(),
+            description: "d".to_owned(),
+            frontmatter: serde_json::from_value(
+                serde_json::json!({"name": name, "description": "d"}),
+            )
+            .unwrap(),
+            files: vec![toolsmith_model::SkillFile {
+                path: "SKILL.md".to_owned(),
+                uri: format!("skill://{name}/SKILL.md"),
+                size: 1,
+                digest: format!("sha256:{}", "0".repeat(64)),
+            }],
+            source: toolsmith_model::SourceLocation::file("SKILL.md"),
+        };
+        let resources =
+            Resources::default().with_skills(vec![skill("c"), skill("a"), skill("b")], Vec::new());
+        let content = Content::new(Arc::default(), Arc::new(resources));
+        let first = content.list_skills(None, 2).unwrap();
+        let names: Vec<&str> = first
+            .skills
+            .iter()
+            .map(|s| s.frontmatter.name.as_str())
+            .collect();
+        assert_eq!(names, ["a", "b"]);
+        let rest = content
+            .list_skills(first.next_cursor.as_deref(), 2)
+            .unwrap();
+        assert_eq!(rest.skills[0].frontmatter.name, "c");
+        assert!(rest.next_cursor.is_none());
+        assert_eq!(
+            content.get_skill("skill://b/SKILL.md").unwrap().skill.uri,
+            "skill://b/SKILL.md"
+        );
+        assert_eq!(
+            content.get_skill("skill://z/SKILL.md").unwrap_err().code,
+            ErrorCode::RESOURCE_NOT_FOUND
+        );
+    }
+
+    #[test]
     fn unknown_resource_is_not_found() {
         let content = Content::empty();
         let error = content.read_resource("test://nope", None).unwrap_err();
