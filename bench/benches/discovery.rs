@@ -321,7 +321,14 @@ fn latency(
 fn print_misses(queries: &[Query], ranked: &[Vec<usize>], split: &str, tools: &[ToolDefinition]) {
     println!("\nmisses of toolsmith on {split} (not in the top 5):");
     for (query, ranked) in queries.iter().zip(ranked) {
-        if query.split != split || ranked.iter().take(5).any(|t| query.targets.contains(t)) {
+        // `--misses-first`: every query whose first result is wrong, not only those outside
+        // the first five.
+        let depth = if std::env::args().any(|a| a == "--misses-first") {
+            1
+        } else {
+            5
+        };
+        if query.split != split || ranked.iter().take(depth).any(|t| query.targets.contains(t)) {
             continue;
         }
         let got: Vec<&str> = ranked

@@ -34,6 +34,7 @@ mod index;
 mod intent;
 mod kept;
 mod meaning;
+mod operation;
 mod synonyms;
 mod text;
 pub mod tokens;

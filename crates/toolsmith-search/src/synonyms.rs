@@ -58,6 +58,53 @@ const GROUPS: &[&[&str]] = &[
     &["sheet", "worksheet", "spreadsheet"],
 ];
 
+/// Abbreviations users write for words tools spell out: a query word that is one of these
+/// also stands for its words ("merge the PR" finds `merge_pull_request`). General
+/// vocabulary of developer tools only.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("pr", "pull request"),
+    ("prs", "pull requests"),
+    ("mr", "merge request"),
+    ("mrs", "merge requests"),
+    ("k8s", "kubernetes"),
+    ("env", "environment"),
+    ("envs", "environments"),
+    ("config", "configuration"),
+    ("ns", "namespace"),
+    ("dm", "direct message"),
+    ("dms", "direct messages"),
+    ("msg", "message"),
+    ("org", "organization"),
+    ("vm", "virtual machine"),
+    ("vms", "virtual machines"),
+    ("auth", "authentication"),
+    ("creds", "credentials"),
+    ("perms", "permissions"),
+    ("deps", "dependencies"),
+    ("pkg", "package"),
+    ("gh", "github"),
+];
+
+/// `query` with the words of each abbreviation it uses added after it (`merge the PR` →
+/// `merge the PR pull request`); `query` itself when it uses none.
+pub(crate) fn spell_out(query: &str) -> std::borrow::Cow<'_, str> {
+    let mut spelled = String::new();
+    for word in query.split_whitespace() {
+        let word = word
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if let Some((_, words)) = ABBREVIATIONS.iter().find(|(short, _)| *short == word) {
+            spelled.push(' ');
+            spelled.push_str(words);
+        }
+    }
+    if spelled.is_empty() {
+        std::borrow::Cow::Borrowed(query)
+    } else {
+        std::borrow::Cow::Owned(format!("{query}{spelled}"))
+    }
+}
+
 /// The stems `term` (a stemmed query word) stands for besides itself.
 pub(crate) fn synonyms(term: &str) -> &'static [String] {
     static TABLE: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
@@ -88,5 +135,17 @@ mod tests {
         assert!(synonyms(&stem("remove")).contains(&stem("delete")));
         assert!(synonyms(&stem("repo")).contains(&stem("repository")));
         assert!(synonyms("zebra").is_empty());
+    }
+
+    #[test]
+    fn abbreviations_are_spelled_out() {
+        // "PR", "MR" and "k8s" matched no tool's words, which spell them out.
+        assert_eq!(spell_out("merge PR #12"), "merge PR #12 pull request");
+        assert_eq!(spell_out("list k8s pods"), "list k8s pods kubernetes");
+        assert_eq!(
+            spell_out("approve the MR."),
+            "approve the MR. merge request"
+        );
+        assert_eq!(spell_out("print a report"), "print a report");
     }
 }

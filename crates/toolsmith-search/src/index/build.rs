@@ -9,6 +9,7 @@ use toolsmith_model::ToolDefinition;
 use super::{FIELD_COUNT, Field, Posting, SearchIndex};
 use crate::intent;
 use crate::meaning::MeaningIndex;
+use crate::operation;
 use crate::text::{for_each_indexed_term, words};
 
 impl SearchIndex {
@@ -122,6 +123,9 @@ impl SearchIndex {
         }
         self.field_lengths.push(lengths);
         self.intents.push(intent::of_tool(&definition.name));
+        self.operations.push(operation::of_tool(&definition.name));
+        self.batches
+            .push(operation::is_batch_tool(&definition.name));
         for folder in &definition.folder {
             for word in whole_words(folder) {
                 let tools = self.folder_words.entry(word).or_default();

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::intent::{self, Intent};
 use crate::meaning::MeaningIndex;
-use crate::synonyms::synonyms;
+use crate::operation::{self, Operation};
+use crate::synonyms::{spell_out, synonyms};
 use crate::text::{bounded_distance, terms, words};
 
 pub use build::parameter_text;
@@ -134,6 +135,10 @@ pub struct SearchIndex {
     meaning: MeaningIndex,
     /// Whether each tool reads or changes, by its name.
     intents: Vec<Option<Intent>>,
+    /// Which operation each tool does, by its name (`operation.rs`).
+    operations: Vec<Option<Operation>>,
+    /// Whether each tool works in batches, by its name.
+    batches: Vec<bool>,
     /// The tools in a folder with this word in its name (`aws-iam` → aws, iam).
     folder_words: HashMap<String, Vec<u32>>,
 }
@@ -175,6 +180,8 @@ impl SearchIndex {
 
     /// The ranking of [`SearchIndex::search`], with what the verdict reads of it.
     fn ranked(&self, query: &str, limit: usize) -> Ranked {
+        let spelled = spell_out(query);
+        let query: &str = &spelled;
         let (scores, coverage) = self.word_scores(query);
         // Words and meaning, combined: the word score relative to the best tool's (square
         // root, so a partial word match still counts), plus the cosine similarity of the
@@ -272,13 +279,25 @@ impl SearchIndex {
     /// `bench/discovery`, held out in turn.
     fn context(&self, query: &str) -> Vec<f64> {
         let asked = intent::of_query(query);
+        let operation = operation::of_query(query);
+        let many = operation::asks_for_many(query);
         let mut context: Vec<f64> = self
             .intents
             .iter()
-            .map(|tool| match (asked, *tool) {
-                (Some(Intent::Read), Some(Intent::Change)) => -CHANGES_BUT_ASKED_TO_LOOK,
-                (Some(Intent::Change), Some(Intent::Read)) => -LOOKS_BUT_ASKED_TO_CHANGE,
-                _ => 0.0,
+            .zip(&self.operations)
+            .zip(&self.batches)
+            .map(|((tool, does), batch)| {
+                let looking = match (asked, *tool) {
+                    (Some(Intent::Read), Some(Intent::Change)) => -CHANGES_BUT_ASKED_TO_LOOK,
+                    (Some(Intent::Change), Some(Intent::Read)) => -LOOKS_BUT_ASKED_TO_CHANGE,
+                    _ => 0.0,
+                };
+                let batch = if many && *batch {
+                    operation::BATCH_BONUS
+                } else {
+                    0.0
+                };
+                looking + operation::adjustment(operation, *does) + batch
             })
             .collect();
         // Once per tool, however many words of the query name its folder.
