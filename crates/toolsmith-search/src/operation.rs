@@ -222,22 +222,14 @@ mod tests {
         // "turn on the flag" ranked `disable…` first, and "import" an `export` tool.
         let on = of_query("turn on the beta flag for everyone");
         assert_eq!(on, of_tool("enable_feature_flag"));
-        assert_eq!(
-            adjustment(on, of_tool("disable_feature_flag")),
-            -ANTONYM_PENALTY
-        );
+        assert!(adjustment(on, of_tool("disable_feature_flag")) < 0.0);
         let import = of_query("import the glossary from a CSV");
-        assert_eq!(
-            adjustment(import, of_tool("export_glossary")),
-            -ANTONYM_PENALTY
-        );
-        assert_eq!(adjustment(import, of_tool("import_glossary")), SAME_BONUS);
+        assert!(adjustment(import, of_tool("export_glossary")) < 0.0);
+        assert!(adjustment(import, of_tool("import_glossary")) > 0.0);
+        assert!(adjustment(import, of_tool("list_glossaries")).abs() < f64::EPSILON);
         // `detach` deletes what `attach` adds.
         let off = of_query("take the ReadOnlyAccess policy off the group: remove it");
-        assert_eq!(
-            adjustment(off, of_tool("attach_group_policy")),
-            -ANTONYM_PENALTY
-        );
+        assert!(adjustment(off, of_tool("attach_group_policy")) < 0.0);
     }
 
     #[test]

@@ -753,6 +753,38 @@ mod tests {
     }
 
     #[test]
+    fn a_request_picks_the_sibling_doing_its_operation() {
+        // The right product won and the wrong operation of it was picked: the antonym
+        // (`disable…` for "turn on"), the siblings sharing every other word.
+        let mut tools = corpus();
+        tools.push(tool(
+            "disable_feature_flag",
+            "Disable a feature flag in an environment.",
+        ));
+        tools.push(tool(
+            "enable_feature_flag",
+            "Enable a feature flag in an environment.",
+        ));
+        tools.push(tool(
+            "unapprove_merge_request",
+            "Remove your approval of a merge request.",
+        ));
+        tools.push(tool(
+            "get_merge_request_approval_state",
+            "Get the approval state of a merge request: who approved it.",
+        ));
+        let index = SearchIndex::new(&tools);
+        assert_eq!(
+            names(&index, "turn on the flag in the production environment")[0],
+            "enable_feature_flag"
+        );
+        assert_eq!(
+            names(&index, "take back my approval on the MR")[0],
+            "unapprove_merge_request"
+        );
+    }
+
+    #[test]
     fn nothing_matching_is_empty() {
         let index = SearchIndex::new(corpus());
         assert!(index.search("zebra", 5).is_empty());
