@@ -530,7 +530,10 @@ impl Profile {
     /// The warning for a tool selector that matches no loaded tool: when a tool of that
     /// name failed to load, why; else the close names.
     fn unmatched_tool(&self, selector: &Selector, catalog: &Catalog) -> Diagnostic {
+        // Only a tool a diagnostic names for certain: a file that did not parse may define
+        // any name, and the help below says so without claiming this one.
         if let Pattern::Exact(name) = &selector.pattern
+            && catalog.diagnostics().iter().any(|d| d.names_tool(name))
             && let Err(unknown) = catalog.lookup(name)
             && let Some(reason) = unknown.reason
         {
@@ -552,7 +555,10 @@ impl Profile {
         let broken: Vec<String> = catalog
             .diagnostics()
             .iter()
-            .filter(|d| d.severity == Severity::Error && d.tool.is_none())
+            // A file that names no tool, or one that did not parse (it may define any name).
+            .filter(|d| {
+                d.severity == Severity::Error && matches!(d.tool.as_deref(), None | Some("*"))
+            })
             .map(|d| format!("`{}`", d.location.path.display()))
             .collect();
         let suggested = toolsmith_model::names::suggestion(
