@@ -214,8 +214,9 @@ fn physical_memory() -> Option<usize> {
 /// Why an evaluation could not get memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Busy {
-    /// The other running evaluations hold the rest of the budget.
-    Shared,
+    /// The other running evaluations hold the rest of the budget; this one holds `held`
+    /// bytes (0 when it could not start).
+    Shared { held: usize },
     /// This evaluation alone needs more than the whole budget: it holds `held` bytes and
     /// asked for `needed`.
     Over { held: usize, needed: usize },
@@ -225,7 +226,17 @@ impl Busy {
     /// The message a refused call shows.
     pub(crate) fn message(self) -> String {
         match self {
-            Self::Shared => format!(
+            // Garbage counts: Starlark (0.14) frees a call's values only when it returns, so
+            // a call that made much of it is told its own share, not only the others'.
+            Self::Shared { held } if held > INITIAL_RESERVATION => format!(
+                "the server is busy: running scripts hold its whole memory budget ({}), {} MiB \
+                 of it this call's own (values a call no longer uses count until it returns: \
+                 a loop that builds a new value per step holds them all); try again shortly, \
+                 or raise the budget with `{MEMORY_BUDGET_VAR}`",
+                megabytes(memory_budget()),
+                held >> 20
+            ),
+            Self::Shared { .. } => format!(
                 "the server is busy: running scripts hold its whole memory budget ({}); \
                  try again shortly, or raise the budget with `{MEMORY_BUDGET_VAR}`",
                 megabytes(memory_budget())
@@ -263,7 +274,7 @@ pub(crate) fn reserve(stopped: &dyn Fn() -> bool, deadline: Instant) -> Result<R
         });
     }
     if !take(INITIAL_RESERVATION, START_WAIT, stopped) {
-        return Err(Busy::Shared);
+        return Err(Busy::Shared { held: 0 });
     }
     HELD.set(Some(INITIAL_RESERVATION));
     let ticket = NEXT_TICKET.fetch_add(1, Ordering::Relaxed);
@@ -335,7 +346,7 @@ pub(crate) fn ensure(bytes: usize, stopped: &dyn Fn() -> bool) -> Result<(), Bus
         HELD.set(Some(wanted));
         Ok(())
     } else {
-        Err(Busy::Shared)
+        Err(Busy::Shared { held })
     }
 }
 
@@ -373,7 +384,19 @@ fn take(bytes: usize, wait: Duration, stopped: &dyn Fn() -> bool) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{Busy, parse_size};
+
+    #[test]
+    fn a_busy_call_holding_much_of_the_budget_is_told_its_own_share() {
+        // A loop that made and dropped small values beside another call was told only that
+        // "running scripts hold its whole memory budget", though most of it was its own
+        // garbage, which Starlark frees only when the call returns.
+        let own = Busy::Shared { held: 300 << 20 }.message();
+        assert!(own.contains("300 MiB of it this call's own"), "{own}");
+        assert!(own.contains("count until it returns"), "{own}");
+        let starting = Busy::Shared { held: 0 }.message();
+        assert!(!starting.contains("this call's own"), "{starting}");
+    }
 
     #[test]
     fn sizes_take_binary_units() {
