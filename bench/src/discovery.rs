@@ -53,9 +53,11 @@ impl Ours {
 }
 
 impl Ranker for Ours {
+    /// As `tool_search` ranks, verdict included (so the latency measured is its cost too).
     fn rank(&self, query: &str, limit: usize) -> Vec<usize> {
         self.index
-            .search(query, limit)
+            .search_judged(query, limit)
+            .hits
             .iter()
             .filter_map(|hit| self.positions.get(&hit.name).copied())
             .collect()
