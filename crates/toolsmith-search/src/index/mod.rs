@@ -180,6 +180,9 @@ impl SearchIndex {
 
     /// The ranking of [`SearchIndex::search`], with what the verdict reads of it.
     fn ranked(&self, query: &str, limit: usize) -> Ranked {
+        // The exact-name match reads the query as written; everything else, with its
+        // abbreviations spelled out.
+        let normalized_query = words(query).join("_");
         let spelled = spell_out(query);
         let query: &str = &spelled;
         let (scores, coverage) = self.word_scores(query);
@@ -210,7 +213,6 @@ impl SearchIndex {
                 )
             })
             .collect();
-        let normalized_query = words(query).join("_");
         let named = self.normalized_names.get(&normalized_query);
         if let Some(documents) = named {
             let top = hits.iter().map(|(_, score)| *score).fold(0.0, f64::max);
@@ -581,6 +583,16 @@ mod tests {
         assert_eq!(names(&index, "process_list")[0], "process_list");
         // Any case style names the same tool.
         assert_eq!(names(&index, "list_open_issues")[0], "listOpenIssues");
+        // A name that is also an abbreviation (`env`, spelled out as `environment` for
+        // the other words) is still matched as written.
+        let mut tools = corpus();
+        tools.push(tool("env", "Print the variables a process sees."));
+        tools.push(tool(
+            "set_environment",
+            "Set the environment of a deployment.",
+        ));
+        let index = SearchIndex::new(&tools);
+        assert_eq!(names(&index, "env")[0], "env");
     }
 
     #[test]
