@@ -106,7 +106,7 @@ pub(crate) fn load(root: &Path, config: &FolderConfig) -> (Resources, Vec<Diagno
         file.strip_suffix(".toml")
             .is_some_and(|target| present.contains(target))
     };
-    let overrides = config_overrides(root, config, &present, &mut diagnostics);
+    let overrides = config_overrides(config, &present, &mut diagnostics);
 
     let loader = Loader {
         server: server_segment(root, config),
@@ -163,12 +163,10 @@ fn duplicate(location: &SourceLocation, uri: &str) -> Diagnostic {
 
 /// `[resources."path"]` tables of `toolsmith.toml`, by path.
 fn config_overrides(
-    root: &Path,
     config: &FolderConfig,
     present: &HashSet<&str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> BTreeMap<String, JsonObject> {
-    let location = SourceLocation::file(root.join(crate::CONFIG_FILE));
     let mut overrides = BTreeMap::new();
     let Some(section) = config.raw.get("resources") else {
         return overrides;
@@ -177,11 +175,12 @@ fn config_overrides(
         return overrides;
     };
     for (file, table) in section {
+        let location = config.locate(&["resources", file]);
         let Value::Object(table) = table else {
             diagnostics.push(
                 Diagnostic::error(
                     "invalid-resource",
-                    location.clone(),
+                    location,
                     format!(
                         "`[resources]` entry `{file}` must be a table, got {}",
                         kind(table)

@@ -23,8 +23,11 @@ pub fn source_table<'a>(
         return Err(format!("`[{section}.{name}]` must be a table"));
     };
     if let Some(key) = table.keys().find(|key| !known.contains(&key.as_str())) {
+        let hint = crate::names::suggestion(key, known.iter().copied())
+            .map(|hint| format!("; {hint}"))
+            .unwrap_or_default();
         return Err(format!(
-            "`[{section}.{name}]` has unknown key `{key}` (known: {})",
+            "`[{section}.{name}]` has unknown key `{key}`{hint} (known: {})",
             known.join(", ")
         ));
     }

@@ -214,7 +214,7 @@ fn config_typos_are_warned_at_their_key_with_a_suggestion() {
         ),
         (
             "toolsmith.toml",
-            "[server]\nname = \"typos\"\nnmae = \"x\"\n\n[defaults]\ntimout = \"5s\"\n\n[auth]\nisuer = \"https://auth.example.com\"\n\n[search]\nmode = \"sometimes\"\n\n[check]\nignore = [\"missing-examples\", \"missing-usage-guidance\", \"description-too-short\"]\nselct = [\"x\"]\n",
+            "[server]\nname = \"typos\"\nnmae = \"x\"\n\n[defaults]\ntimout = \"5s\"\n\n[auth]\nisuer = \"https://auth.example.com\"\n\n[search]\nmode = \"sometimes\"\n\n[check]\nignore = [\"missing-examples\", \"missing-usage-guidance\", \"description-too-short\"]\nselct = [\"x\"]\n\n[upstream.u]\ncomand = [\"x\"]\n\n[openapi.o]\nspecc = \"a.json\"\n\n[resources.\"nope.txt\"]\nuri = \"x://y\"\n",
         ),
     ]);
     let mut command = toolsmith();
