@@ -3,7 +3,7 @@
 //!
 //! `GET /mcp/server-card` (the MCP endpoint's URL plus `/server-card`, the location the
 //! extension reserves) answers the card as `application/mcp-server-card+json`: the server's
-//! reverse-DNS `name`, `version`, `description`, `title`, `websiteUrl`, `repository`, and
+//! reverse-DNS `name`, `version`, `description`, `title`, `icons`, `websiteUrl`, `repository`, and
 //! one `remotes` entry for this endpoint with the protocol revisions it serves and the
 //! `Authorization` header when auth is on. It never lists tools (the extension says not
 //! to). `GET /.well-known/ai-catalog.json` lists the card. Both are public metadata:
@@ -56,6 +56,8 @@ pub struct ServerCard {
     pub website: Option<String>,
     /// `repository.url` (its `source` is the forge, when known).
     pub repository: Option<String>,
+    /// `icons`: each an object with `src` (an `https:` or `data:` URI) and `mimeType`.
+    pub icons: Vec<Value>,
     /// The URL clients reach the MCP endpoint at (`--public-url`); `None`: the URL the card
     /// was asked on.
     pub public_url: Option<String>,
@@ -94,6 +96,9 @@ impl ServerCard {
         }
         if let Some(url) = &self.repository {
             card["repository"] = json!({"url": url, "source": forge(url)});
+        }
+        if !self.icons.is_empty() {
+            card["icons"] = json!(self.icons);
         }
         card["remotes"] = json!([remote]);
         card

@@ -60,7 +60,7 @@ pub(crate) fn run_then(
     let (loaded, seen) = load(args, transport, |_| {})?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
-    let mut http_options = http_options(args, loaded.config())?;
+    let mut http_options = http_options(args, loaded.config(), loaded.root())?;
     let config_auth = config_auth(args, loaded.config())?;
     let options = with_flags(
         server_options(
@@ -157,7 +157,12 @@ fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Resu
         .map_err(|error| folder::hinted(dir, error))?;
     let state = ServerState::loading(with_flags(server_options(&config, &root, None), args));
     if let Some(address) = &args.metrics {
-        serve_metrics(printer, &state, &http_options(args, &config)?, address)?;
+        serve_metrics(
+            printer,
+            &state,
+            &http_options(args, &config, &root)?,
+            address,
+        )?;
     }
     // The served folder lives as long as the server: without `--watch` nothing else holds
     // it (the upstream hook holds it weakly).
@@ -324,6 +329,7 @@ fn upstream_changes(served: &Arc<ServedFolder>) {
 fn http_options(
     args: &ServeArgs,
     config: &toolsmith_folder::FolderConfig,
+    root: &std::path::Path,
 ) -> anyhow::Result<HttpOptions> {
     let crate::args::SharedStateArg {
         url,
@@ -367,7 +373,11 @@ fn http_options(
         shared_state,
         state_key,
         replica_name,
-        server_card: Some(super::card::server_card(config, args.public_url.clone())),
+        server_card: Some(super::card::server_card(
+            config,
+            root,
+            args.public_url.clone(),
+        )),
     })
 }
 

@@ -180,3 +180,37 @@ fn toolsmith_card_prints_the_card_for_static_hosting() {
         "https://tools.example.com/mcp/server-card"
     );
 }
+
+/// The card's `icons` come from `[server] icon`: a file of the folder is sent inline as a
+/// `data:` URI (the card is read before any connection, so a path would mean nothing to a
+/// client), and the card stays valid.
+#[test]
+fn the_servers_icon_is_on_the_card_as_a_data_uri() {
+    // A 1x1 PNG.
+    const PNG: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+        0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00,
+        0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49,
+        0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    let config = format!("{CONFIG}icon = \"icon.png\"\n");
+    let dir = folder(&[("toolsmith.toml", config.as_str()), ("hi.star", TOOL)]);
+    std::fs::write(dir.path().join("icon.png"), PNG).unwrap();
+    let card = crate::json_output(toolsmith().args([
+        "card",
+        dir.path().to_str().unwrap(),
+        "--url",
+        "https://tools.example.com/mcp",
+    ]));
+    assert_valid(&card);
+    let icon = &card["icons"][0];
+    assert_eq!(icon["mimeType"], "image/png", "{card:#}");
+    assert!(
+        icon["src"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,iVBORw0KGgo"),
+        "{card:#}"
+    );
+}
