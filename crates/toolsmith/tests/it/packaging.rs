@@ -166,9 +166,18 @@ fn the_npm_packages_install_and_serve() {
     serves_over_stdio(command, greeting_folder().path());
 }
 
-/// The Python way: the wheel maturin builds from `pyproject.toml` (dev profile: it reuses
-/// what `cargo test` built), installed into a fresh virtual environment, where both
-/// `toolsmith` and `toolsmith-mcp` (what `uvx toolsmith-mcp` runs) work.
+/// Where maturin builds the wheel's binary, relative to the workspace.
+const WHEEL_TARGET: &str = "target/wheel";
+
+/// The Python way: the wheel maturin builds from `pyproject.toml` (dev profile), installed
+/// into a fresh virtual environment, where both `toolsmith` and `toolsmith-mcp` (what `uvx
+/// toolsmith-mcp` runs) work.
+///
+/// maturin builds in a target directory of its own, [`WHEEL_TARGET`] (which `.ci/run` fills
+/// before the tests, so this only packages): its `cargo rustc -p toolsmith` resolves features
+/// for `toolsmith` alone, and in the shared `target/` it would link a second
+/// `target/debug/toolsmith` over the one every other test is running, which then fails to
+/// start while the file is replaced.
 #[test]
 fn the_wheel_installs_and_serves() {
     let maturin = workspace().join(".ci/packaging/.venv/bin/maturin");
@@ -185,6 +194,7 @@ fn the_wheel_installs_and_serves() {
     run(Command::new(&maturin)
         .args(["build", "--profile", "dev", "--quiet", "--out"])
         .arg(&wheels)
+        .env("CARGO_TARGET_DIR", workspace().join(WHEEL_TARGET))
         .current_dir(workspace()));
     let wheel = std::fs::read_dir(&wheels)
         .unwrap()
