@@ -1008,7 +1008,7 @@ FAULTS: list[Fault] = [
 ]
 
 # ---------------------------------------------------------------------------------------
-# Issue 40, item 1 and two smaller items: operations that allocate in proportion to their
+# Operations that allocate in proportion to their
 # operands (each was an abort of the whole server under the 4 GiB limit), a parenthesised
 # receiver of a guarded method, and the message of a call alone over the memory budget.
 

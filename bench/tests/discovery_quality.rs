@@ -46,7 +46,7 @@ fn the_ranking_meets_the_target_and_beats_bm25_on_every_split() {
     }
 }
 
-/// Issue 44's no-fit floor, held on the tuning sets (the held-out sets are the benchmark's to
+/// The no-fit floor, held on the tuning sets (the held-out sets are the benchmark's to
 /// report): `tool_search` answered a pizza order with a webhook tool. Most of the
 /// out-of-scope requests written for tuning are answered "no tool fits", and at most 2 % of
 /// the in-scope requests whose first result is right are turned away.

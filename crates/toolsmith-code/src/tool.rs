@@ -254,7 +254,7 @@ impl RunCode {
 /// What a program's value answers. Only an error is an error: a dict with an `error` key
 /// is the program's data (a `tools.call_result(...)` that failed is `{"ok": false, "error":
 /// ...}`, which the program may mean to show), where a tool's dict of that shape would be
-/// an error result (issue 43, item 5). `mcp.error(...)` is still one.
+/// an error result. `mcp.error(...)` is still one.
 fn program_outcome(value: ToolReturn, format: toolsmith_model::TextFormat) -> CallOutcome {
     match value {
         ToolReturn::Value(value @ Value::Object(_)) => CallOutcome {

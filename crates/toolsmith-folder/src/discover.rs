@@ -91,7 +91,7 @@ fn reserved(name: &str) -> bool {
 
 /// Lists the tool files under `root`, sorted by path. A folder (or entry) under `root` that
 /// cannot be read is an `unreadable-file` error in `diagnostics`, naming it: it costs only
-/// its own tools (issue 43).
+/// its own tools.
 ///
 /// # Errors
 ///

@@ -91,7 +91,7 @@ impl<'a> Walk<'a> {
     }
 
     /// The files, sorted, and each folder or entry below the root that could not be read,
-    /// with why: one unreadable subfolder costs only its own files (issue 43).
+    /// with why: one unreadable subfolder costs only its own files.
     ///
     /// # Errors
     ///

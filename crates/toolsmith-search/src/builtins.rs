@@ -31,8 +31,7 @@ const EXECUTE_TOOL_DESCRIPTION: &str =
 
 /// Whether `definition` is one of these built-ins as a Toolsmith server publishes it (its
 /// name and description), for `toolsmith check --upstream`, which exempts them: they are
-/// Toolsmith's, not the author's, and a lint of them is no finding the author can fix
-/// (issue 43, item 5).
+/// Toolsmith's, not the author's, and a lint of them is no finding the author can fix.
 pub fn is_builtin(definition: &ToolDefinition) -> bool {
     [
         (TOOL_SEARCH, TOOL_SEARCH_DESCRIPTION),

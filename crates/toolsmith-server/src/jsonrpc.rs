@@ -72,7 +72,7 @@ pub(crate) fn parse(line: &[u8]) -> Parsed {
 }
 
 /// The messages of a JSON-RPC batch (a JSON array), each as its own line, for a session
-/// of protocol revision 2025-03-26, the only one that has batches (issue 43, item 6);
+/// of protocol revision 2025-03-26, the only one that has batches;
 /// `None` when `line` is not an array. An empty array is answered as JSON-RPC 2.0 §6
 /// says: one `-32600` error.
 pub(crate) fn batch(line: &[u8]) -> Option<Result<Vec<Vec<u8>>, ServerJsonRpcMessage>> {

@@ -128,7 +128,7 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
         Ok(program) => program,
         Err(error) => {
             // Which tools the file defines is not known: a call of any name that is not
-            // served may be one of them, and says so (issue 43, item 5).
+            // served may be one of them, and says so.
             let diagnostic = source_diagnostic(path, error).for_tools_prefixed("");
             loaded.diagnostics.push(diagnostic);
             return loaded;
@@ -324,7 +324,7 @@ fn load_failure(path: &Path, error: &RunError, settings: &LoadSettings) -> Diagn
 /// `diagnostic`, for a file that failed as it ran, naming the tools its `mcp.tool(...)`
 /// calls register (the function's name, or a `name="..."` literal): a call of one of them
 /// says the tool failed to load instead of suggesting another tool, which steered a model
-/// from `weather_get` to `weather_set` (issue 43, item 5). When the calls name no tool
+/// from `weather_get` to `weather_set`. When the calls name no tool
 /// the file can be seen to define, any name may be one of its tools.
 fn for_registered(diagnostic: Diagnostic, program: &Program, source: &str) -> Diagnostic {
     let names: Vec<String> = program

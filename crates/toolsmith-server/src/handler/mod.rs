@@ -719,7 +719,7 @@ fn unreadable_request(request: CustomRequest) -> ErrorData {
     let CustomRequest { method, params, .. } = request;
     let params = params.unwrap_or(serde_json::Value::Null);
     let problem = match method.as_str() {
-        // Said in the words of the method, not serde's "expected a map" (issue 43, item 5).
+        // Said in the words of the method, not serde's "expected a map".
         "tools/call"
             if params
                 .get("arguments")

@@ -9,7 +9,7 @@ use rmcp::ErrorData;
 use rmcp::model::{ClientJsonRpcMessage, ErrorCode, RequestId, ServerJsonRpcMessage};
 
 /// A JSON-RPC message as a JSON body; an error without an id carries `"id": null`, as
-/// JSON-RPC 2.0 §5 requires (issue 43, item 6).
+/// JSON-RPC 2.0 §5 requires.
 pub(super) fn json_response(message: &ServerJsonRpcMessage) -> Response {
     let mut bytes = crate::jsonrpc::encode(message);
     if bytes.pop().is_none() {
@@ -75,8 +75,7 @@ pub(super) fn not_a_message(body: &[u8]) -> Response {
 }
 
 /// 415 with a JSON-RPC error (`"id": null`) for a body sent without `Content-Type:
-/// application/json`, saying which header to send instead of rmcp's plain text (issue 43,
-/// item 6).
+/// application/json`, saying which header to send instead of rmcp's plain text.
 pub(super) fn not_json(content_type: Option<&HeaderValue>) -> Response {
     let sent = content_type.map_or_else(
         || "none".to_owned(),

@@ -166,7 +166,7 @@ impl<R: AsyncRead + Unpin> LineTransport<R> {
     ///
     /// A client that closes its input has no more requests; it did not cancel the ones it
     /// sent, so the end of input answers them before rmcp's loop ends (ending it cancels the
-    /// calls it still runs). Scripts pipe requests this way (issue 43, item 7).
+    /// calls it still runs). Scripts pipe requests this way.
     async fn calls_answered(&mut self) {
         self.fast.idle().await;
         if !self.open_calls.is_empty() {

@@ -466,7 +466,7 @@ async fn a_call_with_malformed_params_is_invalid_params() {
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
 }
 
-// Regression test (issue 43, item 5): `arguments` given as an array was answered in serde's
+// Regression test: `arguments` given as an array was answered in serde's
 // words ("invalid type: sequence, expected a map"), and an unknown method with its bare
 // name, neither of which tells a model what to send instead.
 #[tokio::test]
@@ -491,7 +491,7 @@ async fn malformed_requests_are_told_what_was_expected() {
     );
 }
 
-// Regression test (issue 43, item 6): a 2025-03-26 session refused JSON-RPC batches,
+// Regression test: a 2025-03-26 session refused JSON-RPC batches,
 // which that revision allows. Accepted there, and only there.
 #[tokio::test]
 async fn a_2025_03_26_session_takes_batches_and_later_revisions_refuse_them() {

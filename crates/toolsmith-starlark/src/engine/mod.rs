@@ -567,7 +567,7 @@ fn run_error(error: &starlark::Error, stopped: Option<StopReason>) -> RunError {
         && let Some(failed) = inner.downcast_ref::<code::ToolFailed>()
     {
         // What a tool said was wrong (each invalid argument on its line) is what the
-        // program must fix: kept whole (issue 43, item 5).
+        // program must fix: kept whole.
         failed.0.clone()
     } else {
         first_line(&raw)

@@ -39,8 +39,7 @@ pub(crate) fn run(args: DevArgs, printer: Printer) -> anyhow::Result<ExitStatus>
 }
 
 /// Opens `page` in the default browser, and says what happened: `xdg-open` exits quietly
-/// when no browser can start, so `--open` said nothing on a machine without a display
-/// (issue 43, item 5).
+/// when no browser can start, so `--open` said nothing on a machine without a display.
 fn open_page(page: &str, printer: Printer) {
     let cannot = |why: &str| {
         printer.warning(&format!("cannot open a browser: {why}"));

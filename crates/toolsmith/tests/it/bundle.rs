@@ -3,7 +3,7 @@
 //! `mcp_config` where Toolsmith is not installed, and its `server.json` validated against
 //! the MCP registry's schema (a copy in `bundle/`, with the commit it came from).
 //!
-//! Issue 41: an author had no way to hand a tools folder to anyone.
+//! An author had no way to hand a tools folder to anyone.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

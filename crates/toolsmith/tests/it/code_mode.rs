@@ -236,7 +236,7 @@ fn an_inner_error_is_handled_or_fails_with_the_line() {
     );
 }
 
-// Regression test (issue 43, item 5): an inner call that failed validation stopped the
+// Regression test: an inner call that failed validation stopped the
 // program with "invalid arguments:" and none of the lines saying which argument was wrong;
 // and a program whose value was a failed `tools.call_result(...)` dict was marked
 // `isError`, though the program ran and returned what it meant to.

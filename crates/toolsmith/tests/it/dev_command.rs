@@ -93,7 +93,7 @@ fn dev_takes_another_port_when_8080_is_taken() {
     assert_eq!(McpClient::http(server.url()).tool_names(), ["hello"]);
 }
 
-// Regression test (issue 43, item 5): `dev --open` said nothing when no browser could start
+// Regression test: `dev --open` said nothing when no browser could start
 // (no display, no `BROWSER`: `xdg-open` fails quietly); it says so and prints the URL.
 #[test]
 fn dev_open_says_when_no_browser_can_start() {

@@ -1,4 +1,4 @@
-//! `toolsmith icon` (issue 42, item 3): a PNG, a JPEG and an SVG become `icons` entries
+//! `toolsmith icon`: a PNG, a JPEG and an SVG become `icons` entries
 //! with their size; a text file is refused with the fix.
 
 use std::path::Path;

@@ -228,7 +228,7 @@ fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
         &json!({"aud": audience, "iss": "http://evil.example", "sub": "alice"}),
     );
     for (what, token, says) in [
-        // Sentences, not jsonwebtoken's enum names (issue 43, item 5).
+        // Sentences, not jsonwebtoken's enum names.
         ("expired", &expired, "it expired at "),
         (
             "wrong audience",

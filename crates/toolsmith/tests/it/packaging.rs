@@ -3,7 +3,7 @@
 //! maturin) and the npm packages (`toolsmith-mcp` and its platform package, from
 //! `npm/stage.mjs`) install into a fresh environment and serve a folder over stdio.
 //!
-//! Issue 41: the only way to get Toolsmith was a ten-minute source build.
+//! The only way to get Toolsmith was a ten-minute source build.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

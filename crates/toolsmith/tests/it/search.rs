@@ -136,7 +136,7 @@ fn a_kept_index_is_read_back_until_the_folder_changes() {
     );
 }
 
-/// Issue 44: a request no tool of the folder does ("order a large pepperoni pizza" used to
+/// A request no tool of the folder does ("order a large pepperoni pizza" used to
 /// return a tool at a score close to real hits) shows no tools, as `tool_search` answers it:
 /// `--json` prints `"results": []` with a `note`, the table says so on stderr, and `--all`
 /// shows the ranking below the floor.
@@ -157,7 +157,7 @@ fn a_request_no_tool_does_shows_no_tools_unless_all() {
     assert!(all.get("note").is_none(), "{all}");
 }
 
-/// Issue 44: over stdio, a folder-wide `tool_search` for a pizza order answers "no tool
+/// Over stdio, a folder-wide `tool_search` for a pizza order answers "no tool
 /// fits" with no tools (it used to hand back a tool a model would then call), while a real
 /// request still finds its tool and `execute_tool` still runs any tool by name.
 #[test]

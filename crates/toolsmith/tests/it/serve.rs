@@ -336,7 +336,7 @@ fn serve_on_a_terminal(args: &[&str]) -> String {
     text
 }
 
-// Regression test (issue 43, item 7): `printf '…' | toolsmith serve DIR` answered the
+// Regression test: `printf '…' | toolsmith serve DIR` answered the
 // `tools/call` with "tool `hello` was cancelled by the client": the end of stdin cancelled
 // the calls still running. A client that closes its input has no more requests; it did not
 // cancel the ones it sent. The slow tool is still running when the input ends.
@@ -373,7 +373,7 @@ fn piped_requests_are_all_answered_before_the_exit() {
     assert!(answers.iter().any(|answer| answer["id"] == 3));
 }
 
-// Regression test (issue 43, item 6): over HTTP a malformed body got -32700 without the
+// Regression test: over HTTP a malformed body got -32700 without the
 // `"id": null` JSON-RPC 2.0 requires, and a body without `Content-Type: application/json`
 // got a plain-text 415 that a client cannot read as JSON-RPC.
 #[test]
@@ -413,7 +413,7 @@ fn http_refusals_are_json_rpc_errors_with_a_null_id() {
     assert_eq!(server.stop(), Some(0));
 }
 
-// Regression test (issue 43, item 5): a tool whose file failed to load was answered
+// Regression test: a tool whose file failed to load was answered
 // "unknown tool `weather_get`; did you mean `weather_set`?", steering a model from get to
 // set. A name the broken file registers says that the tool failed to load, where and why;
 // a file that does not parse may define any name, and the answer says so.
@@ -462,7 +462,7 @@ fn a_tool_of_a_broken_file_is_said_to_have_failed_to_load() {
     server.finish();
 }
 
-// Regression test (issue 43, item 6): a 2025-03-26 session refused JSON-RPC batches, which
+// Regression test: a 2025-03-26 session refused JSON-RPC batches, which
 // that revision allows; over HTTP the answers come back as one JSON array. A session of a
 // later revision still refuses them.
 #[test]

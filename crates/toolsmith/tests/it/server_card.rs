@@ -1,4 +1,4 @@
-//! The Server Card and the AI Catalog (issue 42, item 2; SEP-2127): what `serve --http`
+//! The Server Card and the AI Catalog (SEP-2127): what `serve --http`
 //! answers at `/mcp/server-card` and `/.well-known/ai-catalog.json`, checked against the
 //! extension's own `schema.json` (a copy in `server_card/`, with the commit it came from),
 //! against what `server/discover` then says, and as `toolsmith card` prints it.

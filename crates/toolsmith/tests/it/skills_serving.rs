@@ -1,4 +1,4 @@
-//! Skills over MCP (issue 42, item 1; the `io.modelcontextprotocol/skills` extension,
+//! Skills over MCP (the `io.modelcontextprotocol/skills` extension,
 //! SEP-2640): the folder's `skills/` served as `skills/list`, `skills/get` and `skill://`
 //! resources, read by FastMCP's own client (`fastmcp` in `.ci/sdk/.venv`, pinned in
 //! `.ci/sdk/requirements.txt`) over stdio and HTTP, every file checked against its digest;

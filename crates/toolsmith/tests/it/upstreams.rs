@@ -518,7 +518,7 @@ fn check_upstream_lints_a_server_started_by_command() {
     );
 }
 
-// Regression test (issue 43, item 5): `check --upstream` on a Toolsmith server with
+// Regression test: `check --upstream` on a Toolsmith server with
 // discovery on flagged its built-in `tool_search` and `execute_tool` under Toolsmith's own
 // rules (too short, names another tool), findings its author cannot fix.
 #[test]

@@ -268,8 +268,8 @@ impl KeyCache {
 /// §4.1.11: a recipient that does not understand every extension listed must refuse the
 /// token; this server understands none).
 /// Why `token` was refused, as a sentence a person can act on: jsonwebtoken's errors print
-/// as enum names (`ExpiredSignature`), which landed in `error_description` (issue 43,
-/// item 5). The claims are read here only to say what they held; they were not trusted.
+/// as enum names (`ExpiredSignature`), which landed in `error_description`.
+/// The claims are read here only to say what they held; they were not trusted.
 fn sentence(error: &jsonwebtoken::errors::Error, token: &str, audience: &str) -> String {
     use jsonwebtoken::errors::ErrorKind;
     let claim = |name: &str| -> Option<Value> {
@@ -440,7 +440,7 @@ mod tests {
         format!("{}.e30.c2ln", URL_SAFE_NO_PAD.encode(header.to_string()))
     }
 
-    // Regression test (issue 43, item 5): `error_description` said `ExpiredSignature`,
+    // Regression test: `error_description` said `ExpiredSignature`,
     // `InvalidAudience`: jsonwebtoken's enum names, not what to do.
     #[test]
     fn refusals_are_sentences() {

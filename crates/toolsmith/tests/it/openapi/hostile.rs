@@ -1,4 +1,4 @@
-//! OpenAPI documents and arguments that attack the server (issue 40): a `$ref` bomb, a
+//! OpenAPI documents and arguments that attack the server: a `$ref` bomb, a
 //! document over the size bound, a FIFO as the spec, and path parameters that are
 //! dot-segments, each against a real `toolsmith serve` and, for the calls, a real HTTP
 //! server in the test that records what goes on the wire.
