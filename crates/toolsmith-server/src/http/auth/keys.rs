@@ -332,30 +332,12 @@ fn sentence(error: &jsonwebtoken::errors::Error, token: &str, audience: &str) ->
     }
 }
 
-/// `seconds` since the Unix epoch as an RFC 3339 UTC time (`2026-12-07T20:00:00Z`).
+/// `seconds` since the Unix epoch as an RFC 3339 UTC time (`2026-12-07T20:00:00Z`); the
+/// number itself for a time chrono cannot represent.
 fn utc(seconds: i64) -> String {
-    let days = seconds.div_euclid(86_400);
-    let second_of_day = seconds.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let shifted = days + 719_468;
-    let era = shifted.div_euclid(146_097);
-    let day_of_era = shifted.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        second_of_day / 3_600,
-        second_of_day % 3_600 / 60,
-        second_of_day % 60
+    chrono::DateTime::from_timestamp(seconds, 0).map_or_else(
+        || format!("{seconds} s after the Unix epoch"),
+        |time| time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     )
 }
 
