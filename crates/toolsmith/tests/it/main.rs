@@ -5,6 +5,7 @@
     reason = "test helpers fail loudly, like the tests that use them"
 )]
 
+mod architecture;
 mod big_folder;
 mod bundle;
 mod call;
