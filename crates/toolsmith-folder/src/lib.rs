@@ -49,6 +49,7 @@ mod reload;
 pub mod resources;
 mod run;
 mod serving;
+mod settings;
 pub mod skills;
 mod upstreams;
 mod walk;

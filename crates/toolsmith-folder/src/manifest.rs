@@ -15,6 +15,9 @@ use toolsmith_model::{
 
 use crate::keys::{key_location, toml_keys};
 
+/// The key that makes a manifest a wrapping of an upstream tool (read by `wraps`).
+pub(crate) const UPSTREAM_KEY: &str = "upstream";
+
 /// JSON Schema keywords a `[[parameters]]` entry may carry besides its own keys.
 const SCHEMA_KEYWORDS: &[&str] = &[
     "default",
@@ -78,7 +81,7 @@ pub(crate) fn parse(
         "fix the TOML syntax; see https://toml.io for the format",
     )
     .map_err(|diagnostic| vec![diagnostic])?;
-    if table.contains_key(crate::wraps::UPSTREAM_KEY) {
+    if table.contains_key(UPSTREAM_KEY) {
         return Ok(Manifest {
             definition: ToolDefinition::new("", "", JsonObject::new()),
             kind: ManifestKind::Upstream,

@@ -239,7 +239,7 @@ fn parse_one(
             "scopes" => profile.scopes = scopes(value, name, at(keys, &[]), problem),
             "evaluator" => {
                 let here = at(keys, &[]);
-                profile.evaluator = Some(crate::config::evaluator_settings(
+                profile.evaluator = Some(crate::settings::evaluator_settings(
                     value,
                     folder_evaluator.clone(),
                     &format!("profiles.{name}.evaluator"),
@@ -253,7 +253,7 @@ fn parse_one(
             "search" => match value {
                 Value::Object(search) => {
                     let here = at(keys, &[]);
-                    profile.search = Some(crate::config::search_settings(
+                    profile.search = Some(crate::settings::search_settings(
                         search,
                         folder_search,
                         &format!("profiles.{name}.search"),

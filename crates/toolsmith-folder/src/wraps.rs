@@ -17,9 +17,6 @@ use toolsmith_upstream::{ParameterChange, RemoteTool, TransformError, Upstream, 
 use crate::keys::{key_location, toml_keys};
 use crate::loading::LoadedFile;
 
-/// The key that makes a manifest a wrapping of an upstream tool.
-pub(crate) const UPSTREAM_KEY: &str = "upstream";
-
 /// Keys of a wrapping manifest that are not tool properties.
 const WRAP_KEYS: &[&str] = &["upstream", "tool", "replace", "params", "tests"];
 

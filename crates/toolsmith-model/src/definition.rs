@@ -5,17 +5,19 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::facts::SourceFacts;
 use crate::held_schema::Schema;
 
-/// A JSON object, as MCP uses for schemas and `_meta`.
-pub type JsonObject = Map<String, Value>;
+pub use crate::json::JsonObject;
 
 /// The timeout a tool gets when it declares none and its folder sets no `[defaults] timeout`
 /// (docs/tools.md, "Tool properties").
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long an init may run when its tool sets no `init_timeout`.
+pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_mins(1);
 
 /// Everything known about one tool, whatever form it was written in.
 ///
@@ -216,8 +218,7 @@ impl ToolDefinition {
 
     /// How long the tool's init may run.
     pub fn effective_init_timeout(&self) -> Duration {
-        self.init_timeout
-            .unwrap_or(crate::init::DEFAULT_INIT_TIMEOUT)
+        self.init_timeout.unwrap_or(DEFAULT_INIT_TIMEOUT)
     }
 
     /// The MCP `Tool` object, exactly as `tools/list` publishes it.

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::definition::JsonObject;
+use crate::json::JsonObject;
 
 /// A JSON Schema object as its compact JSON text, cheap to clone (shared).
 ///
@@ -26,7 +26,7 @@ pub struct Schema(Arc<Held>);
 
 struct Held {
     text: Box<str>,
-    /// Written only with keywords that surely compile (`validate::is_plain_object`),
+    /// Written only with keywords that surely compile (`is_plain_object`),
     /// decided while the object was at hand.
     plain: bool,
     object: OnceLock<Arc<JsonObject>>,
@@ -39,7 +39,7 @@ impl Schema {
         let text = serde_json::to_string(object).unwrap_or_else(|_| "{}".to_owned());
         Self(Arc::new(Held {
             text: text.into_boxed_str(),
-            plain: crate::validate::is_plain_object(object),
+            plain: is_plain_object(object),
             object: OnceLock::new(),
         }))
     }
@@ -249,6 +249,72 @@ impl fmt::Debug for Schema {
 impl fmt::Display for Schema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0.text)
+    }
+}
+
+/// Whether `schema` surely compiles: it uses only keywords whose values are checked here
+/// as strictly as the draft 2020-12 meta-schema checks them, and none that the compiler
+/// does more with (`pattern` is a regular expression to compile, `$ref` a reference to
+/// resolve, `$schema` picks another draft). The schemas Toolsmith builds from typed
+/// parameters are plain; `params=` overlays usually are too, and so are the `anyOf`s of
+/// optional parameters that Python servers publish.
+pub(crate) fn is_plain(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(_) => true,
+        Value::Object(keywords) => is_plain_object(keywords),
+        _ => false,
+    }
+}
+
+fn is_plain_object(keywords: &JsonObject) -> bool {
+    keywords
+        .iter()
+        .all(|(keyword, value)| is_plain_keyword(keyword, value))
+}
+
+fn is_plain_keyword(keyword: &str, value: &Value) -> bool {
+    const TYPES: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
+    let unique_strings = |items: &Vec<Value>, allowed: &dyn Fn(&str) -> bool| {
+        items.iter().enumerate().all(|(index, item)| {
+            item.as_str().is_some_and(allowed) && !items[..index].contains(item)
+        })
+    };
+    match (keyword, value) {
+        // Without format validation (off by default for draft 2020-12), any format name,
+        // known or not, compiles to nothing.
+        ("title" | "description" | "$comment" | "format", Value::String(_))
+        | ("default" | "const", _)
+        | ("deprecated" | "readOnly" | "writeOnly" | "uniqueItems", Value::Bool(_))
+        | ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum", Value::Number(_))
+        | ("examples", Value::Array(_)) => true,
+        ("enum", Value::Array(items)) => !items.is_empty(),
+        ("type", Value::String(name)) => TYPES.contains(&name.as_str()),
+        ("type", Value::Array(names)) => {
+            !names.is_empty() && unique_strings(names, &|name| TYPES.contains(&name))
+        }
+        ("multipleOf", Value::Number(number)) => number.as_f64().is_some_and(|f| f > 0.0),
+        (
+            "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties",
+            Value::Number(number),
+        ) => number.is_u64(),
+        ("required", Value::Array(names)) => unique_strings(names, &|_| true),
+        ("properties", Value::Object(properties)) => properties.values().all(is_plain),
+        ("items" | "additionalProperties" | "not", schema) => is_plain(schema),
+        ("anyOf" | "oneOf" | "allOf", Value::Array(schemas)) => {
+            !schemas.is_empty() && schemas.iter().all(is_plain)
+        }
+        // The drafts under which every keyword above means what it says here (draft-04
+        // has a boolean `exclusiveMinimum`); zod-generated schemas name draft-07.
+        ("$schema", Value::String(uri)) => matches!(
+            uri.trim_end_matches('#'),
+            "http://json-schema.org/draft-07/schema"
+                | "http://json-schema.org/draft-06/schema"
+                | "https://json-schema.org/draft/2019-09/schema"
+                | "https://json-schema.org/draft/2020-12/schema"
+        ),
+        _ => false,
     }
 }
 

@@ -5,7 +5,7 @@
 //! [`RETRIES_BEFORE_BACKOFF`] failures in a row.
 //!
 //! The init runs on the thread of the call that found it not run, under its own deadline
-//! (`init_timeout`, else [`DEFAULT_INIT_TIMEOUT`]); concurrent calls wait for that one run.
+//! (`init_timeout`, else [`DEFAULT_INIT_TIMEOUT`](crate::DEFAULT_INIT_TIMEOUT)); concurrent calls wait for that one run.
 //! Callers give such a call the init's time on top of its own ([`Watchdog::with_init`]),
 //! and a call waiting for an init that ran past its deadline and the watchdog's grace stops
 //! waiting and records it as abandoned, so an init that never returns fails its calls but
@@ -17,11 +17,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::definition::ToolDefinition;
+use crate::outcome::ToolReturn;
 use crate::tool::{CallContext, StopReason, Tool, ToolFailure};
 use crate::watchdog::{HARD_WATCHDOG_GRACE, Watchdog};
-
-/// How long an init may run when its tool sets no `init_timeout`.
-pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_mins(1);
 
 /// How many failures in a row are retried on the very next call; after that, a call in the
 /// backoff after a failure answers with that failure without running the init again.
@@ -127,37 +125,6 @@ pub struct InitSummary {
 }
 
 impl InitSummary {
-    /// The inits of `entries`, in the order their first tool comes, each once however many
-    /// tools share it.
-    pub fn of<'a>(entries: impl IntoIterator<Item = &'a crate::CatalogEntry>) -> Vec<Self> {
-        let mut found: Vec<(&Arc<LazyInit>, Self)> = Vec::new();
-        for entry in entries {
-            let Some(init) = entry.init() else {
-                continue;
-            };
-            let definition = entry.definition();
-            if let Some((_, summary)) = found.iter_mut().find(|(seen, _)| Arc::ptr_eq(seen, init)) {
-                summary.tools.push(definition.name.clone());
-                continue;
-            }
-            let kind = match definition.init {
-                Some(crate::Init::Command(_)) => "command",
-                Some(crate::Init::Function(_)) | None => "function",
-            };
-            found.push((
-                init,
-                Self {
-                    label: init.label().to_owned(),
-                    kind,
-                    tools: vec![definition.name.clone()],
-                    timeout: definition.effective_init_timeout(),
-                    status: init.status(),
-                },
-            ));
-        }
-        found.into_iter().map(|(_, summary)| summary).collect()
-    }
-
     /// One entry of `inits` in `toolsmith list --json`.
     pub fn to_json(&self) -> Value {
         let mut out = crate::JsonObject::new();
@@ -542,6 +509,28 @@ impl Tool for InitializedTool {
 
     fn init(&self) -> Option<&Arc<LazyInit>> {
         Some(&self.init)
+    }
+}
+
+// Written here, not beside the rest of `ToolReturn`, so that the result contract does not
+// reach up to the `Tool` trait's failures.
+impl ToolReturn {
+    /// What an init returned, as the value later calls read (`mcp.init_value()`): text as
+    /// a string, other values as they are; an error result (`mcp.error(...)`, `isError`)
+    /// fails the init with its message.
+    pub fn into_init_value(self) -> Result<Value, ToolFailure> {
+        match self {
+            Self::Text(text) => Ok(Value::String(text)),
+            Self::Value(value) => Ok(value),
+            Self::Error { message, .. } => Err(ToolFailure::failed(message)),
+            Self::Outcome(outcome) if outcome.is_error => {
+                Err(ToolFailure::failed(outcome.joined_text()))
+            }
+            Self::Outcome(outcome) => {
+                let text = outcome.joined_text();
+                Ok(outcome.structured_content.unwrap_or(Value::String(text)))
+            }
+        }
     }
 }
 

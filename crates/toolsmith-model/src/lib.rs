@@ -58,6 +58,7 @@ mod forward;
 mod held_schema;
 mod hint;
 mod init;
+mod json;
 pub mod names;
 mod notifications;
 mod outcome;
@@ -80,9 +81,9 @@ pub use caller::{Caller, may_use};
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use deferred::{Adjusted, Deferred, LoadTool};
 pub use definition::{
-    Annotations, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin, PermissionFamily,
-    Permissions, Requires, SourceLocation, TaskSupport, TextFormat, ToolDefinition, Ui, Unmet,
-    Withheld, subfolders,
+    Annotations, DEFAULT_INIT_TIMEOUT, DEFAULT_TIMEOUT, Icon, Init, JsonObject, PackageOrigin,
+    PermissionFamily, Permissions, Requires, SourceLocation, TaskSupport, TextFormat,
+    ToolDefinition, Ui, Unmet, Withheld, subfolders,
 };
 pub use diagnostic::{Diagnostic, Severity, Span, line_column, offset_of};
 pub use discovery::{DEFAULT_BUDGET_TOKENS, SearchMode, SearchSettings, UnknownSearchMode};
@@ -93,8 +94,8 @@ pub use forward::{CompletionRef, Forward, ForwardError, Remote};
 pub use held_schema::Schema;
 pub use hint::Hint;
 pub use init::{
-    DEFAULT_INIT_TIMEOUT, InitStatus, InitSummary, InitializedTool, Initializer, LazyInit,
-    MAX_INIT_BACKOFF, RETRIES_BEFORE_BACKOFF,
+    InitStatus, InitSummary, InitializedTool, Initializer, LazyInit, MAX_INIT_BACKOFF,
+    RETRIES_BEFORE_BACKOFF,
 };
 pub use notifications::{NOTIFICATION_BURST, NOTIFICATIONS_PER_SECOND};
 pub use outcome::{CallOutcome, Content, EmbeddedResource, ToolReturn, render};

@@ -276,24 +276,6 @@ pub enum ToolReturn {
 }
 
 impl ToolReturn {
-    /// What an init returned, as the value later calls read (`mcp.init_value()`): text as
-    /// a string, other values as they are; an error result (`mcp.error(...)`, `isError`)
-    /// fails the init with its message.
-    pub fn into_init_value(self) -> Result<Value, crate::ToolFailure> {
-        match self {
-            Self::Text(text) => Ok(Value::String(text)),
-            Self::Value(value) => Ok(value),
-            Self::Error { message, .. } => Err(crate::ToolFailure::failed(message)),
-            Self::Outcome(outcome) if outcome.is_error => {
-                Err(crate::ToolFailure::failed(outcome.joined_text()))
-            }
-            Self::Outcome(outcome) => {
-                let text = outcome.joined_text();
-                Ok(outcome.structured_content.unwrap_or(Value::String(text)))
-            }
-        }
-    }
-
     /// Applies the result contract.
     ///
     /// A dict with a non-empty `error` (or legacy `Error`) field is an error result that keeps

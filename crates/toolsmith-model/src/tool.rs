@@ -5,7 +5,6 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -16,6 +15,7 @@ use crate::deferred::Deferred;
 use crate::definition::{JsonObject, ToolDefinition};
 use crate::init::LazyInit;
 use crate::outcome::ToolReturn;
+pub use crate::watchdog::{Interrupt, StopReason};
 
 /// A tool that can be listed and called.
 ///
@@ -111,46 +111,6 @@ impl ToolFailure {
     pub fn failed(message: impl Into<String>) -> Self {
         Self::Failed {
             message: message.into(),
-        }
-    }
-}
-
-/// Why a call was asked to stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    /// The deadline passed.
-    Timeout,
-    /// The client cancelled.
-    Cancelled,
-}
-
-/// A flag that asks a running call to stop, shared between the call and its watchdog.
-#[derive(Debug, Clone, Default)]
-pub struct Interrupt(Arc<AtomicU8>);
-
-impl Interrupt {
-    /// A flag that is not raised.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Asks the call to stop; the first reason given wins.
-    pub fn raise(&self, reason: StopReason) {
-        let code = match reason {
-            StopReason::Timeout => 1,
-            StopReason::Cancelled => 2,
-        };
-        let _ = self
-            .0
-            .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire);
-    }
-
-    /// Why the call was asked to stop, if it was.
-    pub fn reason(&self) -> Option<StopReason> {
-        match self.0.load(Ordering::Acquire) {
-            1 => Some(StopReason::Timeout),
-            2 => Some(StopReason::Cancelled),
-            _ => None,
         }
     }
 }
@@ -428,7 +388,7 @@ impl CallContext {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
 

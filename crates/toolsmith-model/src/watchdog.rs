@@ -2,14 +2,16 @@
 //! `toolsmith call` / `toolsmith test`: how long a call may run, when its hard watchdog gives
 //! up on a tool that does not stop, and the words of every result a call gets when its tool
 //! gives none ([`CallFailure`]). The paths differ only in how they wait (a server task, a
-//! channel); what they wait for, and what they answer, is written here once.
+//! channel); what they wait for, and what they answer, is written here once, with the
+//! [`Interrupt`] a watchdog or a cancellation raises to ask a running call to stop.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::definition::ToolDefinition;
 use crate::ending::OutcomeKind;
 use crate::outcome::CallOutcome;
-use crate::tool::{Interrupt, StopReason};
 
 /// How long past its deadline a call may run before the watchdog gives up on it; also how
 /// long the watchdog then waits for the tool to stop when asked.
@@ -183,6 +185,46 @@ impl CallFailure {
     /// The `isError` result of a call of `tool` that ended this way.
     pub fn outcome(&self, tool: &str) -> CallOutcome {
         CallOutcome::error(self.message(tool))
+    }
+}
+
+/// Why a call was asked to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The deadline passed.
+    Timeout,
+    /// The client cancelled.
+    Cancelled,
+}
+
+/// A flag that asks a running call to stop, shared between the call and its watchdog.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt(Arc<AtomicU8>);
+
+impl Interrupt {
+    /// A flag that is not raised.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the call to stop; the first reason given wins.
+    pub fn raise(&self, reason: StopReason) {
+        let code = match reason {
+            StopReason::Timeout => 1,
+            StopReason::Cancelled => 2,
+        };
+        let _ = self
+            .0
+            .compare_exchange(0, code, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// Why the call was asked to stop, if it was.
+    pub fn reason(&self) -> Option<StopReason> {
+        match self.0.load(Ordering::Acquire) {
+            1 => Some(StopReason::Timeout),
+            2 => Some(StopReason::Cancelled),
+            _ => None,
+        }
     }
 }
 

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::definition::{JsonObject, SourceLocation, ToolDefinition};
+use crate::definition::{Init, JsonObject, SourceLocation, ToolDefinition};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::init::{InitSummary, LazyInit};
 use crate::names::{did_you_mean, suggestion_suffix};
 use crate::outcome::CallOutcome;
 use crate::tool::{CallContext, Tool};
@@ -441,6 +442,41 @@ impl Catalog {
             "tools": self.definitions().map(ToolDefinition::to_mcp).collect::<Vec<_>>(),
             "errors": self.diagnostics.iter().map(Diagnostic::to_json).collect::<Vec<_>>(),
         })
+    }
+}
+
+// Written here, not beside `InitSummary`, so that the init module (which the `Tool` trait
+// uses) does not reach up to the catalog.
+impl InitSummary {
+    /// The inits of `entries`, in the order their first tool comes, each once however many
+    /// tools share it.
+    pub fn of<'a>(entries: impl IntoIterator<Item = &'a CatalogEntry>) -> Vec<Self> {
+        let mut found: Vec<(&Arc<LazyInit>, Self)> = Vec::new();
+        for entry in entries {
+            let Some(init) = entry.init() else {
+                continue;
+            };
+            let definition = entry.definition();
+            if let Some((_, summary)) = found.iter_mut().find(|(seen, _)| Arc::ptr_eq(seen, init)) {
+                summary.tools.push(definition.name.clone());
+                continue;
+            }
+            let kind = match definition.init {
+                Some(Init::Command(_)) => "command",
+                Some(Init::Function(_)) | None => "function",
+            };
+            found.push((
+                init,
+                Self {
+                    label: init.label().to_owned(),
+                    kind,
+                    tools: vec![definition.name.clone()],
+                    timeout: definition.effective_init_timeout(),
+                    status: init.status(),
+                },
+            ));
+        }
+        found.into_iter().map(|(_, summary)| summary).collect()
     }
 }
 

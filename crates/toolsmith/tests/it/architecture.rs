@@ -16,32 +16,16 @@ use std::path::{Path, PathBuf};
 const KNOWN_CIRCLES: &[(&str, &[&str], &str)] = &[
     (
         "toolsmith-model",
-        &[
-            "catalog",
-            "deferred",
-            "definition",
-            "diagnostic",
-            "held_schema",
-            "init",
-            "notifications",
-            "outcome",
-            "tool",
-            "validate",
-            "watchdog",
-        ],
-        "not broken yet: the definition, its schema and its validator name each other",
-    ),
-    (
-        "toolsmith-folder",
-        &[
-            "config", "discover", "loading", "manifest", "profiles", "wraps",
-        ],
-        "not broken yet: the folder's settings and a manifest's wrapping name each other",
+        &["deferred", "init", "tool"],
+        "the `Tool` trait names `Deferred` and `LazyInit` (its `deferred()` and `init()`), \
+         which implement or run tools through `CallContext`: breaking it means moving \
+         `CallContext`, `ToolFailure` and `ClientBridge` out of tool.rs",
     ),
     (
         "toolsmith-server",
         &["call", "state", "tasks"],
-        "not broken yet: a call may become a task, and a task runs a call",
+        "`ServerState` holds the task store while a task runs its call (`call::run`) with the \
+         `ServerState`: breaking it means splitting the store (below state) from the runner",
     ),
 ];
 
