@@ -1,4 +1,4 @@
-// The page of `toolsmith serve --http` in a real browser (issue 18, item 4): Debian's
+// The page of `toolsmith serve --http` in a real browser: Debian's
 // chromium, headless, driven by puppeteer-core. Run by crates/toolsmith/tests/it/page_browser.rs
 // against a server it started on a fixture folder; exits non-zero, saying why, when the
 // page breaks.

@@ -1,6 +1,6 @@
 // MCP 2025-11-25 experimental tasks with a real client: the official TypeScript SDK's
 // `client.experimental.tasks` (1.x, which speaks 2025-11-25) against `toolsmith serve`,
-// over stdio and over Streamable HTTP (issue 21, item 3; docs/tasks.md). `.ci/run` copies
+// over stdio and over Streamable HTTP (docs/tasks.md). `.ci/run` copies
 // this file into the harness's `clients/`, whose `node_modules` holds the SDK, and runs
 //   node tasks_2025_11_25.mjs /path/to/toolsmith
 // Exit status 0 when every check passes on both transports.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a big tools folder costs `toolsmith serve` and `toolsmith search` (issue 21, item 1).
+"""What a big tools folder costs `toolsmith serve` and `toolsmith search`.
 
     python3 bench/bigfolder/bench.py [--bin target/release/toolsmith] [--tools 5548]
 

@@ -4,7 +4,7 @@
     python3 bench/bigfolder/make_big.py OUT_DIR [--tools 5548]
 
 The corpus (bench/discovery/corpus.json) holds the tools of public MCP servers. To reach
---tools manifests (default 5,548, the folder of issue 21), each server is written again
+--tools manifests (default 5,548, the folder docs/performance.md measures), each server is written again
 under a copy slug (`github-2/`, `github-3/`, ...) until the count is reached, so the folder
 has the shape of a gateway's: one command manifest per tool, grouped per server, names
 made unique the way bench/discovery/make_folder.py makes them. Standard library only.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Toolsmith's fault suite (issue 14): every crash, wedge, escape and protocol fault the
+"""Toolsmith's fault suite: every crash, wedge, escape and protocol fault the
 issue lists, driven from outside against a `toolsmith` binary, one line per fault.
 
   python3 bench/faults/faults.py --bin target/release/toolsmith
@@ -17,7 +17,7 @@ checks:
   lost answers  requests sent with an id minus answers received (must be 0)
   stdout        over stdio, every line of stdout is a JSON-RPC message
 
-and the fault's own expectation (the fixed behaviour the issue asks for). A fault passes
+and the fault's own expectation (the fixed behaviour docs/faults.md states). A fault passes
 when all of these hold; the suite exits 0 only when every fault passes. Every wait has a
 deadline (a hung server is a failure, not a hung suite), and every process a fault started
 (the server, its descendants, processes that escaped by `setsid`) is killed by its id at the
@@ -81,7 +81,7 @@ def star_tool(name: str, body: str, *, timeout: str = "30s", permissions: str = 
 
 
 C = 'c = "z" * (1 << 20)\n'
-# The issue's sizes for 1c-1g (x 200, kept as 1h-1l) survive a 4 GiB limit on a debug
+# The full sizes for 1c-1g (x 200, kept as 1h-1l) survive a 4 GiB limit on a debug
 # build; x 5000 and x 2000 abort today's server there too.
 STRING_CASES = [
     # id, name, body
@@ -92,7 +92,7 @@ STRING_CASES = [
     ("1e", "json.encode 5000 x 1 MiB", C + "return len(json.encode([c] * 5000))"),
     ("1f", "return list 2000 x 1 MiB", C + "return [c] * 2000"),
     ("1g", "return dict 2000 x 1 MiB", C + "return {str(i): c for i in range(2000)}"),
-    # The issue's own sizes (full runs only).
+    # The full sizes (full runs only).
     ("1h", "str of 200 x 1 MiB", C + "return len(str([c] * 200))"),
     ("1i", "% format 200 x 1 MiB", C + 'return len(("%s" * 200) % tuple([c] * 200))'),
     ("1j", "json.encode 200 x 1 MiB", C + "return len(json.encode([c] * 200))"),
@@ -891,13 +891,13 @@ def unsupported_section(toml: str, section: str) -> Callable[[Context, Result], 
         server.stop()
         lines = [line for line in server.stderr.splitlines() if section in line or "profiles" in line]
         if section == "profiles":
-            # Read since issue 16: a key a profile does not have is said to be unknown.
+            # Read since profiles exist: a key a profile does not have is said to be unknown.
             said = any("unknown key `timeout` in `[profiles.dev]`" in line for line in lines)
         elif section == "packages":
-            # Read since issue 16: a package given as other than a table is said to be wrong.
+            # Read since packages exist: a package given as other than a table is said to be wrong.
             said = any("`packages.name` must be a table" in line for line in lines)
         else:
-            # A typo is an unknown section; since issue 16 `[profiles]` is real, and suggested.
+            # A typo is an unknown section; now that `[profiles]` is real, it is suggested.
             said = any("unknown section" in line for line in lines) and any(
                 "did you mean `[profiles]`" in line for line in lines)
         result.ok = said and not server.bad_lines

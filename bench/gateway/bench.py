@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a proxied call costs (issue 17, "the overhead of a proxied call").
+"""What a proxied call costs ("the overhead of a proxied call").
 
     python3 bench/gateway/bench.py [--bin target/release/toolsmith] [--calls 3000]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What sharing state through Redis costs a call (issue 19, "a benchmark row").
+"""What sharing state through Redis costs a call ("a benchmark row").
 
     python3 bench/replicas/bench.py [--bin target/release/toolsmith] [--seconds 10] [--clients 8]
 

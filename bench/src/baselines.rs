@@ -1,4 +1,4 @@
-//! The two rankings `tool_search` is measured against (issue 4):
+//! The two rankings `tool_search` is measured against:
 //!
 //! - [`PlainBm25`]: textbook BM25 over each tool's text concatenated (name, title,
 //!   keywords, tags, folders, description, parameter names and descriptions), lowercased words split

@@ -1,7 +1,7 @@
 //! The tool-discovery benchmark's data as Toolsmith and the baselines see it: the corpus of
 //! `discovery/corpus.json` as a real tools folder, the queries with their splits, and
 //! recall@1, recall@5 and MRR of a ranking (`benches/discovery.rs` reports them;
-//! `tests/discovery_quality.rs` holds the ranking to issue 4's target).
+//! `tests/discovery_quality.rs` holds the ranking to its target, bench/discovery/README.md).
 
 #![expect(
     clippy::print_stderr,

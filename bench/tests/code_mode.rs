@@ -1,4 +1,4 @@
-//! Issue 20, item 6: the code-mode benchmark's tasks reach the same answer both ways, and one
+//! The code-mode benchmark's tasks reach the same answer both ways, and one
 //! `run_code` call passes fewer tokens through the model than the direct calls.
 
 use toolsmith_bench::code_mode::{Shop, tasks};

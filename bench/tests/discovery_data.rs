@@ -1,5 +1,5 @@
 //! The discovery benchmark's data stays usable: every query names a tool of the corpus,
-//! the corpus is as big as issue 4 asks (≥ 1,000 tools, ≥ 300 queries), and the tune
+//! the corpus is as big as a fair measure needs (≥ 1,000 tools, ≥ 300 queries), and the tune
 //! queries are about other tools than the benchmark's.
 
 use std::collections::HashSet;

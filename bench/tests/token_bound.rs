@@ -1,6 +1,6 @@
 //! The bound `[search] mode = "auto"` decides by far over its budget holds on real tool
 //! definitions: no server of the discovery corpus averages as many bytes a token as
-//! `toolsmith_search::tokens::MAX_BYTES_PER_TOKEN` (issue 21, item 1: count tokens without
+//! `toolsmith_search::tokens::MAX_BYTES_PER_TOKEN` (count tokens without
 //! the tokenizer's start on every run).
 
 use std::collections::BTreeMap;

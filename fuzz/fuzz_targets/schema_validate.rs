@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     // A schema the validator accepts compiles, though a plain one is compiled only by its
-    // first validation (issue 21: `is_plain` must not let an invalid schema through).
+    // first validation (`is_plain` must not let an invalid schema through).
     let compiled =
         compile_schema(&schema.to_object()).expect("a schema the validator accepted compiles");
     let arguments = input

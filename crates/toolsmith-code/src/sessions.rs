@@ -57,7 +57,7 @@ pub(crate) fn folder_prefix(folder: Option<&Path>) -> String {
 /// another caller's session.
 ///
 /// A call whose OAuth access token names a subject runs in [`Scope::Subject`], so nobody
-/// resumes another user's session (issue 20, item 5); without a subject (stdio, a shared
+/// resumes another user's session; without a subject (stdio, a shared
 /// `--auth-token`) every caller is [`Scope::Shared`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Scope {

@@ -1,6 +1,6 @@
 //! What a run leaves behind outside its process group: a program that calls `setsid` or
 //! `setpgid` (a daemon, `nohup`, a double fork) leaves the group that is killed at the end
-//! of the call, and would outlive it (issue 14, item 13).
+//! of the call, and would outlive it.
 //!
 //! Every process a run starts inherits [`CALL_ID_ENV`] in its environment, with an id
 //! unique to the run. When the run ends, the processes started since it began (the pids

@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn reads_evaluator_settings_and_profile_overrides() {
-        // Issue 20, item 1: `[evaluator]`, and a profile's `evaluator = true` or table.
+        // `[evaluator]`, and a profile's `evaluator = true` or table.
         let (config, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
             "[evaluator]\nmode = \"only\"\nname = \"code\"\n[profiles.off]\nevaluator = false\n[profiles.wide.evaluator]\nmode = \"alongside\"\n",
@@ -470,8 +470,8 @@ mod tests {
 
     #[test]
     fn profiles_and_packages_are_read_and_a_typo_is_steered_to_them() {
-        // Regression test for issue 14, item 23: `[profiles]` and `[packages]` were
-        // accepted and ignored in silence. (Both are read since issue 16.)
+        // Regression test: `[profiles]` and `[packages]` were
+        // accepted and ignored in silence. (Both are read now: docs/profiles.md, docs/packages.md.)
         let (config, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
             "[profiles.dev]\ntools = [\"x\"]\n[packages]\n[profilez]\n",
@@ -488,7 +488,7 @@ mod tests {
 
     #[test]
     fn reads_auth_state_and_limits() {
-        // Issue 19, items 1, 3 and 4: `[auth]`, `[limits]` and `[state]` in toolsmith.toml.
+        // `[auth]`, `[limits]` and `[state]` in toolsmith.toml.
         let (config, diagnostics) = FolderConfig::parse(
             Path::new("toolsmith.toml"),
             "[auth]\nissuer = \"https://auth.example.com\"\nrequired_scopes = [\"tools\"]\nclock_skew = \"5s\"\n[state]\nurl = \"redis://127.0.0.1:6379/0\"\n[limits]\ncalls_per_minute = 60\nconcurrent_calls = 2\n[limits.tools]\nsearch = 10\n",

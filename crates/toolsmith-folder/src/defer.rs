@@ -1,4 +1,4 @@
-//! Tools not held (issue 21, item 1; docs/performance.md, "Tools not held"): a server of a
+//! Tools not held (docs/performance.md, "Tools not held"): a server of a
 //! folder of hundreds of tool files keeps each plain command manifest's tool as a
 //! [`Deferred`] one, its name and what the walks over every tool read, and reads the file
 //! again when a call, a `tool_search` hit or a listing needs the tool. Such a folder's
@@ -214,7 +214,7 @@ required = true
 
     #[test]
     fn a_big_served_folder_reads_a_tool_from_its_file_when_it_is_called() {
-        // Issue 21, item 1: a tool not called costs its name, not its definition.
+        // A tool not called costs its name, not its definition.
         let dir = folder(DEFER_FROM);
         let served = serve(dir.path());
         assert_eq!(served.catalog().entries().len(), DEFER_FROM);
@@ -290,7 +290,7 @@ required = true
         };
         assert!(kept("tool_0001"));
         assert!(!kept("tool_0002"));
-        // Nothing kept was read to reload (issue 21: a reload read every file again).
+        // Nothing kept was read to reload (a reload read every file again).
         let read =
             |entry: &toolsmith_model::CatalogEntry| entry.tool().deferred().unwrap().is_loaded();
         assert!(!reloaded.catalog().entries().iter().any(read));

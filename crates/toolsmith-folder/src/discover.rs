@@ -20,7 +20,7 @@ const CONTENT_FOLDERS: &[&str] = &["prompts", "resources", "skills", "icons", "t
 
 /// A file that defines tools. Two are the same when they are of one kind and their paths
 /// have the same bytes (the walk writes every path the same way): a reload of thousands of
-/// files looks each up, and `Path`'s own comparison and hash parse its components (issue 21).
+/// files looks each up, and `Path`'s own comparison and hash parse its components.
 #[derive(Debug, Clone)]
 pub(crate) enum ToolFile {
     /// A Starlark module registering tools with `mcp.tool(...)`.
@@ -59,9 +59,9 @@ pub(crate) struct ToolFiles {
     pub(crate) files: Vec<ToolFile>,
     /// Every file the walk listed, by the hash of its path's bytes: whether a manifest's
     /// script exists is looked up here rather than asked of the file system (a folder of
-    /// thousands of manifests paid two `stat`s for each; issue 21), and the paths are not
+    /// thousands of manifests paid two `stat`s for each), and the paths are not
     /// copied to be looked up (a reload of thousands of files did that too).
-    /// Hashed with FNV: a quick hash of short paths mattered to a reload (issue 21).
+    /// Hashed with FNV: a quick hash of short paths mattered to a reload.
     listed: FnvHashSet<u64>,
     hasher: FnvBuildHasher,
     /// Whether a `.star` or `.py` file was listed: a folder of manifests alone has no
@@ -133,13 +133,13 @@ pub(crate) fn folder_tool_files(
 }
 
 /// [`tool_files`] as `seen`, a snapshot of `root` taken for this load, lists them, instead
-/// of walking the folder again: a quarter of a one-file reload of thousands of files
-/// (issue 21). `None` when the snapshot cannot stand for a walk ([`Snapshot::listing`]).
+/// of walking the folder again: a quarter of a one-file reload of thousands of files.
+/// `None` when the snapshot cannot stand for a walk ([`Snapshot::listing`]).
 pub(crate) fn tool_files_seen(root: &Path, seen: &Snapshot) -> Option<ToolFiles> {
     let prefix = root.as_os_str().as_encoded_bytes();
     let mut listed = Vec::new();
     // Looked at as bytes: parsing every path's components was a tenth of a one-file
-    // reload of thousands of files (issue 21).
+    // reload of thousands of files.
     for path in seen.listing()? {
         let rest = path.as_os_str().as_encoded_bytes().strip_prefix(prefix)?;
         // Under `root`: past its last byte comes a separator, unless it ended with one.
@@ -163,7 +163,7 @@ pub(crate) fn tool_files_seen(root: &Path, seen: &Snapshot) -> Option<ToolFiles>
     // In the walk's order: by component, as if the separator came before every other
     // byte. So each path is compared by a copy with its separators made the lowest byte
     // (never in a path), as plain bytes: mapping every byte in each comparison was a tenth
-    // of a one-file reload of thousands of files (issue 21).
+    // of a one-file reload of thousands of files.
     let mut keyed: Vec<(Vec<u8>, &Path)> = listed
         .into_iter()
         .map(|path| {
@@ -299,7 +299,7 @@ pub(crate) fn load_manifest(
         }
     };
     // Set here rather than by the catalog's builder, which would copy the definition to
-    // set it (issue 21).
+    // set it.
     manifest.definition.folder = toolsmith_model::subfolders(&settings.base_dir, path);
     let result = match manifest.kind {
         // Bound to its upstream's tool after the upstreams have listed theirs (`wraps.rs`).
@@ -389,7 +389,7 @@ mod tests {
             .collect()
     }
 
-    // Issue 21: a reload lists the tool files from the snapshot it began with, exactly as a
+    // A reload lists the tool files from the snapshot it began with, exactly as a
     // walk of the folder does, or walks when the snapshot cannot tell.
     #[test]
     fn a_whole_snapshot_lists_the_tool_files_a_walk_does() {

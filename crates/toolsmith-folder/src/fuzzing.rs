@@ -1,4 +1,4 @@
-//! Entry points for the fuzz targets in `fuzz/` (issue 14): manifest parsing, which is
+//! Entry points for the fuzz targets in `fuzz/`: manifest parsing, which is
 //! private. Not an API: hidden from the docs, may change at any time.
 
 use std::path::Path;

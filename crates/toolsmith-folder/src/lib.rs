@@ -201,7 +201,7 @@ impl ToolFolder {
     /// Loads the folder again (for the same transport), evaluating only the tool files
     /// that changed on disk since `self` was loaded: the others keep their tools and
     /// diagnostics, so a file whose top level runs until its load timeout does not delay
-    /// a reload caused by another file (issue 14, item 6). Prompts, resources and
+    /// a reload caused by another file. Prompts, resources and
     /// `toolsmith.toml` are always read again.
     pub fn reload(&self) -> Result<Self, FolderError> {
         self.reload_reusing(None)
@@ -210,7 +210,7 @@ impl ToolFolder {
     /// [`ToolFolder::reload`] as of `seen`, the snapshot of the folder's files taken when
     /// the reload began (`serve --watch`): the files' stamps are taken from it instead of
     /// asked of the file system again, so a reload of a folder of thousands of files costs
-    /// one `stat` a file, not four (issue 21, docs/performance.md).
+    /// one `stat` a file, not four (docs/performance.md).
     pub fn reload_as_of(&self, seen: &Snapshot) -> Result<Self, FolderError> {
         self.reload_reusing(Some(seen))
     }
@@ -249,7 +249,7 @@ impl ToolFolder {
     /// [`ToolFolder::load_profile`] for a server (or a one-shot `list` or `search`):
     /// the definitions leave out their source facts (where each name and key is written),
     /// which only `toolsmith check` reads, so a folder of thousands of manifests costs far
-    /// less memory and time (issue 21, docs/performance.md). Its reloads leave them out too.
+    /// less memory and time (docs/performance.md). Its reloads leave them out too.
     pub fn load_served(
         root: &Path,
         transport: Option<Transport>,
@@ -344,7 +344,7 @@ impl ToolFolder {
     /// What a server of `root` as `profile` serves it says in its `initialize` result and
     /// is configured with (`toolsmith.toml` with the profile's `[server]`, `[search]` and
     /// `[evaluator]`), read without loading a tool: `toolsmith serve` answers `initialize`
-    /// from it while the tools load (issue 21, docs/performance.md). Its diagnostics are
+    /// from it while the tools load (docs/performance.md). Its diagnostics are
     /// left to the full load, which reads the file again.
     ///
     /// # Errors

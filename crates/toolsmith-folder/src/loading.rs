@@ -1,6 +1,6 @@
 //! Loading a folder's tool files concurrently, on a few threads that take the next file as
 //! they finish one, each file under its own deadline, so one slow file (a top level that loops until its load timeout, or a native
-//! step that ignores it) holds up neither start-up nor the other files (issue 14, item 6).
+//! step that ignores it) holds up neither start-up nor the other files.
 //! A reload reuses the result of every file whose bytes on disk did not change, so an
 //! edit elsewhere in the folder does not evaluate a slow file again.
 
@@ -57,7 +57,7 @@ impl Stamp {
             ToolFile::Starlark(path) => Self(vec![stamp(path)]),
             ToolFile::Manifest(path) => {
                 // A folder without scripts has no manifest script to look up (a reload of
-                // thousands of manifests spent a tenth of its time looking; issue 21).
+                // thousands of manifests spent a tenth of its time looking).
                 let script = |extension| {
                     found
                         .lists_scripts()
@@ -73,7 +73,7 @@ impl Stamp {
 /// Loads `files` (in their order), reusing from `previous` the result of each file that
 /// has not changed since. The other files load on a few threads that each take the next
 /// file when done with one (a thread per file cost a folder of thousands of manifests more
-/// than their parsing; issue 21). A file that has not finished `settings.load_timeout`
+/// than their parsing). A file that has not finished `settings.load_timeout`
 /// plus a grace after it started is reported as a `load-timeout` diagnostic and its thread
 /// left behind; another thread takes its place.
 pub(crate) fn load_files(
@@ -88,7 +88,7 @@ pub(crate) fn load_files(
         .map(|restrict| restrict.id.clone());
     let mut done: Vec<Option<LoadedFile>> = Vec::with_capacity(found.files.len());
     let mut queue = VecDeque::new();
-    // By file, so a reload of a folder of thousands of files is not quadratic (issue 21).
+    // By file, so a reload of a folder of thousands of files is not quadratic.
     let previous: FnvHashMap<&ToolFile, &LoadedFile> = previous
         .iter()
         .map(|loaded| (&loaded.file, loaded))

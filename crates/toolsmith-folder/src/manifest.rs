@@ -98,7 +98,7 @@ fn parse_table(
     table: &JsonObject,
     source_facts: bool,
 ) -> Result<Manifest, Vec<Diagnostic>> {
-    // A second parse of the file, with spans: paid only where needed (issue 21).
+    // A second parse of the file, with spans: paid only where needed.
     let keys = std::cell::OnceCell::new();
     let keys = || keys.get_or_init(|| toml_keys(source));
     let locate = |key: &str| key_location(path, source, keys(), &[key]);
@@ -561,7 +561,7 @@ mod tests {
         parse(Path::new("tools/hello.toml"), source, true)
     }
 
-    // Issue 21, item 2: `worker = true` or a `[worker]` table on a command manifest.
+    // `worker = true` or a `[worker]` table on a command manifest.
     #[test]
     fn worker_is_true_or_a_table_and_needs_a_command() {
         let manifest =

@@ -643,7 +643,7 @@ mod tests {
 
     #[test]
     fn selectors_match_names_globs_tags_and_qualified_names() {
-        // Issue 16, item 1: names, globs, `tag:NAME` and qualified package names.
+        // Names, globs, `tag:NAME` and qualified package names.
         let (config, problems) = config(
             "[profiles.p]\ntools = [\"hello\", \"github_*\", \"tag:search\", \"acme/weather/*\"]\n",
         );

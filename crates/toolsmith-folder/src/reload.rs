@@ -139,7 +139,7 @@ impl Published {
 /// Every file under a folder a change to could matter (private `_` names too, hidden `.`
 /// ones not), with its modification time and size: two snapshots differ when a file was
 /// added, removed or written. Keyed by the paths' bytes: comparing `Path`s component by
-/// component cost a reload of thousands of files more than its `stat`s (issue 21).
+/// component cost a reload of thousands of files more than its `stat`s.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
     files: FnvHashMap<OsString, (Option<SystemTime>, u64)>,
@@ -199,7 +199,7 @@ impl Snapshot {
 
     /// This snapshot with the files at `changed` looked at again (the paths the operating
     /// system reported, `serve --watch`), which costs a `stat` a path rather than one a file
-    /// of the folder (issue 21). `None` when only a new [`Snapshot::take`] can tell: a path
+    /// of the folder. `None` when only a new [`Snapshot::take`] can tell: a path
     /// that is a folder now (created or moved in), one the snapshot did not hold that is
     /// gone (perhaps a removed folder), or one outside `root`.
     #[must_use]
@@ -255,7 +255,7 @@ pub(crate) fn stamp(path: &Path) -> Option<(Option<SystemTime>, u64)> {
 mod tests {
     use super::*;
 
-    /// Issue 21: a snapshot updated at the reported paths is the one a new walk takes, and
+    /// A snapshot updated at the reported paths is the one a new walk takes, and
     /// what only a walk can tell is left to one.
     #[test]
     fn a_snapshot_updated_at_the_changed_paths_is_a_fresh_one() {

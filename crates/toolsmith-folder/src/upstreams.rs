@@ -169,7 +169,7 @@ pub(crate) fn load(root: &Path, config: &FolderConfig, previous: &[Arc<Upstream>
             }
             Err(error) => {
                 // Its tools as it listed them last, served as unavailable: a call of one
-                // answers why and tries to start it again (issue 17, gap 1).
+                // answers why and tries to start it again.
                 let spec = upstream.spec();
                 let cached = read_cache(&cache_path(root, spec), spec)
                     .map(|(tools, _)| tools)

@@ -157,7 +157,7 @@ impl<'a> Walk<'a> {
         };
         // Each folder's names sorted, and folders entered in that order, list the files in
         // the order of their paths without comparing whole paths (which cost a folder of
-        // thousands of files more than reading it; issue 21).
+        // thousands of files more than reading it).
         let mut named = Vec::new();
         for entry in entries {
             match entry {
@@ -230,7 +230,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 21: sorting each folder's names lists the files in the order of their paths.
+    /// Sorting each folder's names lists the files in the order of their paths.
     #[test]
     fn files_come_in_the_order_of_their_paths() {
         let dir = tempfile::tempdir().unwrap();

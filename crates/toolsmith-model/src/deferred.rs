@@ -1,6 +1,6 @@
 //! A tool whose definition is not held until something needs it: a folder of thousands of
 //! manifests behind `tool_search` uses few of them, and each held definition (schema,
-//! description, command) costs kilobytes (issue 21, item 1; docs/performance.md, "Tools
+//! description, command) costs kilobytes (docs/performance.md, "Tools
 //! not held").
 //!
 //! A [`Deferred`] tool keeps its name, its file and what the walks over every tool read

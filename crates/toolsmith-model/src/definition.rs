@@ -90,7 +90,7 @@ pub struct ToolDefinition {
     pub source: SourceLocation,
     /// What its loader saw in its source, for `toolsmith check` ([`ToolDefinition::facts`]);
     /// `None` when nothing was noted: a server's loads leave them out, and a folder of
-    /// thousands of tools spares their room (issue 21).
+    /// thousands of tools spares their room.
     pub facts: Option<Box<SourceFacts>>,
     /// The package it came from (`[packages.NAME]` in `toolsmith.toml`, docs/packages.md);
     /// `None` for the folder's own tools.
@@ -232,7 +232,7 @@ impl ToolDefinition {
     }
 
     /// The length in bytes of [`ToolDefinition::to_mcp`] as compact JSON, without building
-    /// it: the schemas are measured by their texts (issue 21: `[search] mode = "auto"`
+    /// it: the schemas are measured by their texts (`[search] mode = "auto"`
     /// weighs every tool on each load).
     pub fn mcp_json_len(&self) -> usize {
         let skeleton = Value::Object(self.to_mcp_skeleton());

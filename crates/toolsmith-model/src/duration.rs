@@ -89,7 +89,7 @@ mod tests {
         assert!(parse(&json!(true)).is_err());
     }
 
-    // Regression test for issue 14, fuzzing (`folder_config`): a timeout too long for a
+    // Regression test, found by fuzzing (`folder_config`): a timeout too long for a
     // `Duration` (`[defaults] timeout = 1e300`, `"99999999999999999999999h"`) panicked in
     // `Duration::from_secs_f64` and took the loading server down.
     #[test]

@@ -1,7 +1,7 @@
 //! What a loader saw in a tool's source, recorded for `toolsmith check`: the calls the
 //! tool's code makes, and where its name, parameters, docstring and keys are written. The
 //! lint rules read these facts the way a linter reads a syntax tree; searching the source
-//! text instead would take `http.get(` written in a docstring for a call (issue 15).
+//! text instead would take `http.get(` written in a docstring for a call.
 
 use std::ops::Range;
 use std::path::PathBuf;

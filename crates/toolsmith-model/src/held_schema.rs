@@ -8,7 +8,7 @@
 //! text, which `tools/list`, `tool_search` and `[search] mode = "auto"` read as it is, and
 //! the object is parsed once, and kept, by what needs it for good (a tool's validator, its
 //! listed rmcp `Tool`); everything that only reads a schema once parses a copy it drops
-//! (issue 21, item 1; docs/performance.md).
+//! (docs/performance.md).
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -87,7 +87,7 @@ impl Schema {
 
     /// The names of the top-level properties (the tool's parameters) with their
     /// `description`s, in order, read from the text without building the rest of the
-    /// object: what tool search indexes of every tool (issue 21).
+    /// object: what tool search indexes of every tool.
     pub fn parameters(&self) -> Vec<(String, Option<String>)> {
         serde_json::from_str::<parameters::Top>(&self.0.text)
             .map(|top| top.properties.0)

@@ -588,7 +588,7 @@ mod tests {
         assert_eq!(*init.value().unwrap(), json!({"runs": 1}));
     }
 
-    // Issue 16, item 4: a failing init is the call's error and is retried on the next call.
+    // A failing init is the call's error and is retried on the next call.
     #[test]
     fn a_failing_init_fails_the_call_and_runs_again_on_the_next() {
         let (init, runs) = init(1);
@@ -697,7 +697,7 @@ mod tests {
         assert_eq!(runs.load(Ordering::SeqCst), 1);
     }
 
-    // Issue 16, item 4: an init that never returns fails the calls waiting for it once its
+    // An init that never returns fails the calls waiting for it once its
     // deadline and the watchdog's grace have passed, instead of holding them.
     #[test]
     fn a_runaway_init_is_abandoned_by_the_calls_waiting_for_it() {

@@ -2,7 +2,7 @@
 //! messages, which every kind of tool sends through its [`CallContext`]'s client (a
 //! command's `mcp:` stderr lines, Starlark's `mcp.progress` and `mcp.log`). The catalog's
 //! call path wraps the call's client in [`Throttled`], so no tool can flood a client with
-//! notifications (issue 14, item 14).
+//! notifications.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
@@ -212,7 +212,7 @@ mod tests {
             .sum()
     }
 
-    // Regression test for issue 14, item 14: a flood of notifications reached the client
+    // Regression test: a flood of notifications reached the client
     // one for one.
     #[test]
     fn a_flood_is_cut_to_the_burst_and_the_drops_are_told() {

@@ -22,7 +22,7 @@ pub struct CallOutcome {
     /// Whether the call failed; the model reads the content to repair.
     #[serde(default)]
     pub is_error: bool,
-    /// The result's `_meta`, kept as an upstream gave it (issue 17: results pass through
+    /// The result's `_meta`, kept as an upstream gave it (results pass through
     /// unchanged).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,

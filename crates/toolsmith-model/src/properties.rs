@@ -393,7 +393,7 @@ mod tests {
 
     #[test]
     fn task_takes_never_optional_or_required() {
-        // Issue 21, item 3: a long call may run as an MCP task (docs/tasks.md).
+        // A long call may run as an MCP task (docs/tasks.md).
         let mut tool = definition();
         assert_eq!(tool.task, TaskSupport::Never);
         apply_property(&mut tool, "task", &json!("required")).unwrap();

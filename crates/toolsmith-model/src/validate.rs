@@ -85,7 +85,7 @@ fn compile_value(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
 /// with plain keywords, `is_plain`) is checked by [`SchemaValidator::new`], so an invalid
 /// one is still an error when the tool loads, and what that check compiled is not kept: a
 /// folder of thousands of tools holds compiled validators only for the tools it called
-/// (issue 21, item 1; docs/performance.md).
+/// (docs/performance.md).
 ///
 /// Identical schemas share one compiled validator while any of them lives ([`shared`]),
 /// and a schema checked once is not compiled again to be checked ([`check`]): a reload
@@ -410,7 +410,7 @@ mod tests {
     use crate::held_schema::is_plain;
     use crate::schema::{ParamType, Parameter, input_schema};
 
-    /// Issue 21, item 1: identical schemas compile once, and a shared validator still
+    /// Identical schemas compile once, and a shared validator still
     /// checks each tool's arguments.
     #[test]
     fn identical_schemas_share_one_compiled_validator() {
@@ -488,7 +488,7 @@ mod tests {
         insta::assert_snapshot!(errors.to_string());
     }
 
-    // Regression test for issue 14, fuzzing (`schema_validate`): with a closed top level,
+    // Regression test, found by fuzzing (`schema_validate`): with a closed top level,
     // every "Additional properties" error was dropped as already reported, so unknown keys
     // inside an object argument passed validation.
     #[test]
@@ -577,7 +577,7 @@ mod tests {
         }
     }
 
-    // Issue 21, item 1: a folder of thousands of tools held a compiled validator for
+    // A folder of thousands of tools held a compiled validator for
     // every schema that was not plain (about 6 KB each), called or not.
     #[test]
     fn a_schema_with_other_keywords_is_checked_at_once_and_compiled_by_its_first_use() {

@@ -315,7 +315,7 @@ mod tests {
         );
     }
 
-    // Both call paths answer with these words (issue 15, item 2): the server's `tools/call`
+    // Both call paths answer with these words: the server's `tools/call`
     // and `toolsmith call` / `toolsmith test`.
     #[test]
     fn every_failure_names_the_tool_and_what_to_do() {

@@ -469,7 +469,7 @@ mod tests {
         }
     }
 
-    // Issue 21: the server builds the index when it publishes the catalog, so the first
+    // The server builds the index when it publishes the catalog, so the first
     // search finds it made.
     #[test]
     fn prepare_builds_the_index_a_search_then_uses() {
@@ -484,7 +484,7 @@ mod tests {
         );
     }
 
-    // Issue 21: an index kept from an earlier run is searched instead of building one,
+    // An index kept from an earlier run is searched instead of building one,
     // only when it indexes the very same tools; one built is handed over to be kept, once.
     #[test]
     fn an_offered_index_of_the_same_tools_is_used_and_a_built_one_is_handed_over() {
@@ -538,7 +538,7 @@ mod tests {
         assert_eq!(other.index().len(), 2);
     }
 
-    // Issue 21: the kept index answers `tool_search` as the loaded catalog's would, and
+    // The kept index answers `tool_search` as the loaded catalog's would, and
     // leaves arguments only validation may answer to the call path.
     #[test]
     fn a_kept_index_answers_as_the_loaded_tool_search_does() {

@@ -2,7 +2,7 @@
 //! of tools takes longer than the rest of a server's start, so `toolsmith serve` and
 //! `toolsmith search` keep the index they build, with what `tool_search` shows of each tool,
 //! and the next run of the same folder searches it at once: before its files have loaded,
-//! and without building the index again (issue 21). Where it is kept and when it is still
+//! and without building the index again. Where it is kept and when it is still
 //! good is the caller's business; here is what is kept and how it is used.
 
 use std::borrow::Cow;

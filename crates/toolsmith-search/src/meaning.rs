@@ -149,7 +149,7 @@ pub(crate) struct MeaningIndex {
     dims: usize,
     /// One normalised vector per tool, `dims` wide, in indexing order, as int8 with a
     /// scale per tool: a quarter of the memory of `f32`, which is what a search over 10k
-    /// tools waits for. Kept as bytes, read back at their size (issue 21).
+    /// tools waits for. Kept as bytes, read back at their size.
     #[serde(with = "int8_bytes")]
     vectors: Vec<i8>,
     scales: Vec<f32>,
@@ -273,7 +273,7 @@ fn dot(a: &[i8], b: &[i8]) -> i32 {
 
 /// `Vec<i8>` kept as one run of bytes: read back as a sequence, the vectors of thousands
 /// of tools grew by doubling past serde's cautious first allocation (1 MiB), and a kept
-/// index held up to half as much again (issue 21).
+/// index held up to half as much again.
 mod int8_bytes {
     use std::fmt;
 

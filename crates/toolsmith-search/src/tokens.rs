@@ -32,7 +32,7 @@ pub const MAX_BYTES_PER_TOKEN: usize = 8;
 /// (every token is at least one byte), which spares loading the vocabulary for small
 /// servers. Far over the budget (their bytes over [`MAX_BYTES_PER_TOKEN`] still pass it) the
 /// vocabulary is not loaded either and the answer is that lower bound, so thousands of tools
-/// start without the tokenizer (issue 21); the real count is made only near the budget,
+/// start without the tokenizer; the real count is made only near the budget,
 /// where it decides. Within the budget or far over it, no tool's text is written out.
 #[must_use]
 pub fn total_over<'a>(

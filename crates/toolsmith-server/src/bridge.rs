@@ -34,7 +34,7 @@ use crate::convert::logging_level;
 use crate::mrtr::{Kind, Replay};
 
 /// Where a session's notifications for its GET stream go when another replica may hold
-/// that stream (issue 19, item 4; docs/deploy.md): the HTTP endpoint puts one in the
+/// that stream (docs/deploy.md): the HTTP endpoint puts one in the
 /// extensions of each request of a session when replicas share their state.
 pub(crate) trait StreamElsewhere: Send + Sync {
     /// Takes `notification` to relay it to the replicas holding the session's GET stream,
@@ -287,7 +287,7 @@ impl ClientBridge for McpBridge {
 /// sends the client (`roots/list`, `sampling/createMessage`, `elicitation/create`).
 ///
 /// rmcp adds it for its own timeout resets, which the server never asks for; sent, it
-/// invites the client to report progress on a request that wants none (issue 14, item 19).
+/// invites the client to report progress on a request that wants none.
 pub(crate) fn drop_progress_token(request: &mut JsonRpcRequest<ServerRequest>) {
     request.request.get_meta_mut().remove("progressToken");
 }

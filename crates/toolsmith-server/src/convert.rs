@@ -52,7 +52,7 @@ pub(crate) struct Published {
 
 /// Each tool's own call slots, in catalog order: its `max_concurrency`, else three quarters
 /// of the server's `max_calls` (at least one), so one tool's calls cannot take every slot
-/// and calls of other tools still start (issue 14, item 7).
+/// and calls of other tools still start.
 fn tool_slots(catalog: &Catalog, max_calls: usize) -> Vec<Arc<Semaphore>> {
     let share = max_calls.saturating_sub(max_calls.div_ceil(4)).max(1);
     catalog
@@ -540,7 +540,7 @@ mod tests {
                 is_error: false,
                 meta: None,
             },
-            // Issue 17: an upstream's blocks pass through with their annotations and _meta.
+            // An upstream's blocks pass through with their annotations and _meta.
             serde_json::from_value(json!({
                 "content": [
                     {"type": "text", "text": "t", "annotations": {"audience": ["user"], "priority": 0.5},

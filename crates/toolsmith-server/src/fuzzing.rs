@@ -1,4 +1,4 @@
-//! Entry points for the fuzz targets in `fuzz/` (issue 14): the stdio transport's two
+//! Entry points for the fuzz targets in `fuzz/`: the stdio transport's two
 //! JSON-RPC parses, which are private. Not an API: hidden from the docs, may change at any
 //! time.
 

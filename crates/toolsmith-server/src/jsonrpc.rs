@@ -149,7 +149,7 @@ pub(crate) fn parse_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
         return None;
     }
     // `from_str`, not `from_slice`: serde_json skips ignored strings without checking their
-    // UTF-8, so a line the general parse refuses would pass here (found by fuzzing, issue 14).
+    // UTF-8, so a line the general parse refuses would pass here (found by fuzzing).
     let call: Call = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
     let params = call.params.0;
     if params.meta.is_some() {
@@ -232,11 +232,11 @@ mod tests {
     fn malformed_json_is_a_parse_error() {
         let error = reply("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
         assert_eq!(error["error"]["code"], -32700);
-        // Regression test for issue 14, item 15: JSON-RPC 2.0 requires `"id": null`.
+        // Regression test: JSON-RPC 2.0 requires `"id": null`.
         assert_eq!(error.get("id"), Some(&serde_json::Value::Null), "{error}");
     }
 
-    // Regression test for issue 14 (fuzzing, target `jsonrpc_parse`): the fast path took a
+    // Regression test (found by fuzzing, target `jsonrpc_parse`): the fast path took a
     // call whose ignored `task` object had a key that is not UTF-8, a line the general parse
     // refuses.
     #[test]
@@ -248,7 +248,7 @@ mod tests {
         assert!(serde_json::from_slice::<ClientJsonRpcMessage>(&line).is_err());
     }
 
-    // Regression test for issue 14, item 15: a request whose id cannot be echoed was
+    // Regression test: a request whose id cannot be echoed was
     // taken for a notification and got no answer.
     #[test]
     fn requests_with_unusable_ids_are_invalid_requests_with_a_null_id() {

@@ -11,8 +11,8 @@
 //!
 //! A job the caller stops waiting for (the watchdog gave up on it, or the client cancelled)
 //! is *abandoned*: its thread no longer counts against the limit, and its lease (the call's
-//! slot) is released at once, so a tool that never returns cannot wedge the server (issue
-//! 14, item 4). Threads cannot be killed, so abandoned ones are bounded instead: past
+//! slot) is released at once, so a tool that never returns cannot wedge the server
+//! (docs/faults.md). Threads cannot be killed, so abandoned ones are bounded instead: past
 //! `max_abandoned` of them still running, an abandoned job keeps its lease and its place
 //! until it really ends, and new calls wait for slots (and get "busy") rather than pile up
 //! threads.
@@ -344,7 +344,7 @@ mod tests {
         assert_eq!(wait(blocked).unwrap(), Some(()));
     }
 
-    // Regression test for issue 14, item 4: a job that never returns kept its thread's
+    // Regression test: a job that never returns kept its thread's
     // place (and its call's slot) for good, so enough of them wedged the pool.
     #[test]
     fn abandoned_jobs_give_back_their_lease_and_their_thread_s_place() {

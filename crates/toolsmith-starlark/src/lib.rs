@@ -133,7 +133,7 @@ pub struct LoadSettings {
     /// Whether definitions keep their [`SourceFacts`](toolsmith_model::SourceFacts) (where
     /// each name and key is written, the calls the code makes), which only `toolsmith
     /// check` reads. A server leaves them out: on a folder of thousands of manifests they
-    /// were a large share of its memory (issue 21, docs/performance.md).
+    /// were a large share of its memory (docs/performance.md).
     pub source_facts: bool,
 }
 

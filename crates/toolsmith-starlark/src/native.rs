@@ -137,7 +137,7 @@ pub(crate) fn load(path: &Path, source: &str, settings: &LoadSettings) -> Loaded
     // An undefined name in an annotation (`w: Widget`) fails the whole evaluation. Each
     // time it does, that annotation is blanked and the file evaluated again, so only the
     // tool it belongs to is lost (reported when it is built below, from the untouched
-    // `program`); issue 14, item 21. Each round blanks one more annotation, so this ends.
+    // `program`). Each round blanks one more annotation, so this ends.
     let deadline = Instant::now() + settings.load_timeout;
     let mut evaluated: Option<(String, Program)> = None;
     let registrations = loop {

@@ -412,7 +412,7 @@ mod tests {
             "fe80::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
-            // Regression test for issue 14, item 12: IPv4-compatible, NAT64 and 6to4
+            // Regression test: IPv4-compatible, NAT64 and 6to4
             // addresses carry the IPv4 address they stand for.
             "::127.0.0.1",
             "::10.0.0.1",
@@ -440,7 +440,7 @@ mod tests {
         }
     }
 
-    // Regression test for issue 14, item 12: a network-path reference (`//host/path`) is
+    // Regression test: a network-path reference (`//host/path`) is
     // another host, not a path on this one.
     #[test]
     fn redirects_resolve_as_references() {

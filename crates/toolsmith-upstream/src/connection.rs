@@ -34,7 +34,7 @@ const STDERR_LINES: usize = 12;
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How long a connection must have lived for its end not to count as a failure: an
 /// upstream that stops sooner after it started is crash-looping, and backs off like one
-/// that cannot start (issue 17, gap 2).
+/// that cannot start.
 const SETTLED: Duration = Duration::from_secs(10);
 
 /// The wait before the next start of an upstream after `failures` failures in a row, past

@@ -402,7 +402,7 @@ mod tests {
         }))
     }
 
-    /// Issue 17: a listed resource's, template's and prompt's `annotations` and `icons` reach
+    /// A listed resource's, template's and prompt's `annotations` and `icons` reach
     /// the client as the upstream listed them, through rmcp's types too.
     #[test]
     fn listed_annotations_and_icons_pass_through() {

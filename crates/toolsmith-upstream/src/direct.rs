@@ -442,7 +442,7 @@ fn route(line: &[u8], direct: &Direct, relay: &Relay) -> bool {
             return true;
         }
         // A line that is not JSON at all but names a call of ours is that call's answer,
-        // broken: it ends the call now rather than at its timeout (issue 17, gap 4). rmcp,
+        // broken: it ends the call now rather than at its timeout. rmcp,
         // which would get it next, drops what it cannot parse.
         if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(line)
             && let Some(id) = named_call(line, &direct.prefix)

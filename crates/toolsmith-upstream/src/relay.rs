@@ -200,8 +200,7 @@ fn log_message(params: LoggingMessageNotificationParam) -> (LogLevel, String, St
 
 /// Asks `question` of `client` on a blocking thread, off the runtime's threads. When the
 /// upstream cancels its request first (`cancelled`, from rmcp's token for the request,
-/// resolves), the question is withdrawn, so the client hears `notifications/cancelled` too
-/// (issue 17, gap 3).
+/// resolves), the question is withdrawn, so the client hears `notifications/cancelled` too.
 async fn ask<T>(
     client: Option<Arc<dyn ClientBridge>>,
     question: Question,
@@ -251,7 +250,7 @@ where
 /// request of Toolsmith's is in flight at rmcp, whose client rejects the rest (SEP-2260). A
 /// call on the direct path (`direct.rs`) bypasses rmcp, so every request such an upstream
 /// made during a call would be rejected instead of forwarded live to the client of the
-/// call. In the 2025-11-25 revision an upstream may ask during a call (issue 17).
+/// call. In the 2025-11-25 revision an upstream may ask during a call.
 const UPSTREAM_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
 impl ClientHandler for Relay {

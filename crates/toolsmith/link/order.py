@@ -19,7 +19,7 @@ How: valgrind's callgrind runs the binary through four scenes, each over a real 
    session, then SIGTERM;
 5. a big folder (600 manifests of bench/bigfolder/make_big.py, whose tools are not held:
    docs/performance.md) with its search index kept: initialize, `tools/list`, three
-   `tool_search`es each followed by an `execute_tool` of what it found (issue 21).
+   `tool_search`es each followed by an `execute_tool` of what it found.
 Every function of the binary that ran is listed by its symbol, scene by scene (those of
 scene 1 first), each once. Symbols carry a hash of their crate's build settings, not of the
 code, so the list stays good across most edits; names a later build no longer has are

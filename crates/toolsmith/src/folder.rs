@@ -122,8 +122,8 @@ pub(crate) fn report(printer: Printer, diagnostics: &[Diagnostic]) {
 }
 
 /// Says on stderr why `[search] mode = "auto"` puts every tool of `catalog` behind
-/// `tool_search`, when it does: at the default log level nothing else would (issue 14,
-/// item 24).
+/// `tool_search`, when it does: at the default log level nothing else would, and
+/// a server with no tools listed would look broken.
 pub(crate) fn explain_search(printer: Printer, catalog: &Catalog, settings: SearchSettings) {
     if settings.mode != SearchMode::Auto {
         return;

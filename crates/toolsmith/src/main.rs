@@ -30,8 +30,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Gives the memory the allocator holds free back to the system. Loading a big folder and
 /// indexing it allocate far more than they keep (files' text, parse trees, the index's
 /// working tables), and mimalloc keeps freed pages for reuse: called once a folder is
-/// served, this brings the server's resident memory down to what it holds (issue 21;
-/// docs/performance.md, "Big folders").
+/// served, this brings the server's resident memory down to what it holds
+/// (docs/performance.md, "Big folders").
 pub(crate) fn release_free_memory() {
     #[expect(
         unsafe_code,
@@ -50,7 +50,7 @@ const MI_OPTION_ABANDONED_PAGE_PURGE: libmimalloc_sys::mi_option_t = 12;
 /// Has threads that end give their free memory back as they end. A big folder loads on
 /// threads that end when it is loaded, leaving mimalloc pages it meant to give back a
 /// little later and never did: a server of 5,548 tools held 41 or 47 MB of heap from one
-/// start to the next, and holds 41 with this (issue 21; docs/performance.md). It costs
+/// start to the next, and holds 41 with this (docs/performance.md). It costs
 /// nothing while threads run.
 fn tune_allocator() {
     #[expect(

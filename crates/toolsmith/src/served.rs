@@ -70,7 +70,7 @@ impl ServedFolder {
     /// Runs `load` of the folder at `root`, and what its files are now: looked at first
     /// (a walk and a `stat` a file), then given to `seen` on a thread of its own while
     /// `load` runs. The look goes first so that `seen` can answer early (a kept search
-    /// index, `commands::serve`) without the load slowing it (issue 21).
+    /// index, `commands::serve`) without the load slowing it.
     pub(crate) fn load<T: Send>(
         root: &Path,
         load: impl FnOnce() -> T,

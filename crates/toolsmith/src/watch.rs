@@ -2,7 +2,7 @@
 //!
 //! The OS tells the watcher that something under the folder changed (inotify, `FSEvents`,
 //! `ReadDirectoryChangesW`, through the `notify` crate), so a folder of thousands of files
-//! costs no CPU while nothing changes (issue 21, item 1). Once a change has been quiet for
+//! costs no CPU while nothing changes. Once a change has been quiet for
 //! [`DEBOUNCE`] (editors write in several steps) the folder is reloaded, looking again
 //! only at the paths the OS named (`Snapshot::updated`; every file when that cannot tell,
 //! docs/performance.md), and published
@@ -89,7 +89,7 @@ fn watch_notified(served: &ServedFolder, events: &Receiver<Changed>) {
         }
         // The files are compared with what was last loaded: nothing is reloaded for a
         // change a dev tool's write has reloaded for already. Only the reported paths are
-        // looked at again when they say enough (issue 21). Unreadable: the reload said so,
+        // looked at again when they say enough. Unreadable: the reload said so,
         // and the previous version goes on serving.
         let _ = match changed {
             Some(mut paths) => {

@@ -261,7 +261,7 @@ impl Parser {
 }
 
 /// The items of a class with each repeat dropped: `(?i)[[:alpha:]]` folds `A-Z` and `a-z`
-/// into each other, and printed `[a-zA-ZA-Za-z]` (issue 14, item 24).
+/// into each other, and printed `[a-zA-ZA-Za-z]`.
 fn without_repeats(items: Vec<ClassItem>) -> Vec<ClassItem> {
     let mut kept: Vec<ClassItem> = Vec::with_capacity(items.len());
     for item in items {

@@ -82,7 +82,7 @@ fn posix_classes_and_pcre_escapes_translate() {
 
 #[test]
 fn folded_posix_classes_are_not_repeated() {
-    // Regression test for issue 14, item 24: `check --fix` wrote `[a-zA-ZA-Za-z]`.
+    // Regression test: `check --fix` wrote `[a-zA-ZA-Za-z]`.
     assert_eq!(translate("(?i)[[:alpha:]]").as_deref(), Some("[a-zA-Z]"));
     assert_eq!(
         translate("(?i)^[[:alnum:]_]+$").as_deref(),

@@ -151,7 +151,7 @@ fn every_rule_has_a_fixture_test() {
 
 #[test]
 fn a_one_token_description_is_counted_in_the_singular() {
-    // Regression test for issue 14, item 24: the message said "1 tokens".
+    // Regression test: the message said "1 tokens".
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("echo.star"),
@@ -174,7 +174,7 @@ fn a_one_token_description_is_counted_in_the_singular() {
 
 #[test]
 fn a_call_written_in_a_docstring_needs_no_permission() {
-    // Regression test for issue 15, item 3: the rule searched the source text, so a
+    // Regression test: the rule searched the source text, so a
     // docstring naming `http.get(` was taken for a call.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

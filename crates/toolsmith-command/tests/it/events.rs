@@ -100,7 +100,7 @@ fn reported_drops(sent: &[String]) -> usize {
         .sum()
 }
 
-// Regression test for issue 14, item 14: a command's `mcp:` stderr lines were forwarded
+// Regression test: a command's `mcp:` stderr lines were forwarded
 // without a limit (100k lines, 100k log notifications).
 #[test]
 fn a_flood_of_event_lines_is_throttled_and_the_drops_are_told() {

@@ -37,7 +37,7 @@ fn child_pid(dir: &Path) -> u32 {
         .expect("a pid")
 }
 
-// Regression test for issue 14, item 13: a child that called `setsid` survived the call
+// Regression test: a child that called `setsid` survived the call
 // (it left the process group that is killed when the call ends).
 #[test]
 fn a_detached_child_does_not_outlive_its_call() {
@@ -57,7 +57,7 @@ fn a_detached_child_does_not_outlive_its_call() {
     );
 }
 
-// Regression test for issue 14, item 13: the same child survived the call's timeout.
+// Regression test: the same child survived the call's timeout.
 #[test]
 fn a_detached_child_does_not_outlive_its_calls_timeout() {
     let dir = tempfile::tempdir().expect("a temp dir can be created");

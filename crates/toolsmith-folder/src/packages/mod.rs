@@ -145,7 +145,7 @@ impl Loaded {
         files.extend(package_files);
         if package_tools.is_empty() {
             // Nothing can collide: the folder's own names are not copied to be looked up
-            // (a reload of thousands of tools did that; issue 21).
+            // (a reload of thousands of tools did that).
             return packages;
         }
         let mut taken: HashMap<String, SourceLocation> = HashMap::new();

@@ -15,7 +15,7 @@ fn tool(name: &str) -> String {
 
 #[test]
 fn a_slow_file_is_a_diagnostic_and_the_others_load() {
-    // Regression test for issue 14, item 6: the top level gets `[defaults] load_timeout`.
+    // Regression test: the top level gets `[defaults] load_timeout`.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("toolsmith.toml"),
@@ -40,7 +40,7 @@ fn a_slow_file_is_a_diagnostic_and_the_others_load() {
 
 #[test]
 fn reload_evaluates_only_the_files_that_changed() {
-    // Regression test for issue 14, item 6: a reload must not run every file again.
+    // Regression test: a reload must not run every file again.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("kept.star"), tool("kept")).unwrap();
     std::fs::write(dir.path().join("edited.star"), tool("edited")).unwrap();
@@ -61,7 +61,7 @@ fn reload_evaluates_only_the_files_that_changed() {
 
 #[test]
 fn a_reload_as_of_a_snapshot_reuses_what_it_saw_unchanged_and_notices_a_new_script() {
-    // Issue 21, item 1: `--watch` reloads take the files' stamps from the snapshot that
+    // `--watch` reloads take the files' stamps from the snapshot that
     // started them, and whether a manifest has a script from the folder's listing. An
     // unchanged manifest keeps its tool and its catalog entry; a manifest that gains a
     // `.star` script is loaded again and runs it.
@@ -105,7 +105,7 @@ fn a_reload_as_of_a_snapshot_reuses_what_it_saw_unchanged_and_notices_a_new_scri
 
 #[test]
 fn a_call_of_a_tool_left_out_says_why() {
-    // Regression test for issue 14, item 22: a tool hidden by `requires` answered a bare
+    // Regression test: a tool hidden by `requires` answered a bare
     // "unknown tool", and one that failed to load an unrelated "did you mean".
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -133,7 +133,7 @@ fn a_call_of_a_tool_left_out_says_why() {
     assert_eq!(why("jsy"), "unknown tool `jsy`; did you mean `jsx`?");
 }
 
-// Issue 16, item 4: an init's state follows the files that name it. A reload keeps the
+// An init's state follows the files that name it. A reload keeps the
 // inits of unchanged files; a reloaded manifest joins the command init an unchanged one
 // still holds; a changed `.star` file's init starts afresh.
 #[test]

@@ -24,13 +24,13 @@ use crate::watchdog::Watchdog;
 pub struct CatalogEntry {
     /// The published definition when the catalog's builder changed the tool's own
     /// (default timeout, resolved icons, …); `None` when it is the tool's own, as it is for
-    /// most tools, which then cost no copy (issue 21). Shared by the catalogs derived from
+    /// most tools, which then cost no copy. Shared by the catalogs derived from
     /// this one (discovery, a profile, a reload that kept it).
     adjusted: Option<Arc<ToolDefinition>>,
     /// Whether this catalog publishes the tool behind `tool_search` rather than in
     /// `tools/list`: the definition's own `discoverable`, unless a derived catalog
     /// (discovery, a profile, code mode) turned it. Kept here, not in a copy of the
-    /// definition, so deriving a catalog of thousands of tools copies none (issue 21).
+    /// definition, so deriving a catalog of thousands of tools copies none.
     discoverable: bool,
     pub(super) tool: Arc<dyn Tool>,
     /// Made with the entry; for a [`Deferred`] tool, at its first call (its schemas were

@@ -122,7 +122,7 @@ impl Catalog {
     /// prepares only what changed (docs/performance.md). A kept tool for which `unchanged`
     /// says `adjust` would do what it did when `previous` was built is not even adjusted
     /// again (the folder's settings did not change): a reload of thousands of tools copied
-    /// every definition to adjust and compare it (issue 21).
+    /// every definition to adjust and compare it.
     pub fn rebuild(
         tools: Vec<Arc<dyn Tool>>,
         diagnostics: Vec<Diagnostic>,
@@ -141,12 +141,12 @@ impl Catalog {
     ) -> Self {
         let mut entries: Vec<CatalogEntry> = Vec::with_capacity(tools.len());
         // Where each name taken so far is defined, borrowed from the tools (a reload of
-        // thousands of tools copied every name and location; issue 21). Adjusting changes
+        // thousands of tools copied every name and location). Adjusting changes
         // neither. Hashed with FNV: short names, from the folder's own files.
         let mut taken: fnv::FnvHashMap<&str, &SourceLocation> =
             fnv::FnvHashMap::with_capacity_and_hasher(tools.len(), fnv::FnvBuildHasher::default());
         // The previous entries by their tool's address: a kept tool is the same `Arc`
-        // (looking each one up by name was a tenth of a one-file reload; issue 21).
+        // (looking each one up by name was a tenth of a one-file reload).
         let by_tool: fnv::FnvHashMap<*const (), &CatalogEntry> = previous
             .map(|(previous, _)| {
                 previous
@@ -253,7 +253,7 @@ impl Catalog {
 
     /// This catalog plus `extra` tools, as [`Catalog::derive`] without adjusting its own
     /// (a server's built-in tools join a reload this way without copying every definition
-    /// of a big folder; issue 21).
+    /// of a big folder).
     #[must_use]
     pub fn with_tools(&self, extra: Vec<Arc<dyn Tool>>) -> Self {
         self.joined(self.entries.clone(), extra, Vec::new())
@@ -385,7 +385,7 @@ impl Catalog {
                 .map(|diagnostic| absence(name, diagnostic))
                 .or_else(|| {
                     // A problem that left out the tools of a prefix (an upstream that did
-                    // not start) may be why: the message names it (issue 17, gap 1).
+                    // not start) may be why: the message names it.
                     let diagnostic = self
                         .diagnostics
                         .iter()
@@ -517,7 +517,7 @@ mod tests {
         CallContext::detached(std::time::Duration::from_secs(1))
     }
 
-    /// Issue 21, item 1: a reload prepares only the tools that changed.
+    /// A reload prepares only the tools that changed.
     #[test]
     fn a_rebuild_keeps_the_entries_of_the_same_tools_and_prepares_the_others() {
         let kept = echo("kept", json!(1));
@@ -564,7 +564,7 @@ mod tests {
             "Adjusted."
         );
 
-        // Issue 21: when the settings did not change, a kept tool is not adjusted again.
+        // When the settings did not change, a kept tool is not adjusted again.
         let fourth = Catalog::rebuild(
             vec![Arc::clone(&kept)],
             vec![],
@@ -582,7 +582,7 @@ mod tests {
         );
     }
 
-    // Issue 21: `discoverable` lives on entries; a reload rebuilds from the catalog it
+    // `discoverable` lives on entries; a reload rebuilds from the catalog it
     // replaces, which may be a profile's, and must not keep what the profile decided.
     #[test]
     fn a_rebuild_from_a_derived_catalog_takes_discoverable_from_the_definitions() {
@@ -619,7 +619,7 @@ mod tests {
         assert!(catalog.get("nope").is_none());
     }
 
-    /// Issue 17, gap 1: a call to a tool of an upstream that did not start, whose tools
+    /// A call to a tool of an upstream that did not start, whose tools
     /// are not known, says which upstream, not only "unknown tool".
     #[test]
     fn an_unknown_name_under_a_left_out_prefix_names_the_problem() {
@@ -664,7 +664,7 @@ mod tests {
         );
     }
 
-    // Issue 21: publishing a big folder behind `tool_search` turns every tool's
+    // Publishing a big folder behind `tool_search` turns every tool's
     // `discoverable`; it copied each definition to do it.
     #[test]
     fn a_derived_catalog_turns_discoverable_on_its_entries_and_copies_no_definition() {
@@ -708,7 +708,7 @@ mod tests {
         );
     }
 
-    // Issue 18, item 4: metrics count calls by how they ended, as decided here.
+    // Metrics count calls by how they ended, as decided here.
     #[test]
     fn a_call_says_how_it_ended() {
         let mut strict =

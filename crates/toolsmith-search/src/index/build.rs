@@ -19,7 +19,7 @@ impl SearchIndex {
         let mut meaning_texts = Vec::new();
         for definition in definitions {
             let definition = definition.borrow();
-            // Read once from the schema's text for both texts (issue 21).
+            // Read once from the schema's text for both texts.
             let parameters = definition.input_schema.parameters();
             index.add(definition, &parameters);
             meaning_texts.push(meaning_text(definition, &parameters));
@@ -49,7 +49,7 @@ impl SearchIndex {
         }
         index.meaning = MeaningIndex::new(&meaning_texts);
         // What indexing grew by doubling is kept at its size, and what only indexing used
-        // is let go (issue 21: a few MB of a folder of thousands of tools).
+        // is let go (a few MB of a folder of thousands of tools).
         for postings in &mut index.postings {
             postings.shrink_to_fit();
         }

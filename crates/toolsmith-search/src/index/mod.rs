@@ -89,7 +89,7 @@ pub struct Hit {
 }
 
 /// One term in one field of one tool: 8 bytes, as a folder of thousands of tools has
-/// hundreds of thousands of them (issue 21).
+/// hundreds of thousands of them.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Posting {
     document: u32,
@@ -110,7 +110,7 @@ pub struct SearchIndex {
     /// (`getWeather` = `get_weather`).
     normalized_names: HashMap<String, Vec<usize>>,
     /// Each term's id, while indexing; a built index finds a term in `sorted` instead,
-    /// which spares a second copy of the vocabulary (issue 21: a folder of thousands of
+    /// which spares a second copy of the vocabulary (a folder of thousands of
     /// tools has tens of thousands of terms).
     #[serde(skip)]
     term_ids: HashMap<String, usize>,

@@ -2,7 +2,7 @@
 //! runs, docs/search.md "The kept index"): each term's postings as one run of bytes, eight a
 //! posting, instead of a sequence of structs. A folder of thousands of tools has hundreds
 //! of thousands of postings, and reading them back one field at a time was the largest part
-//! of reading a kept index (issue 21).
+//! of reading a kept index.
 
 use std::fmt;
 
@@ -100,7 +100,7 @@ impl Visitor<'_> for Postings {
             return Err(E::invalid_length(bytes.len(), &self));
         }
         // Sized up front: collected through `Result`, the vector grew by doubling, and a
-        // kept index held up to twice its postings (issue 21).
+        // kept index held up to twice its postings.
         let mut postings = Vec::with_capacity(bytes.len() / POSTING_BYTES);
         for b in bytes.chunks_exact(POSTING_BYTES) {
             let field = FIELDS

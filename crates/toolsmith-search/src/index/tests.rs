@@ -61,7 +61,7 @@ fn names(index: &SearchIndex, query: &str) -> Vec<String> {
 
 #[test]
 fn an_index_read_back_answers_as_the_one_written() {
-    // Issue 21: a kept index is written with postcard and read back (its meaning
+    // A kept index is written with postcard and read back (its meaning
     // vectors and postings as runs of bytes); searched, it ranks and scores as the
     // index it was written from.
     let index = SearchIndex::new(corpus());

@@ -338,7 +338,7 @@ impl ServerHandler for McpHandler {
     }
 
     /// As rmcp's own, and a session restored from the shared state takes the log level and
-    /// the subscriptions a client set on another replica (issue 19, item 4).
+    /// the subscriptions a client set on another replica.
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -706,7 +706,7 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// The answer to a request rmcp read as no MCP request it knows: `-32602` when the method
-/// is one this server serves, so its params are what is wrong (issue 14, item 16), else
+/// is one this server serves, so its params are what is wrong, else
 /// `-32601` as rmcp answers. `logging/setLevel` and `resources/(un)subscribe` stay
 /// `-32601`: 2026-07-28 removed them, and rmcp hands them here in that era whatever their
 /// params (SEP-2575: "method not found", which the HTTP layer answers with 404).

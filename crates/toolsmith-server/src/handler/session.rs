@@ -1,5 +1,5 @@
 //! A Streamable HTTP session's handler among the replicas that share their state
-//! (docs/deploy.md; issue 19, item 4): what it shares of its session (log level,
+//! (docs/deploy.md): what it shares of its session (log level,
 //! subscriptions, roots) through [`SessionJoin`], and following a subscription made on any
 //! replica.
 
@@ -97,7 +97,7 @@ impl McpHandler {
     }
 
     /// Tells the other replicas of a `resources/subscribe` (`subscribed`) or
-    /// `resources/unsubscribe` of `uri` in the session of `context` (issue 19, item 4).
+    /// `resources/unsubscribe` of `uri` in the session of `context`.
     pub(super) async fn share_subscription(
         &self,
         context: &RequestContext<RoleServer>,

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 /// each with hyper's HTTP/1 server: headers must arrive within `header_timeout` (hyper
 /// starts that clock when it waits for a request, so an idle keep-alive connection closes
 /// too). Past the cap a connection gets 503 and is closed, so idle or slow clients cannot
-/// use up the file descriptors (issue 14, item 9). On `stop`, connections finish what they
+/// use up the file descriptors. On `stop`, connections finish what they
 /// are answering and close.
 pub(super) async fn accept(
     listener: TcpListener,

@@ -156,7 +156,7 @@ mod tests {
             .header(header::HOST, host)
     }
 
-    // Issue 18, item 4: `/metrics` checks `Host` and `Origin` as the rest of the port does,
+    // `/metrics` checks `Host` and `Origin` as the rest of the port does,
     // is behind the token, and counts every response by status.
     #[tokio::test]
     async fn metrics_are_behind_the_token_and_the_host_and_origin_checks() {

@@ -635,7 +635,7 @@ impl Endpoint {
 
 /// Hands a POST whose body has been read to one of rmcp's services. rmcp answers a body it
 /// cannot read as one message with 415 "fail to deserialize"; that becomes the JSON-RPC
-/// error it is (issue 14, item 17).
+/// error it is.
 async fn post_to<M: SessionManager>(
     service: &StreamableHttpService<McpHandler, M>,
     parts: Parts,
@@ -732,7 +732,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_probes_answer_without_the_token_or_a_host_check() {
-        // Issue 18, item 4: `/healthz` and `/readyz` for load balancers and orchestrators.
+        // `/healthz` and `/readyz` for load balancers and orchestrators.
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("t.star"),

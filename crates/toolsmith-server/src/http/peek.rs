@@ -72,7 +72,7 @@ pub(super) fn request_id(body: &[u8]) -> Option<RequestId> {
     peek.method.and(peek.id)
 }
 
-/// Whether the body is a message another replica may be waiting for (issue 19, item 4): a
+/// Whether the body is a message another replica may be waiting for: a
 /// response or an error (an answer to a server→client request), `notifications/cancelled`
 /// (the call may run elsewhere), or `notifications/roots/list_changed` (every replica
 /// holding the session asks for the roots again). Read without building the message.
@@ -152,7 +152,7 @@ mod tests {
         assert!(!has_method(b"[]", "notifications/cancelled"));
     }
 
-    /// Issue 19, item 4: what other replicas of the session must see too.
+    /// What other replicas of the session must see too.
     #[test]
     fn answers_cancellations_and_root_changes_are_for_any_replica() {
         for body in [

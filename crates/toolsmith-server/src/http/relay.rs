@@ -1,5 +1,5 @@
 //! What replicas sharing their state tell each other about the sessions they serve
-//! (docs/deploy.md; issue 19, item 4): the client's messages another replica may be
+//! (docs/deploy.md): the client's messages another replica may be
 //! waiting for go out, and what other replicas relay comes in (`SessionCalls::relayed`).
 
 use std::sync::Arc;
@@ -41,7 +41,7 @@ pub(super) fn relay_to(endpoint: &Arc<Endpoint>) {
 impl Endpoint {
     /// Publishes a client's message that another replica may be waiting for (an answer to
     /// its request, a cancellation of its call: [`peek::for_any_replica`]) to the other
-    /// replicas, before this one handles it too (docs/deploy.md; issue 19, item 4).
+    /// replicas, before this one handles it too (docs/deploy.md).
     pub(super) async fn relay(&self, shared: &SharedState, session: &str, bytes: &Bytes) {
         if !for_any_replica(bytes) {
             return;

@@ -94,7 +94,7 @@ pub(super) fn not_json(content_type: Option<&HeaderValue>) -> Response {
 }
 
 /// 400 for a request reusing the id of one still running in its session: answering it
-/// would take the first one's answer (issue 14, item 18). The error has no id, as the
+/// would take the first one's answer. The error has no id, as the
 /// transport specifies for a refused message, so a client does not take it for the first
 /// one's answer.
 pub(super) fn id_in_use(id: &RequestId) -> Response {

@@ -333,9 +333,9 @@ impl SessionCalls {
         }))
     }
 
-    /// Acts on what another replica relayed for a session this one holds (issue 19, item
-    /// 4): hands a client's message to rmcp's session, as if posted here (a cancellation
-    /// also stops a call on the direct path), applies a log level or a subscription, or
+    /// Acts on what another replica relayed for a session this one holds
+    /// (docs/deploy.md): hands a client's message to rmcp's session, as if posted here (a
+    /// cancellation also stops a call on the direct path), applies a log level or a subscription, or
     /// sends a notification on the session's `GET` stream when one is open here. A session
     /// not held here is left alone: it is not restored for that.
     pub(super) async fn relayed(&self, relayed: Relayed) {

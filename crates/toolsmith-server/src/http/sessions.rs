@@ -1,5 +1,5 @@
 //! What the HTTP endpoint keeps about rmcp's sessions, to cap them and to refuse a reused
-//! request id (issue 14, items 3 and 18).
+//! request id.
 //!
 //! rmcp's `LocalSessionManager` keeps a session until it has been idle for
 //! [`HttpOptions::session_timeout`] (five minutes), and each costs about 80 KiB (measured:
@@ -346,7 +346,7 @@ impl<H: Unpin> HttpBody for Tracked<H> {
 
 /// An event-stream chunk with `_meta.progressToken` taken out of every server→client
 /// request in it: rmcp gives each request it sends a progress token, which a request from
-/// the server must not carry (issue 14, item 19; stdio strips it as it writes,
+/// the server must not carry (stdio strips it as it writes,
 /// [`crate::bridge::drop_progress_token`]). Chunks without the word pass untouched.
 fn without_progress_tokens(chunk: Bytes) -> Bytes {
     const NEEDLE: &[u8] = b"\"progressToken\"";

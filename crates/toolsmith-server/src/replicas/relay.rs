@@ -1,7 +1,7 @@
 //! Messages for a session that one replica got and another must act on, carried by Redis
 //! pub/sub on one channel every replica subscribes to ([`CHANNEL`]).
 //!
-//! Four kinds travel (issue 19, item 4):
+//! Four kinds travel:
 //! - what a client POSTs that is for a request another replica may hold: an answer to a
 //!   server→client request (elicitation, sampling, `roots/list`), which rides the POST
 //!   stream of the replica running the call while the answer may land anywhere;

@@ -1,4 +1,4 @@
-//! A server that answers before its folder is loaded (issue 21, docs/performance.md): it
+//! A server that answers before its folder is loaded (docs/performance.md): it
 //! answers `initialize` from its options, `tool_search` from a search index kept from an
 //! earlier run (docs/search.md, "The kept index"), and the rest once the folder is served;
 //! and the search index built ahead of the first search.
@@ -17,7 +17,7 @@ use crate::content::Content;
 impl ServerState {
     /// A server of `options` whose folder is still loading: it answers `initialize` (which
     /// needs only `options`) at once, and reads nothing else over stdio until
-    /// [`ServerState::loaded`] serves the folder (issue 21: a folder of thousands of tools
+    /// [`ServerState::loaded`] serves the folder (a folder of thousands of tools
     /// no longer delays the handshake; docs/performance.md).
     pub fn loading(options: ServerOptions) -> Self {
         let state = Self::new(Arc::new(Catalog::new(Vec::new(), Vec::new())), options);
@@ -125,7 +125,7 @@ pub(super) const RELOAD_QUIET: Duration = Duration::from_secs(1);
 
 /// Builds the index of `catalog`'s `tool_search`, if it has one, on a thread of its own
 /// once `quiet` has passed with `catalog` still served: a folder of thousands of tools is
-/// indexed while its client lists it, not in its first search (issue 21).
+/// indexed while its client lists it, not in its first search.
 pub(super) fn prepare_search(catalog: &Arc<Catalog>, quiet: Duration) {
     if catalog.get(toolsmith_search::TOOL_SEARCH).is_none() {
         return;

@@ -267,7 +267,7 @@ impl ServerState {
 
     /// Serves `catalog` (as the `[search]` settings publish it) and tells every client and
     /// `subscriptions/listen` stream which lists changed. The tool list counts as changed
-    /// only when the tools a client can list or call differ (issue 14, item 20): a reload
+    /// only when the tools a client can list or call differ: a reload
     /// that kept a broken file's old tools, or touched only a resource, sends no
     /// `tools/list_changed`.
     async fn publish(&self, catalog: Arc<Catalog>, mut changes: ListChanges) {
@@ -625,7 +625,7 @@ struct SubscribedUris {
 }
 
 /// The most resources one session may subscribe to: a template resource matches endless
-/// URIs, and each subscription is kept for the session's life (issue 14, item 3).
+/// URIs, and each subscription is kept for the session's life.
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 1000;
 
 /// A session already subscribes to [`MAX_SUBSCRIPTIONS`] resources.

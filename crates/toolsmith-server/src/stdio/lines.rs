@@ -35,7 +35,7 @@ pub(super) struct LineTransport<R> {
     discarding: bool,
     output: mpsc::Sender<Vec<u8>>,
     /// An error reply waiting for room in the output queue: until it is queued, no more
-    /// input is read (back-pressure; issue 14, item 5).
+    /// input is read (back-pressure).
     pending: Option<Vec<u8>>,
     /// Ids of the requests handed to rmcp's loop and not answered yet (their duplicates are
     /// refused; the fast path keeps its own).

@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn task_requests_are_renamed_and_others_are_not() {
-        // Issue 21, item 3: rmcp drops the `task` param and refuses 2025-11-25 `tasks/get`.
+        // rmcp drops the `task` param and refuses 2025-11-25 `tasks/get`.
         let renamed = |message: &str| {
             rename(message.as_bytes()).map(|bytes| {
                 serde_json::from_slice::<Value>(&bytes).unwrap()["method"]

@@ -540,7 +540,7 @@ mod tests {
     #[test]
     fn a_tool_error_completes_and_a_call_without_a_result_fails() {
         // SEP-2663 error semantics: `isError` is `completed`; no result of the tool's is
-        // `failed` with a JSON-RPC error (issue 21, item 3).
+        // `failed` with a JSON-RPC error.
         let failed = error_result("boom");
         assert!(matches!(
             settle(failed.clone(), OutcomeKind::IsError),

@@ -115,7 +115,7 @@ fn definition(name: &str, timeout: Duration) -> toolsmith_model::ToolDefinition 
     definition
 }
 
-// Regression test for issue 14, item 4: a call the watchdog abandoned kept its slot until
+// Regression test: a call the watchdog abandoned kept its slot until
 // its thread ended, so as many stuck calls as slots left no later call answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn abandoned_calls_give_their_slots_back() {
@@ -243,7 +243,7 @@ fn serve_tools(
     toolsmith_server::ServerState::new(std::sync::Arc::new(catalog), options)
 }
 
-// Regression test for issue 14, item 7: calls of one slow tool took every slot, and a
+// Regression test: calls of one slow tool took every slot, and a
 // trivial call of another tool waited for one of them to end (or gave up "busy").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_tool_cannot_take_every_call_slot() {
@@ -290,7 +290,7 @@ async fn one_tool_cannot_take_every_call_slot() {
     }
 }
 
-// Regression test for issue 14, item 7: `max_concurrency` bounds how many calls of one
+// Regression test: `max_concurrency` bounds how many calls of one
 // tool run at once; the others wait for a slot of that tool.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_concurrency_bounds_one_tool_s_calls() {

@@ -121,7 +121,7 @@ async fn resources_read_templates_and_not_found() {
     assert_eq!(error_code(unknown), ErrorCode::RESOURCE_NOT_FOUND);
 }
 
-// Regression test for issue 14, item 3: a template resource matches endless URIs, and each
+// Regression test: a template resource matches endless URIs, and each
 // subscription stayed for the session's life, so one session could grow without bound.
 #[tokio::test]
 async fn one_session_subscribes_to_at_most_a_thousand_resources() {
@@ -229,7 +229,7 @@ async fn replace_announces_changed_lists_and_updated_subscriptions() {
         seen.resources_changed.load(Ordering::SeqCst) == 1
     })
     .await;
-    // The same tools: no `tools/list_changed` (issue 14, item 20).
+    // The same tools: no `tools/list_changed`.
     assert_eq!(seen.tools_changed.load(Ordering::SeqCst), 0);
     assert_eq!(seen.prompts_changed.load(Ordering::SeqCst), 0);
 

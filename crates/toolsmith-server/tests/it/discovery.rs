@@ -1,4 +1,4 @@
-//! Discovery (issue 4, docs/search.md): with a discoverable tool in the folder, `tool_search`
+//! Discovery (docs/search.md): with a discoverable tool in the folder, `tool_search`
 //! and `execute_tool` are listed, find the hidden tool and run it through the validated
 //! call path.
 

@@ -220,7 +220,7 @@ async fn bodies_over_the_limit_are_refused() {
 
 #[tokio::test]
 async fn other_paths_are_not_found() {
-    // `/` is the page (issue 18, item 4); a path nobody serves is not found.
+    // `/` is the page; a path nobody serves is not found.
     let request = Request::get("/nothing-here")
         .header(header::HOST, "localhost")
         .body(Body::empty())
@@ -404,7 +404,7 @@ async fn list_in(app: &axum::Router, session: &str) -> StatusCode {
     status
 }
 
-// Regression test for issue 14, item 3: every `initialize` kept a session for 5 minutes, so
+// Regression test: every `initialize` kept a session for 5 minutes, so
 // a flood of them grew the server until it aborted.
 #[tokio::test]
 async fn at_the_session_cap_the_session_idle_longest_goes_and_busy_ones_stay() {
@@ -440,7 +440,7 @@ async fn at_the_session_cap_the_session_idle_longest_goes_and_busy_ones_stay() {
     open_session(&app, "{}").await;
 }
 
-// Regression test for issue 14, item 3: idle sessions waited out rmcp's five minutes however
+// Regression test: idle sessions waited out rmcp's five minutes however
 // full the server was. With more than half the cap open, a session idle for a fifth of the
 // session timeout is closed when the next one opens; below half, it stays.
 #[tokio::test]
@@ -469,7 +469,7 @@ async fn under_pressure_sessions_idle_a_fifth_of_the_timeout_are_closed() {
     assert_eq!(list_in(&app, &fourth).await, StatusCode::OK);
 }
 
-// Regression test for issue 14, item 18 (HTTP): a request reusing the id of one still
+// Regression test (HTTP): a request reusing the id of one still
 // running in its session took the first one's answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_reusing_a_running_id_is_refused_and_the_first_is_answered() {

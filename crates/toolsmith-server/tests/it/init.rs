@@ -1,4 +1,4 @@
-//! Lazy initialization over a real transport (issue 16, item 4): a tool's `init` runs once
+//! Lazy initialization over a real transport: a tool's `init` runs once
 //! however many first calls arrive together, its value reaches later calls, a failing init
 //! is the call's error and runs again on the next call; and a tool hidden by `requires`
 //! says why when it is called.

@@ -1,5 +1,5 @@
 //! The server's `tools/call` and `toolsmith call` / `toolsmith test` (toolsmith-folder's
-//! `Caller`) follow one call policy (issue 15, item 2): the same tool gets the same answer
+//! `Caller`) follow one call policy: the same tool gets the same answer
 //! on both paths when its watchdog fires or it crashes.
 
 use std::sync::Arc;

@@ -416,7 +416,7 @@ async fn next(raw: &mut Raw) -> Value {
         .expect("an answer within 15 s")
 }
 
-// Regression test for issue 14, item 15: requests with an id that cannot be echoed got no
+// Regression test: requests with an id that cannot be echoed got no
 // answer at all.
 #[tokio::test]
 async fn a_request_with_an_unusable_id_is_answered_with_a_null_id() {
@@ -441,7 +441,7 @@ async fn a_request_with_an_unusable_id_is_answered_with_a_null_id() {
     assert_eq!(next(&mut raw).await["id"], 2);
 }
 
-// Regression test for issue 14, item 16: a `tools/call` whose params are the wrong shape
+// Regression test: a `tools/call` whose params are the wrong shape
 // was answered "method not found".
 #[tokio::test]
 async fn a_call_with_malformed_params_is_invalid_params() {
@@ -530,7 +530,7 @@ async fn a_2025_03_26_session_takes_batches_and_later_revisions_refuse_them() {
     );
 }
 
-// Regression test for issue 14, item 18: a second request with the id of a running one
+// Regression test: a second request with the id of a running one
 // took over the id, and the first one's answer was lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reused_id_is_refused_while_its_request_runs() {
@@ -570,7 +570,7 @@ async fn a_reused_id_is_refused_while_its_request_runs() {
     assert_eq!(again["result"]["content"][0]["text"], "again", "{again}");
 }
 
-// Regression test for issue 14, item 19: rmcp put a `_meta.progressToken` on every request
+// Regression test: rmcp put a `_meta.progressToken` on every request
 // the server sends the client.
 #[tokio::test]
 async fn requests_to_the_client_carry_no_progress_token() {
@@ -608,7 +608,7 @@ async fn requests_to_the_client_carry_no_progress_token() {
     assert_eq!(asked_for, ["roots/list", "sampling/createMessage"]);
 }
 
-// Regression test for issue 14, item 5: error replies went into the output queue with
+// Regression test: error replies went into the output queue with
 // `try_send` and were dropped once it was full; now the server stops reading instead.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_invalid_request_is_answered_when_the_client_reads_late() {

@@ -1,5 +1,5 @@
 //! The server-wide memory budget for running Starlark evaluations, and the result-size
-//! limit (issue 14, items 2 and 14).
+//! limit.
 //!
 //! Each evaluation's heap is capped on its own ([`heap_limit`]), but many
 //! concurrent calls under that cap can still exhaust the process, and Rust aborts on an
@@ -28,7 +28,7 @@
 //! The per-evaluation limit is high (1 GiB, never more than the budget) because it counts
 //! garbage: starlark 0.14 collects garbage only between a module's top-level statements,
 //! never inside a call, so a loop that makes a new integer or string per iteration grows the
-//! heap however little of it is live (issue 14, item 2; docs/tools.md, "limits"). The budget,
+//! heap however little of it is live (docs/tools.md, "limits"). The budget,
 //! not this limit, is what keeps many calls from exhausting the process.
 
 use std::cell::Cell;

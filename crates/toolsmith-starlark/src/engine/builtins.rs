@@ -8,8 +8,8 @@
 //!
 //! For the same reason `str`, `repr`, `print`, `%` formatting and `json.encode` measure the
 //! text they would build first ([`size`](super::size)), and every guard grows the
-//! evaluation's share of the server's memory budget before it allocates (issue 14, items 1
-//! and 2).
+//! evaluation's share of the server's memory budget before it allocates, so
+//! that no script can take the server's memory (docs/faults.md).
 
 use std::collections::HashMap;
 use std::num::NonZeroI32;

@@ -9,7 +9,7 @@
 //! Conversion is also bounded in size: it stops as soon as the JSON text would pass a limit
 //! ([`to_return`]'s result limit, or `json.encode`'s value limit), so that a small value
 //! sharing one large string many times (`[c] * 200`) is refused instead of being copied
-//! into gigabytes of native memory (issue 14, items 1 and 14).
+//! into gigabytes of native memory.
 
 use starlark::values::dict::{AllocDict, DictRef};
 use starlark::values::float::StarlarkFloat;

@@ -228,9 +228,9 @@ fn resolved(path: &Path, access: Access) -> std::io::Result<PathBuf> {
 ///
 /// Each folder on the way and the file itself are opened without following symbolic links,
 /// so what is opened is the file that was checked: a link made at the checked path (before
-/// or after the check) fails the call instead of leading out of the grant (issue 14, item
-/// 8). Only regular files are opened: a FIFO, device or socket could block the call's
-/// thread forever (issue 14, item 4), so the file is opened non-blocking and refused when it
+/// or after the check) fails the call instead of leading out of the grant
+/// (docs/faults.md). Only regular files are opened: a FIFO, device or socket could block the call's
+/// thread forever, so the file is opened non-blocking and refused when it
 /// is none. `shown` is the path as the tool gave it, for messages.
 pub(crate) fn open(path: &Path, access: Access, shown: &str) -> Result<File, String> {
     let failed = |errno: Errno| match errno {

@@ -1,5 +1,5 @@
 //! Source rewrites that route the native operations that can multiply memory through the
-//! guards in [`builtins`](super::builtins) (issues 14 and 40): `r.join(...)`,
+//! guards in [`builtins`](super::builtins): `r.join(...)`,
 //! `r.replace(...)`, `r.format(...)` and `r.extend(...)` become
 //! `__toolsmith_method__(r, "join", ...)`; `x += y`, `x *= y` and `x %= y` (for a plain
 //! variable) become `x = __toolsmith_iadd__(x, (y))` (or the guarded `*`, `%`); `a[k] += y`

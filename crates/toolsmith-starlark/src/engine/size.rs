@@ -2,8 +2,7 @@
 //! with a walk that gives up as soon as it passes a limit. Starlark builds such text in one
 //! native step (`str`, `repr`, `print`, `%`, `json.encode`, the result of a call), so a
 //! small value that shares one large string many times (`[c] * 5000`) would ask the
-//! allocator for gigabytes before any periodic check runs; the guards ask this module first
-//! (issue 14, item 1).
+//! allocator for gigabytes before any periodic check runs; the guards ask this module first.
 //!
 //! The walk is iterative (no native recursion, whatever the nesting), counts a container
 //! that contains itself once (Starlark prints `[...]` for it), and refuses values nested
@@ -253,7 +252,7 @@ mod tests {
         }
     }
 
-    // Regression test for issue 14, item 1: `str([c] * 200)` builds 200 MiB in one step.
+    // Regression test: `str([c] * 200)` builds 200 MiB in one step.
     #[test]
     fn shared_strings_count_once_per_occurrence() {
         let expression = "c = 'z' * 1000\n[c] * 200";

@@ -145,7 +145,7 @@ fn unknown_annotation_is_named() {
 
 #[test]
 fn unknown_annotations_lose_only_their_own_tools() {
-    // Regression test for issue 14, item 21: `def f(w: Widget)` made the whole file fail,
+    // Regression test: `def f(w: Widget)` made the whole file fail,
     // taking every other tool with it.
     let loaded = load(
         "def good(text: str) -> str:\n    \"\"\"Echo.\"\"\"\n    return text\n\n\

@@ -1,4 +1,4 @@
-//! Memory guards (issue 14, items 1 and 14): native operations that would build a huge
+//! Memory guards: native operations that would build a huge
 //! value from a small one (a list sharing one large string many times) are refused before
 //! they allocate, and so is a result larger than the result-size limit. The values here
 //! are a few hundred MiB at most, so a missing guard fails the assertion rather than the
@@ -120,7 +120,7 @@ fn refusal(tool: &str) -> String {
     text(&outcome).to_owned()
 }
 
-// Regression test for issue 14, item 1: `str`, `repr`, `%`, `print` and `json.encode` of
+// Regression test: `str`, `repr`, `%`, `print` and `json.encode` of
 // `[c] * 200` built 200 MiB in one native step (5 GB for `[c] * 5000`, aborting the server).
 #[test]
 fn text_of_shared_values_is_measured_before_it_is_built() {
@@ -148,7 +148,7 @@ fn text_of_shared_values_is_measured_before_it_is_built() {
     }
 }
 
-// Regression test for issue 14, items 1 and 14: returning `[c] * 200`, a dict of 200 such
+// Regression test: returning `[c] * 200`, a dict of 200 such
 // values or 20 MiB of text was copied whole into the result, whatever its size.
 #[test]
 fn results_larger_than_the_limit_are_refused() {
@@ -169,7 +169,7 @@ fn ordinary_formatting_still_works() {
     assert_eq!(text(&outcome), r#"a-1 [1, "x"] "q"{"k":[1]}"#, "{outcome}");
 }
 
-// Regression test for issue 14, item 1: `"".join([c] * 5000)`, `s.replace("a", "b" * 100)`,
+// Regression test: `"".join([c] * 5000)`, `s.replace("a", "b" * 100)`,
 // `str.format`, `l.extend(l)`, `s += s` and f-strings built their result natively without a
 // size check.
 #[test]

@@ -343,7 +343,7 @@ mcp.tool(stats)
     );
 }
 
-// Regression test for issue 14, item 14: `mcp.log` and `mcp.progress` in a loop reached the
+// Regression test: `mcp.log` and `mcp.progress` in a loop reached the
 // client one for one.
 #[test]
 fn a_flood_of_logs_and_progress_is_throttled() {

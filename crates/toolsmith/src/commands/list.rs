@@ -269,7 +269,7 @@ fn origin(
 }
 
 /// The prompts, resources and resource templates the folder serves, its upstreams' among
-/// them (issue 17), each with where it comes from; nothing when there are none.
+/// them, each with where it comes from; nothing when there are none.
 fn print_content(printer: Printer, loaded: &ToolFolder) -> std::io::Result<()> {
     let root = loaded.root();
     let prompts: Vec<[String; 3]> = loaded

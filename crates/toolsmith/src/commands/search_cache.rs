@@ -1,7 +1,7 @@
 //! The search index `toolsmith search` and `toolsmith serve` keep between runs
 //! (docs/search.md, "The kept index"): a one-shot search of a big folder would otherwise
 //! load every file and index every tool each time, and a server would make its first
-//! `tool_search` wait for both (issue 21). It is kept in Toolsmith's cache folder, one file
+//! `tool_search` wait for both. It is kept in Toolsmith's cache folder, one file
 //! per folder and profile, under the folder's [`Snapshot::digest`] (every file's path,
 //! modification time and size) and this build of Toolsmith: any change to the folder, or
 //! another Toolsmith, and it is made again. A server's is kept apart from the command

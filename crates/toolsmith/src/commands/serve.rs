@@ -147,7 +147,7 @@ fn refuse_an_empty_token(args: &ServeArgs) -> anyhow::Result<()> {
 
 /// `serve` over stdio for a client (stdin is not a terminal): `initialize` is answered from
 /// `toolsmith.toml` alone while the folder loads on a thread of its own, and the rest of the
-/// session waits for the folder (issue 21: thousands of tools no longer delay the
+/// session waits for the folder (thousands of tools no longer delay the
 /// handshake; docs/performance.md). A folder that cannot be loaded at all ends the process
 /// with the error, as it does before serving without a client.
 fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
@@ -526,7 +526,7 @@ fn serve_metrics(
     Ok(())
 }
 
-/// What `serve` says on a terminal, where nobody sees MCP on stdin (issue 18, item 5): what
+/// What `serve` says on a terminal, where nobody sees MCP on stdin: what
 /// it serves, that it waits for a client, and the commands that show something at once.
 fn first_minute(printer: Printer, state: &ServerState, dir: Option<&Path>, profile: Option<&str>) {
     let catalog = state.catalog();
@@ -706,7 +706,7 @@ mod tests {
         assert!(listen_address("nope", "--http").is_err());
     }
 
-    // Regression test for issue 14, item 10: the warning about serving without auth must
+    // Regression test: the warning about serving without auth must
     // not fire for loopback spelled as IPv4-mapped IPv6, and must fire for every interface.
     #[test]
     fn only_addresses_beyond_loopback_are_public() {

@@ -208,7 +208,7 @@ mod tests {
         );
     }
 
-    // Issue 16, item 5: writes stay inside the tools folder.
+    // Writes stay inside the tools folder.
     #[test]
     fn paths_that_leave_the_folder_are_refused() {
         let (_base, root) = setup();

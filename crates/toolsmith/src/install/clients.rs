@@ -499,7 +499,7 @@ mod tests {
         }
     }
 
-    /// Issue 18, item 1 (tests): every client's user file on each OS, for a user `ada`
+    /// Every client's user file on each OS, for a user `ada`
     /// with no variables set beyond the usual ones, and its project file.
     #[test]
     fn every_clients_file_per_os() {
@@ -563,7 +563,7 @@ mod tests {
         }
     }
 
-    /// Issue 18, item 1: at least these clients.
+    /// At least these clients.
     #[test]
     fn every_client_the_issue_names_is_there() {
         let names = [

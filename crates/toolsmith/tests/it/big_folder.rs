@@ -1,4 +1,4 @@
-//! A folder of 5,000 command tools behaves like a small one (issue 21, item 1, "Tests"):
+//! A folder of 5,000 command tools behaves like a small one (docs/performance.md):
 //! every tool listed and called, each answering as itself, a never-called tool's first call
 //! validates its arguments, search finds a tool, and `--watch` republishes only the tool
 //! whose file changed, with one `list_changed`; behind `tool_search`, where each tool is read
@@ -222,7 +222,7 @@ fn serve_with_cache(dir: &Path, cache: &Path, extra: &[&str]) -> ServeProcess {
     server
 }
 
-// Issue 21, item 1: a server started again on a folder it indexed before answers
+// A server started again on a folder it indexed before answers
 // `tool_search` from the index it kept (docs/search.md, "The kept index") before the folder
 // has loaded, the same answer the loaded folder gives, and what waits for the folder is
 // still answered once.
@@ -373,7 +373,7 @@ fn watching_five_thousand_tools_behind_search_announces_and_finds_the_changed_on
 
 #[test]
 fn initialize_is_answered_while_the_folder_loads_and_the_rest_waits_for_it() {
-    // Regression test for issue 21, item 1: `initialize` waited for the whole folder (695 ms
+    // Regression test: `initialize` waited for the whole folder (695 ms
     // for 5,548 manifests). Here the folder cannot finish loading until the test opens a
     // gate: its upstream starts only then, and a folder waits for its upstreams.
     let dir = tempfile::tempdir().unwrap();

@@ -53,7 +53,7 @@ fn unknown_tool_exits_two_with_a_suggestion() {
     insta_cmd::assert_cmd_snapshot!(command);
 }
 
-// Issue 15, item 5: what caused an error is a `Caused by:` line of its own, between the
+// What caused an error is a `Caused by:` line of its own, between the
 // error and its hints, not flattened into the message.
 #[test]
 fn invalid_args_json_names_its_cause() {
@@ -115,7 +115,7 @@ fn runaway_script_is_stopped_near_its_timeout() {
         String::from_utf8_lossy(&output.stderr)
     );
     // The words the server answers with too: the tool stops itself at its deadline, the
-    // same deadline on both paths (issue 15, item 2).
+    // same deadline on both paths.
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         "tool `spin` timed out after 300ms\n"

@@ -1,4 +1,4 @@
-//! Issue 18, item 2: the clients themselves read what `toolsmith install` wrote. The real
+//! The clients themselves read what `toolsmith install` wrote. The real
 //! CLIs of Claude Code, Gemini CLI, Codex and opencode (pinned in .ci/clients/package.json,
 //! installed by `.ci/run`) run their `mcp list` on a temporary HOME, offline and without a
 //! login, and must show the entry; Claude Code, Gemini CLI and opencode start the server
@@ -162,7 +162,7 @@ fn claude_code_lists_the_entry_and_connects_to_it() {
     assert!(line.contains("Connected"), "{listing}");
 }
 
-/// Issue 18, item 1: the URL form, with the bearer header, is one Claude Code connects
+/// The URL form, with the bearer header, is one Claude Code connects
 /// with to a running `toolsmith serve --http --auth-token`.
 #[test]
 fn claude_code_connects_to_a_url_server_with_its_token() {
@@ -257,7 +257,7 @@ fn opencode_lists_the_entry_and_connects_to_it() {
 
 #[test]
 fn gemini_cli_lists_the_installed_skills() {
-    // Issue 18, item 3: `install --skills` puts the skills where the client reads them.
+    // `install --skills` puts the skills where the client reads them.
     let Some(gemini) = client_cli("gemini") else {
         return;
     };
@@ -279,7 +279,7 @@ fn gemini_cli_lists_the_installed_skills() {
 
 #[test]
 fn opencode_lists_the_installed_skills() {
-    // Issue 18, item 3.
+    // docs/install.md, "Checked by the clients themselves".
     let Some(opencode) = client_cli("opencode") else {
         return;
     };

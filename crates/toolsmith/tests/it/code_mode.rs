@@ -1,4 +1,4 @@
-//! Code mode (issue 20): the `run_code` evaluator over real stdio and HTTP with rmcp's
+//! Code mode: the `run_code` evaluator over real stdio and HTTP with rmcp's
 //! client, its inner tool calls going through the normal call path, and its sessions
 //! surviving a restart and being pruned.
 
@@ -130,7 +130,7 @@ print("pages read:", page)
 
 #[test]
 fn a_program_calls_three_tools_and_aggregates_over_stdio() {
-    // Issue 20, items 1–3.
+    // docs/code-mode.md, "The program" and "What comes back".
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
     let client = serve(dir.path(), data.path(), &[]);
@@ -155,7 +155,7 @@ fn a_program_calls_three_tools_and_aggregates_over_stdio() {
 
 #[test]
 fn a_program_runs_over_http_with_the_tools_only_mode() {
-    // Issue 20, items 1 and 2: `mode = "only"` lists run_code and tool_search; every tool is
+    // `mode = "only"` lists run_code and tool_search; every tool is
     // still a function.
     let dir = records_folder("[evaluator]\nmode = \"only\"\n");
     let data = tempfile::tempdir().unwrap();
@@ -174,7 +174,7 @@ fn a_program_runs_over_http_with_the_tools_only_mode() {
 
 #[test]
 fn the_description_lists_the_tools_as_signatures() {
-    // Issue 20, item 1.
+    // docs/code-mode.md, "Turning it on".
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
     let client = serve(dir.path(), data.path(), &[]);
@@ -197,7 +197,7 @@ fn the_description_lists_the_tools_as_signatures() {
 
 #[test]
 fn an_inner_error_is_handled_or_fails_with_the_line() {
-    // Issue 20, items 2 and 3.
+    // docs/code-mode.md, "What comes back".
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
     let client = serve(dir.path(), data.path(), &[]);
@@ -266,7 +266,7 @@ fn an_inner_validation_error_keeps_its_lines_and_only_an_error_is_an_error() {
 
 #[test]
 fn limits_stop_a_program() {
-    // Issue 20, item 2 and the tests list: an inner timeout, a runaway loop stopped by
+    // docs/code-mode.md, "The program": an inner timeout, a runaway loop stopped by
     // `time_constraint`, the heap limit and a write outside the permissions.
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
@@ -327,7 +327,7 @@ fn limits_stop_a_program() {
 
 #[test]
 fn a_session_keeps_functions_and_values_across_runs_and_restarts() {
-    // Issue 20, item 5.
+    // docs/code-mode.md, "Sessions".
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
     let define = json!({"session": "s1", "code": "rate = 3\ndef f(x):\n    return x * rate\nf(2)"});
@@ -390,7 +390,7 @@ fn two_folders_keep_separate_sessions() {
 
 #[test]
 fn a_corrupt_session_file_is_reported_and_replaced() {
-    // Issue 20, item 5.
+    // docs/code-mode.md, "Sessions".
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
     let client = serve(dir.path(), data.path(), &[]);
@@ -430,7 +430,7 @@ fn old_sessions(sessions: &Path, count: usize) {
 
 #[test]
 fn sessions_are_pruned_by_count_bytes_and_age() {
-    // Issue 20, item 5: 100 + 1 sessions prune the oldest; the byte budget; the age.
+    // 100 + 1 sessions prune the oldest; the byte budget; the age.
     let dir = records_folder("[evaluator]\n");
     let data = tempfile::tempdir().unwrap();
     let sessions = data.path().join("toolsmith/sessions");
@@ -486,7 +486,7 @@ fn sessions_are_pruned_by_count_bytes_and_age() {
 
 #[test]
 fn serve_code_mode_turns_the_evaluator_on() {
-    // Issue 20, item 1: `serve --code-mode=only` without `[evaluator]`.
+    // `serve --code-mode=only` without `[evaluator]`.
     let dir = records_folder("");
     let data = tempfile::tempdir().unwrap();
     let client = serve(dir.path(), data.path(), &["--code-mode=only"]);

@@ -1,4 +1,4 @@
-//! `toolsmith dev` (issue 18, item 5): `serve --http --watch` for someone writing tools,
+//! `toolsmith dev`: `serve --http --watch` for someone writing tools,
 //! which prints the page's URL and opens it with `--open`.
 
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! `toolsmith serve --profile toolsmith-dev` (issue 16, item 5): rmcp's client talks to the
+//! `toolsmith serve --profile toolsmith-dev`: rmcp's client talks to the
 //! real binary, over its stdio pipes and over HTTP, writes a tool through the dev tools and
 //! calls it, checks it, and is refused writes that leave the folder.
 

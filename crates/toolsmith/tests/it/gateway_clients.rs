@@ -1,4 +1,4 @@
-//! The official SDK clients through the gateway (issue 17: "through Toolsmith, the official
+//! The official SDK clients through the gateway ("through Toolsmith, the official
 //! Python and TypeScript SDK clients list and call them over stdio and HTTP; progress,
 //! cancellation and sampling round-trip"). A folder with a prompt of its own serves
 //! `@modelcontextprotocol/server-everything` as `[upstream.everything]`; the Python SDK
@@ -247,7 +247,7 @@ description = "Where to write the pids."
 required = true
 "#;
 
-/// Issue 17, real upstream coverage: the Python SDK answers the form server-everything's
+/// A real upstream (docs/gateway.md, "Tests"): the Python SDK answers the form server-everything's
 /// `trigger-elicitation-request` asks through the gateway, and cancels a proxied call the
 /// way its users do (cancelling the task that waits for it), which stops the tool running
 /// in the upstream (an inner Toolsmith whose `linger` tool writes its pids).

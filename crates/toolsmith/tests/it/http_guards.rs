@@ -1,4 +1,4 @@
-//! `toolsmith serve --http` guarding itself (issue 14): flags that must not weaken it, and
+//! `toolsmith serve --http` guarding itself: flags that must not weaken it, and
 //! raw HTTP/1.1 over a loopback socket that must not get past it.
 
 use std::io::{Read, Write};
@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::serve_process::{PATIENCE, ServeProcess};
 
-// Regression test for issue 14, item 10: `--auth-token ""` used to serve without auth.
+// Regression test: `--auth-token ""` used to serve without auth.
 #[test]
 fn an_empty_auth_token_is_refused() {
     for (flag, env) in [(Some(""), None), (Some("  "), None), (None, Some(""))] {
@@ -39,7 +39,7 @@ fn list_request(target: &str, hosts: &[&str]) -> String {
 
 const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
 
-// Regression test for issue 14, item 11: a second `Host` header and an absolute-form
+// Regression test: a second `Host` header and an absolute-form
 // request line used to get past the DNS-rebinding check, which read only the first `Host`.
 #[test]
 fn a_second_host_header_or_a_foreign_absolute_target_is_refused() {
@@ -59,7 +59,7 @@ fn a_second_host_header_or_a_foreign_absolute_target_is_refused() {
     assert_eq!(server.stop(), Some(0));
 }
 
-// Regression test for issue 14, item 9: a connection that sent nothing stayed open for
+// Regression test: a connection that sent nothing stayed open for
 // good, so idle connections could use up the file descriptors.
 #[test]
 fn a_silent_connection_is_closed_after_the_header_timeout() {
@@ -80,7 +80,7 @@ fn a_silent_connection_is_closed_after_the_header_timeout() {
     assert_eq!(server.stop(), Some(0));
 }
 
-// Regression test for issue 14, item 9: connections past the cap are answered 503 at once,
+// Regression test: connections past the cap are answered 503 at once,
 // and a slot frees when a connection closes.
 #[test]
 fn connections_past_the_cap_get_503() {
@@ -130,7 +130,7 @@ fn post_json(server: &ServeProcess, body: &str) -> (u16, Value) {
     (status, answer)
 }
 
-// Regression test for issue 14, item 17: bodies that are not one JSON-RPC message got 415
+// Regression test: bodies that are not one JSON-RPC message got 415
 // "fail to deserialize"; they get 400 and the JSON-RPC error.
 #[test]
 fn bodies_that_are_not_a_message_get_400_and_the_json_rpc_error() {
@@ -167,7 +167,7 @@ fn bodies_that_are_not_a_message_get_400_and_the_json_rpc_error() {
     assert_eq!(server.stop(), Some(0));
 }
 
-// Regression test for issue 14, item 9: a request whose body never comes held its
+// Regression test: a request whose body never comes held its
 // connection (and a reader) for good; it gets 408.
 #[test]
 fn a_body_that_does_not_arrive_gets_408() {

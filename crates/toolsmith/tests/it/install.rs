@@ -155,7 +155,7 @@ fn a_file_that_does_not_parse_is_left_alone_with_the_entry_to_add_by_hand() {
     assert!(!home.path().join(".cursor/mcp.json.toolsmith.bak").exists());
 }
 
-/// Issue 18, item 1: comments in a JSON-with-comments file are kept, and re-installing
+/// Comments in a JSON-with-comments file are kept, and re-installing
 /// replaces the entry where it is.
 #[test]
 fn comments_in_a_jsonc_file_are_kept_and_the_entry_replaced_in_place() {
@@ -319,7 +319,7 @@ fn entry_named<'a>(document: &'a Value, key: &str, name: &str) -> &'a Value {
     }
 }
 
-/// Issue 18, item 1 (tests): every client's file is written in a temporary HOME, read back
+/// Every client's file is written in a temporary HOME, read back
 /// by a parser of its format, and the entry in it starts a server that answers.
 #[test]
 fn every_clients_file_is_written_read_back_and_runs_the_server() {
@@ -372,7 +372,7 @@ fn every_clients_file_is_written_read_back_and_runs_the_server() {
     }
 }
 
-/// Issue 18, item 1: `install --list` shows every client, its file, whether it exists and
+/// `install --list` shows every client, its file, whether it exists and
 /// whether the folder is installed there.
 #[test]
 fn list_shows_every_client_its_file_and_whether_the_folder_is_there() {
@@ -394,7 +394,7 @@ fn list_shows_every_client_its_file_and_whether_the_folder_is_there() {
     );
 }
 
-/// Issue 18, item 1: `--http URL` writes each client's own form for a URL server; the
+/// `--http URL` writes each client's own form for a URL server; the
 /// token is written only when passed, and from `--auth-token-env` the file names the
 /// variable.
 #[test]
@@ -459,7 +459,7 @@ fn http_installs_a_url_server_in_the_clients_own_form() {
     );
 }
 
-/// Issue 18: `--profile NAME` puts `serve --profile NAME DIR` in the entry.
+/// `--profile NAME` puts `serve --profile NAME DIR` in the entry.
 #[test]
 fn a_profile_goes_into_the_entrys_arguments() {
     let home = tempfile::tempdir().unwrap();
@@ -485,7 +485,7 @@ fn a_profile_goes_into_the_entrys_arguments() {
     );
 }
 
-/// Issue 18, item 1: an unknown client gets clap's error with a "did you mean".
+/// An unknown client gets clap's error with a "did you mean".
 #[test]
 fn an_unknown_client_gets_a_suggestion() {
     let home = tempfile::tempdir().unwrap();

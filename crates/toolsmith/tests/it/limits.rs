@@ -1,4 +1,4 @@
-//! `[limits]` in toolsmith.toml (issue 19, item 3; docs/limits.md): a caller's burst past
+//! `[limits]` in toolsmith.toml (docs/limits.md): a caller's burst past
 //! `calls_per_minute` gets 429 with `Retry-After` over HTTP and a JSON-RPC error over stdio,
 //! a tool past its `[limits.tools]` quota an `isError` result, a caller past
 //! `concurrent_calls` 429 while its call runs, and with `--state` two replicas behind nginx
@@ -138,7 +138,7 @@ fn over_stdio_a_tool_quota_is_is_error_and_the_caller_limit_a_json_rpc_error() {
     );
 }
 
-/// Issue 19, item 3: `[limits]` edited while `--watch` serves.
+/// `[limits]` edited while `--watch` serves.
 #[test]
 fn an_edited_limit_applies_on_reload_and_the_counts_so_far_still_count() {
     let tools = crate::folder(&[

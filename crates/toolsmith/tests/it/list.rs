@@ -118,7 +118,7 @@ fn json_reports_token_costs_and_the_search_decision() {
     assert!((20..120).contains(&hello), "{hello}");
 }
 
-// Issue 16, item 4: `list` shows which tools have an init, shared ones once, and whether it
+// `list` shows which tools have an init, shared ones once, and whether it
 // has run in this process (never, for `list`); `--json` carries the same.
 const INIT_FOLDER: &[(&str, &str)] = &[
     (

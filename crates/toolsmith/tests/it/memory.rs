@@ -1,4 +1,4 @@
-//! Memory abuse (issue 14, items 1 and 2): `toolsmith serve` under a 4 GB address-space
+//! Memory abuse: `toolsmith serve` under a 4 GB address-space
 //! limit, driven over real stdio pipes. Scripts that would ask for more memory than the
 //! process has get an `isError` answer, and the server keeps answering; before the guards
 //! such calls aborted the whole process (`memory allocation of … bytes failed`).
@@ -106,7 +106,7 @@ fn shown(result: &Value) -> String {
     result.to_string().chars().take(300).collect()
 }
 
-// Regression test for issue 14, item 1: `"".join`, `json.encode`, `str` and `%` of
+// Regression test: `"".join`, `json.encode`, `str` and `%` of
 // `[c] * 5000`, returning it (or a dict of 5000 such values), and `s.replace("a", "b" * 100)`
 // on 60 MiB asked for gigabytes in one native step.
 #[test]
@@ -128,7 +128,7 @@ fn operations_that_multiply_memory_fail_the_call_not_the_server() {
     }
 }
 
-// Regression test for issue 14, item 2: sixteen concurrent calls that each stay under the
+// Regression test: sixteen concurrent calls that each stay under the
 // per-call heap limit (100 MiB of strings) need more than the process may have; they wait for the
 // server-wide memory budget or fail as busy instead of aborting the server.
 #[test]
@@ -155,7 +155,7 @@ fn concurrent_calls_share_the_memory_budget() {
     still_answers(&mut server);
 }
 
-// Regression test for issue 14, item 2: the per-call heap limit counts garbage (starlark
+// Regression test: the per-call heap limit counts garbage (starlark
 // collects it only between a module's top-level statements), so at 256 MiB a loop that
 // makes and drops a value per iteration failed with "heap limit exceeded" although little of
 // it was live. The limit is now 1 GiB (at most the memory budget) and can be set.

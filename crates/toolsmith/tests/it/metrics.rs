@@ -1,4 +1,4 @@
-//! Issue 18, item 4: `GET /metrics` and `--log-format json` on a real `toolsmith serve`.
+//! `GET /metrics` and `--log-format json` on a real `toolsmith serve`.
 //! Calls of every outcome go over real HTTP with rmcp's client (and over real stdio pipes
 //! with `--metrics ADDR`); the metrics are then parsed by a real Prometheus text-format
 //! parser, Python's `prometheus_client.parser` (pip package `prometheus-client`, which

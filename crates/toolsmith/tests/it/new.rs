@@ -108,7 +108,7 @@ fn node_command_tool_passes_its_own_test() {
     assert_check_and_tests_pass(dir.path(), 1);
 }
 
-// Issue 21, item 2: `--form worker` scaffolds a warm worker with its helper library.
+// `--form worker` scaffolds a warm worker with its helper library.
 #[test]
 fn python_worker_tool_passes_its_own_test() {
     let dir = folder(&[]);
@@ -120,7 +120,7 @@ fn python_worker_tool_passes_its_own_test() {
     assert_check_and_tests_pass(dir.path(), 1);
 }
 
-// Issue 21, item 2: a second worker of the folder keeps the helper library already there.
+// A second worker of the folder keeps the helper library already there.
 #[test]
 fn node_workers_share_the_helper_library() {
     let dir = new_tool(&["text_shout", "--form", "worker", "--lang", "node"]);

@@ -1,5 +1,5 @@
-//! `serve --http --oauth-issuer` against a real issuer (issue 19, items 1 and 2; issue 20,
-//! item 5): oauth2-mock-server (npm, pinned in `.ci/oauth/`) signs JWTs and serves its
+//! `serve --http --oauth-issuer` against a real issuer
+//! (docs/auth.md): oauth2-mock-server (npm, pinned in `.ci/oauth/`) signs JWTs and serves its
 //! metadata and JWKS on a free loopback port, run by `.ci/oauth/issuer.mjs`. The tests skip
 //! when that is not installed, unless `TOOLSMITH_REQUIRE_OAUTH=1` (set by `.ci/run`).
 
@@ -151,7 +151,7 @@ fn call(server: &ServeProcess, token: &str, name: &str, arguments: &Value) -> Va
 
 #[test]
 fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
-    // Issue 19, items 1 and 2.
+    // docs/auth.md, "Tokens" and "Tools by scope".
     let Some(mut issuer) = Issuer::start() else {
         return;
     };
@@ -258,7 +258,7 @@ fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
 
 #[test]
 fn a_required_scope_is_a_403_naming_it() {
-    // Issue 19, item 1: `--oauth-scope`.
+    // `--oauth-scope`.
     let Some(mut issuer) = Issuer::start() else {
         return;
     };
@@ -288,7 +288,7 @@ fn a_required_scope_is_a_403_naming_it() {
 
 #[test]
 fn a_profile_that_requires_a_scope_refuses_callers_without_it() {
-    // Issue 19, item 2: "Profiles may require scopes too".
+    // "Profiles may require scopes too".
     let Some(mut issuer) = Issuer::start() else {
         return;
     };
@@ -340,7 +340,7 @@ fn a_profile_that_requires_a_scope_refuses_callers_without_it() {
 
 #[test]
 fn two_tokens_cannot_see_each_others_code_sessions() {
-    // Issue 20, item 5: a session id is scoped to the token's subject.
+    // A session id is scoped to the token's subject.
     let Some(mut issuer) = Issuer::start() else {
         return;
     };
@@ -373,7 +373,7 @@ fn two_tokens_cannot_see_each_others_code_sessions() {
 
 #[test]
 fn search_and_execute_tool_keep_to_the_callers_scopes() {
-    // Issue 19, item 2: a tool the token's scopes do not cover is not found by
+    // A tool the token's scopes do not cover is not found by
     // `tool_search`, and `execute_tool` refuses it naming the scope.
     let Some(mut issuer) = Issuer::start() else {
         return;
@@ -421,7 +421,7 @@ fn post_2026(
 
 #[test]
 fn a_task_is_reached_only_with_a_token_of_its_subject() {
-    // Issue 21, item 3 (docs/tasks.md): a task made for an OAuth caller is unknown to others.
+    // docs/tasks.md: a task made for an OAuth caller is unknown to others.
     let Some(mut issuer) = Issuer::start() else {
         return;
     };
@@ -470,7 +470,7 @@ fn serve_configured(dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)])
 
 #[test]
 fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
-    // Issue 19, items 1 and 3: `[auth]` sets what the --oauth-* flags set (a flag wins over
+    // `[auth]` sets what the --oauth-* flags set (a flag wins over
     // its key), and `[limits] calls_per_minute` counts each token subject on its own.
     let Some(mut issuer) = Issuer::start() else {
         return;
@@ -526,7 +526,7 @@ fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
 
 #[test]
 fn opaque_tokens_are_introspected_and_the_answer_is_cached() {
-    // Issue 19, item 1: RFC 7662 introspection for tokens that are not JWTs, with the
+    // RFC 7662 introspection for tokens that are not JWTs, with the
     // client secret read from the environment (`${VAR}` in toolsmith.toml).
     let Some(mut issuer) = Issuer::start() else {
         return;
@@ -586,7 +586,7 @@ fn opaque_tokens_are_introspected_and_the_answer_is_cached() {
 
 #[test]
 fn introspection_is_configured_by_flags_too() {
-    // Issue 19, item 1: `--oauth-introspection-url`, `--oauth-client-id` and the secret
+    // `--oauth-introspection-url`, `--oauth-client-id` and the secret
     // from TOOLSMITH_OAUTH_CLIENT_SECRET set what `[auth]` sets.
     let Some(mut issuer) = Issuer::start() else {
         return;
@@ -638,7 +638,7 @@ fn introspection_is_configured_by_flags_too() {
 
 #[test]
 fn the_python_sdk_client_calls_with_a_bearer_token() {
-    // Issue 19's tests: "the official Python SDK client calls with a bearer token".
+    // The official Python SDK client calls with a bearer token, as users' agents do.
     let Some(mut issuer) = Issuer::start() else {
         return;
     };

@@ -1,4 +1,4 @@
-//! OpenAPI services as tool sources (issue 17, item 4): a folder whose `[openapi.pets]` is a
+//! OpenAPI services as tool sources: a folder whose `[openapi.pets]` is a
 //! 3.0 YAML spec and `[openapi.store]` a 3.1 JSON one, both served by a real HTTP server on
 //! loopback (`openapi/server.py`), and `[openapi.broken]` a spec that does not parse. Every
 //! operation is called through `toolsmith serve` with rmcp's client, over stdio and over

@@ -1,4 +1,4 @@
-//! Packages (issue 16, items 2 and 3): a host folder with two local packages and one git
+//! Packages: a host folder with two local packages and one git
 //! package, a bare repository this test makes and pushes to (nothing reaches the network),
 //! served by the real binary to rmcp's client over stdio pipes and over HTTP, and driven
 //! through `call`, `check`, `list` and `packages`.
@@ -401,7 +401,7 @@ fn cached_files_that_no_longer_match_the_lock_are_checked_out_again() {
 
 #[test]
 fn a_profile_selects_package_tools_by_qualified_name() {
-    // Issue 16, items 1 and 2: profiles name a package's tools as publisher/package/tool.
+    // Profiles name a package's tools as publisher/package/tool.
     let fixture = Fixture::new();
     let config = std::fs::read_to_string(fixture.host().join("toolsmith.toml")).unwrap();
     fixture.write(

@@ -1,4 +1,4 @@
-//! Issue 18, item 4: the page at `/` and its data at `/api/info` on `toolsmith serve
+//! The page at `/` and its data at `/api/info` on `toolsmith serve
 //! --http`, over real HTTP: what they show, escaping, the bearer token and the `Host` and
 //! `Origin` checks. The page in a real browser is `page_browser.rs`.
 

@@ -1,4 +1,4 @@
-//! Issue 18, item 4: the page of `toolsmith serve --http` in a real browser. Debian's
+//! The page of `toolsmith serve --http` in a real browser. Debian's
 //! `chromium`, headless, driven by `puppeteer-core` (.ci/browser, pinned, installed by
 //! `.ci/run`) through `.ci/browser/page-test.mjs`: every tool on the page, a try-it call
 //! with a number, an enum and an array, an `isError` result in red, and with

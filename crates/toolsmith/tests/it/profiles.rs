@@ -1,4 +1,4 @@
-//! Profiles (`[profiles.NAME]`, issue 16 item 1): one folder, several servers. The real
+//! Profiles (`[profiles.NAME]`): one folder, several servers. The real
 //! binary serves each profile to rmcp's client over stdio and HTTP; `list`, `search`,
 //! `check` and `test` take `--profile` too.
 
@@ -346,7 +346,7 @@ fn watch_reloads_an_edited_profile() {
 
 #[test]
 fn an_installed_profile_serves_that_profile_when_the_client_starts_it() {
-    // Issue 16, item 1: `install --profile NAME` writes an entry that, started as the
+    // `install --profile NAME` writes an entry that, started as the
     // client starts it, serves that profile, under the profile's own server name.
     let dir = profiles_folder();
     let home = tempfile::tempdir().unwrap();

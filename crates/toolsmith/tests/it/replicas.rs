@@ -1,4 +1,4 @@
-//! Replicas sharing their sessions through Redis, behind nginx round-robin (issue 19, items
+//! Replicas sharing their sessions through Redis, behind nginx round-robin (items
 //! 4 and 5): Debian's `redis-server` and `nginx`, started on free loopback ports with
 //! their files in a temp dir (`services.rs`), and two `toolsmith serve --http --state redis://…` processes.
 //! nginx runs `docs/deploy/nginx.conf`, the file docs/deploy.md shows, so the two agree.
@@ -42,7 +42,7 @@ fn one_session_is_served_by_both_replicas_and_survives_losing_one() {
         assert_eq!(text(&client.call("echo", &json!({"text": said}))), said);
     }
     // Round-robin sent the one session's requests to both, and both answered them: before
-    // the shared state, the second replica answered "Session not found" (issue 19, item 4).
+    // the shared state, the second replica answered "Session not found".
     let answered = replicas_that_answered(temp.path());
     assert_eq!(
         answered,
@@ -311,7 +311,7 @@ impl Messages {
 
 #[test]
 fn an_elicitation_from_one_replica_is_answered_through_the_other() {
-    // Issue 19, item 4: the elicitation rides A's POST stream, the client's answer lands on
+    // The elicitation rides A's POST stream, the client's answer lands on
     // B (as a round-robin balancer may send it), and B relays it to A over Redis pub/sub.
     let Some((_tools, _redis, a, b)) = two_replicas() else {
         return;
@@ -343,7 +343,7 @@ fn an_elicitation_from_one_replica_is_answered_through_the_other() {
 
 #[test]
 fn a_cancellation_posted_to_one_replica_stops_the_call_on_the_other() {
-    // Issue 19, item 4: `notifications/cancelled` for a call running on A, POSTed to B,
+    // `notifications/cancelled` for a call running on A, POSTed to B,
     // stops it on A. As on one server, the call then gets no response: its stream ends
     // without one. Both of A's paths: rmcp's session worker (a client that can be asked
     // for elicitation) and the direct one (a client that cannot be asked anything).
@@ -396,7 +396,7 @@ fn a_cancellation_posted_to_one_replica_stops_the_call_on_the_other() {
 
 #[test]
 fn a_log_level_set_on_one_replica_applies_on_the_other() {
-    // Issue 19, item 4: `logging/setLevel` is shared: published to a replica that holds
+    // `logging/setLevel` is shared: published to a replica that holds
     // the session already, and read by one that restores it later.
     let Some((_tools, _redis, a, b)) = two_replicas() else {
         return;
@@ -438,7 +438,7 @@ fn a_log_level_set_on_one_replica_applies_on_the_other() {
 
 #[test]
 fn a_log_from_a_call_on_one_replica_reaches_the_get_stream_on_the_other() {
-    // Issue 19, item 4: a session's notifications for its GET stream reach it on whichever
+    // A session's notifications for its GET stream reach it on whichever
     // replica holds it, from a call on either path of the other one (restoring, then direct).
     let Some((_tools, _redis, a, b)) = two_replicas() else {
         return;
@@ -463,7 +463,7 @@ fn a_log_from_a_call_on_one_replica_reaches_the_get_stream_on_the_other() {
 
 #[test]
 fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_is() {
-    // Issue 19, item 4: `resources/subscribe` is shared like the log level. Session one is
+    // `resources/subscribe` is shared like the log level. Session one is
     // held by A and subscribes through B; session two subscribes on A and is restored by B
     // later. When the resource changes, each session's GET stream (on A, on B) gets
     // `resources/updated` once, and the next reload's `tools/list_changed` once.
@@ -524,7 +524,7 @@ fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_i
 
 #[test]
 fn the_roots_a_client_gave_one_replica_serve_the_other_until_they_change() {
-    // Issue 19, item 4: a session's roots are kept in the shared state. A asks the client
+    // A session's roots are kept in the shared state. A asks the client
     // for them; B then runs the command tool in that root without asking. After
     // `notifications/roots/list_changed` posted to B, A asks again, and B takes the new
     // answer from the shared state.

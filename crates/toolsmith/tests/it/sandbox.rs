@@ -1,5 +1,5 @@
 //! The Starlark sandbox against files and hosts set up to lead a tool astray: links, FIFOs,
-//! addresses in disguise and redirects to other hosts (issue 14).
+//! addresses in disguise and redirects to other hosts.
 
 use std::path::Path;
 
@@ -35,7 +35,7 @@ def get(name: str) -> str:
 mcp.tool(get, permissions = {"fs.read": ["data/"]}, timeout = 1)
 "#;
 
-// Regression test for issue 14, item 8: a dangling link inside a write grant led the write
+// Regression test: a dangling link inside a write grant led the write
 // out of it (`outside.txt` was created beside `data/`).
 #[test]
 fn a_write_does_not_follow_a_dangling_link_out_of_its_grant() {
@@ -62,7 +62,7 @@ fn a_write_does_not_follow_a_dangling_link_out_of_its_grant() {
     );
 }
 
-// Regression test for issue 14, item 4 (file half): reading a FIFO in a read grant blocked
+// Regression test (file half): reading a FIFO in a read grant blocked
 // the call's thread forever (the watchdog answered, but the thread and its slot were lost).
 #[test]
 fn a_read_refuses_a_fifo_instead_of_blocking() {
@@ -99,7 +99,7 @@ fn hop_server() -> u16 {
     })
 }
 
-// Regression test for issue 14, item 12: `Location: //127.0.0.1:PORT/x` was fetched as the
+// Regression test: `Location: //127.0.0.1:PORT/x` was fetched as the
 // path `//127.0.0.1:PORT/x` on the same host instead of as that other host, whose grant
 // was then never checked.
 #[test]
@@ -135,7 +135,7 @@ mcp.tool(hop_both, permissions = {{"net": ["127.0.0.1:{first}", "127.0.0.1:{seco
     assert_eq!(echo["request"], "GET /echo HTTP/1.1", "{stdout}");
 }
 
-// Regression test for issue 14, item 12: an IPv4-compatible IPv6 address
+// Regression test: an IPv4-compatible IPv6 address
 // (`[::127.0.0.1]`) passed the check that keeps `*` grants off the machine itself.
 #[test]
 fn an_ipv4_compatible_address_is_not_public() {

@@ -1,4 +1,4 @@
-//! `toolsmith search` (issue 4): the `tool_search` ranking on the command line.
+//! `toolsmith search`: the `tool_search` ranking on the command line.
 
 use crate::serve_process::ServeProcess;
 use crate::{folder, json_output, toolsmith};
@@ -68,7 +68,7 @@ fn an_empty_query_is_a_usage_error() {
     assert!(output.stdout.is_empty());
 }
 
-/// Issue 21: a one-shot `toolsmith search` keeps its index in the cache folder and reads it
+/// A one-shot `toolsmith search` keeps its index in the cache folder and reads it
 /// back while the folder is unchanged; a changed file, or a cache file that is not one,
 /// makes it load the folder again.
 #[test]

@@ -210,7 +210,7 @@ fn http_requires_the_token_from_the_environment() {
 
 #[test]
 fn serve_says_why_auto_search_put_every_tool_behind_search() {
-    // Regression test for issue 14, item 24: docs/search.md promised this line, but at the
+    // Regression test: docs/search.md promised this line, but at the
     // default log level `serve` printed nothing.
     let dir = folder(&[
         ("toolsmith.toml", "[search]\nbudget_tokens = 20\n"),
@@ -225,7 +225,7 @@ fn serve_says_why_auto_search_put_every_tool_behind_search() {
     });
 }
 
-// Issue 15, item 5: the server's error keeps the operating system's reason as its cause
+// The server's error keeps the operating system's reason as its cause
 // and says how to fix it.
 #[test]
 fn a_port_in_use_is_an_error_with_its_cause_and_a_hint() {
@@ -254,7 +254,7 @@ fn a_port_in_use_is_an_error_with_its_cause_and_a_hint() {
 
 #[test]
 fn on_a_terminal_serve_says_what_it_serves_and_what_to_do_next() {
-    // Issue 18, item 5: on a terminal nobody speaks MCP, so `serve` says what it is
+    // On a terminal nobody speaks MCP, so `serve` says what it is
     // waiting for and which commands show something at once. Its stdin is a pseudo-terminal
     // opened here (not `script`, which hung one CI run), and the test owns the deadline.
     let text = serve_on_a_terminal(&["serve", "examples/tools", "--profile", "weather"]);

@@ -1,4 +1,4 @@
-//! Services the tests start on loopback (issue 19): Debian's `redis-server` and `nginx`,
+//! Services the tests start on loopback: Debian's `redis-server` and `nginx`,
 //! each on a free port with its files in a temp dir, and `toolsmith serve --http --state`
 //! replicas; shared by the replica and rate-limit tests. Without both programs the tests
 //! that need them skip, except under `TOOLSMITH_REQUIRE_REDIS=1` (set by `.ci/run`).

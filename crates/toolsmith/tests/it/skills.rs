@@ -1,4 +1,4 @@
-//! `toolsmith skills` (issue 18, item 3): Agent Skills written from tool definitions, valid
+//! `toolsmith skills`: Agent Skills written from tool definitions, valid
 //! by the Agent Skills format, runnable through their script, and `--check`ed for CI.
 
 use std::path::Path;
@@ -245,7 +245,7 @@ fn regenerating_removes_its_stale_skills_and_never_touches_others() {
 
 #[test]
 fn the_bundled_example_skills_match_the_example_tools() {
-    // Issue 18, item 3: the skills in examples/skills are generated from examples/tools;
+    // The skills in examples/skills are generated from examples/tools;
     // this fails when a tool changes and they were not regenerated with
     // `toolsmith skills examples/tools --out examples/skills`.
     let checked = toolsmith()
@@ -268,7 +268,7 @@ fn the_bundled_example_skills_match_the_example_tools() {
     }
 }
 
-/// Issue 18, item 3: `install CLIENT --skills` writes into the client's own skills folder,
+/// `install CLIENT --skills` writes into the client's own skills folder,
 /// which other tools folders and people share: only this folder's skills change.
 #[test]
 fn install_skills_shares_the_clients_folder_with_other_skills() {
@@ -350,7 +350,7 @@ fn install_skills_shares_the_clients_folder_with_other_skills() {
     );
 }
 
-/// Issue 18, item 3: a client that reads no skills says which ones do.
+/// A client that reads no skills says which ones do.
 #[test]
 fn install_skills_into_a_client_without_skills_names_those_with() {
     let home = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! MCP tasks (issue 21, item 3; docs/tasks.md): rmcp's client (the official Rust SDK)
+//! MCP tasks (docs/tasks.md): rmcp's client (the official Rust SDK)
 //! speaking 2026-07-28 with the `io.modelcontextprotocol/tasks` extension to a real
 //! `toolsmith serve --http`: a call becomes a task, its progress shows on `tasks/get`, one
 //! task is cancelled and another's result collected. With shared state, two replicas
@@ -285,7 +285,7 @@ fn alive(pid: i32) -> bool {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
 }
 
-// Issue 21, item 3: with shared state, tasks live in Redis. Before, a task made through one
+// With shared state, tasks live in Redis. Before, a task made through one
 // replica was unknown (-32602) on every other.
 #[test]
 fn a_task_made_on_one_replica_is_read_cancelled_and_collected_on_another() {
@@ -414,7 +414,7 @@ fn a_shared_task_is_unknown_on_every_replica_once_its_ttl_passed() {
     );
 }
 
-/// Issue 21: without `--state`, tasks live in the server's memory, where an ended task is
+/// Without `--state`, tasks live in the server's memory, where an ended task is
 /// kept one TTL and then forgotten: `tasks/get` answers its id as unknown (-32602).
 #[test]
 fn a_task_in_memory_is_unknown_once_its_ttl_passed() {
@@ -539,7 +539,7 @@ fn assert_declares_tasks(initialized: &serde_json::Value) {
     );
 }
 
-// Issue 21, item 3: the 2025-11-25 experimental tasks, where a client of that revision
+// The 2025-11-25 experimental tasks, where a client of that revision
 // negotiates them. Before, its `task` param was ignored and `tasks/get` was -32021.
 #[test]
 fn a_2025_11_25_client_gets_experimental_tasks_over_stdio() {
@@ -621,7 +621,7 @@ fn a_2025_11_25_client_gets_experimental_tasks_over_http() {
     experimental_tasks(|method, params| session.request(&server, method, &params));
 }
 
-// Issue 21, item 3: a 2025-11-25 task made through one replica is collected and listed
+// A 2025-11-25 task made through one replica is collected and listed
 // through another (the session, and the task, live in Redis).
 #[test]
 fn a_2025_11_25_task_made_on_one_replica_is_collected_on_another() {

@@ -1,5 +1,5 @@
 //! An upstream that asks the client something while it answers `prompts/get` or
-//! `resources/read` (issue 17, item 2: "an upstream's sampling, elicitation and roots
+//! `resources/read` ("an upstream's sampling, elicitation and roots
 //! requests are forwarded to the client, and answered in either protocol era"). The
 //! upstream (`upstream_asking/server.cjs`, on the official TypeScript SDK) elicits the
 //! user's name for its prompt and samples a line for its resource. A 2025-11-25 client over

@@ -1,4 +1,4 @@
-//! A real third-party server as an upstream (issue 17, items 1 and 2):
+//! A real third-party server as an upstream:
 //! `@modelcontextprotocol/server-everything`, the MCP project's own demonstration server
 //! (pinned in `.ci/upstreams/package.json`), behind `toolsmith serve` over stdio. Its tools
 //! are listed under the prefix, with the tools it registers only after `initialize`; text,
@@ -103,7 +103,7 @@ fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
     let invalid = server.call("everything_get-sum", &json!({"a": "two", "b": 40}));
     assert_eq!(invalid["isError"], true, "{invalid}");
 
-    // Issue 17: a block's annotations pass through too (the client decides by them who
+    // A block's annotations pass through too (the client decides by them who
     // sees it), and a resource link keeps its fields.
     let annotated = server.call(
         "everything_get-annotated-message",
@@ -192,7 +192,7 @@ fn server_everything_progress_reaches_the_client_and_a_cancelled_call_ends() {
     );
 }
 
-/// Issue 17: `resources/subscribe` of an upstream's resource is forwarded to it, and its
+/// `resources/subscribe` of an upstream's resource is forwarded to it, and its
 /// `notifications/resources/updated` reach the subscribed client; after
 /// `resources/unsubscribe` the upstream is told too, and sends nothing more for it.
 #[test]

@@ -1,4 +1,4 @@
-//! FastMCP as an upstream (issue 17, real upstream coverage): a server written with
+//! FastMCP as an upstream (real upstream coverage): a server written with
 //! FastMCP (`upstream_fastmcp/server.py`; pip `fastmcp`, pinned in
 //! `.ci/sdk/requirements.txt`) behind `toolsmith serve` over stdio. Its tools are listed
 //! under the prefix and called; text, structured and error results pass through; its

@@ -1,4 +1,4 @@
-//! An upstream that fails (issue 17, "Faults", and the gaps its audit found): one that
+//! An upstream that fails ("Faults", and the gaps its audit found): one that
 //! cannot start has its tools listed as unavailable from the last time it listed them, and
 //! calls to them answer an `isError` naming it; one that keeps crashing soon after it
 //! starts is started again with backoff, not on every call; an answer Toolsmith cannot
@@ -21,7 +21,7 @@ fn scripted(name: &str, args: &[&str]) -> String {
     format!("[upstream.{name}]\ncommand = {command:?}\n")
 }
 
-/// Issue 17, gap 1: "its tools listed as unavailable in `toolsmith list` and calls to them
+/// "its tools listed as unavailable in `toolsmith list` and calls to them
 /// get an `isError` naming the upstream".
 #[test]
 fn an_upstream_that_stops_starting_serves_its_last_tools_as_unavailable() {
@@ -105,7 +105,7 @@ fn an_upstream_that_stops_starting_serves_its_last_tools_as_unavailable() {
     assert_eq!(text(&answered), "back");
 }
 
-/// Issue 17, gap 1: an upstream that never listed its tools has none to list, and a call
+/// An upstream that never listed its tools has none to list, and a call
 /// under its prefix is still an unknown tool (-32602), whose message names the upstream.
 #[test]
 fn a_call_under_the_prefix_of_an_upstream_that_never_started_names_it() {
@@ -134,7 +134,7 @@ fn a_call_under_the_prefix_of_an_upstream_that_never_started_names_it() {
     assert!(message.contains("did you mean `own`"), "{message}");
 }
 
-/// Issue 17, gap 2: an upstream that starts and then keeps crashing is started again with
+/// An upstream that starts and then keeps crashing is started again with
 /// backoff, like one that cannot start, and not on every call. Each start of the server
 /// adds a line to a file; each call makes it exit.
 #[test]
@@ -166,7 +166,7 @@ fn a_crash_looping_upstream_is_not_started_again_on_every_call() {
     assert!(backing_off > 0, "no call was told of the backoff");
 }
 
-/// Issue 17, gap 4: an answer to a call that is not JSON, or not a tool result, fails that
+/// An answer to a call that is not JSON, or not a tool result, fails that
 /// call at once with an `isError` naming the upstream, long before its timeout (ten
 /// minutes here, past the test's patience); a stray line that answers nothing is passed
 /// over, as MCP's SDKs do.

@@ -1,5 +1,5 @@
 //! What a faithful proxy of an upstream's tools does, each behaviour with a test of its own
-//! (issue 17, the gaps its audit found): an upstream cancelling what it asked the client
+//! (docs/gateway.md, "A faithful proxy"): an upstream cancelling what it asked the client
 //! cancels it at the client; its tool list changes, log messages, roots requests and result
 //! `_meta` cross the gateway; a per-tool timeout, `toolsmith call` and `search`, profiles,
 //! `discoverable` and name collisions apply to its tools as to the folder's own; and its
@@ -15,7 +15,7 @@ use crate::serve_process::{PATIENCE, ServeProcess};
 use crate::toolsmith;
 use crate::upstreams::{Fixture, alive, scripted_upstream, wait_for_pids, wait_until_gone};
 
-/// Issue 17, gap 3: when an upstream cancels a request it had sent the client through
+/// When an upstream cancels a request it had sent the client through
 /// Toolsmith (sampling here), the client gets `notifications/cancelled` for the request
 /// Toolsmith forwarded.
 #[test]
@@ -71,7 +71,7 @@ fn an_upstream_that_withdraws_its_sampling_request_cancels_it_at_the_client() {
     );
 }
 
-/// Issue 17: the gateway asks an upstream for the 2025-11-25 revision in `initialize`
+/// The gateway asks an upstream for the 2025-11-25 revision in `initialize`
 /// (docs/gateway.md, "A faithful proxy"), not rmcp's newest, 2026-07-28. The scripted
 /// upstream grants whichever revision it is asked for, and an upstream on 2026-07-28 may
 /// not ask the client things during a call the way the gateway forwards them; on
@@ -116,7 +116,7 @@ fn an_upstream_is_asked_for_the_2025_11_25_revision_and_may_ask_the_client_mid_c
     }
 }
 
-/// Issue 17: "a name that another tool already has is a load error naming both", for the
+/// "a name that another tool already has is a load error naming both", for the
 /// folder's own tool and an upstream's, and for two upstreams under one prefix.
 #[test]
 fn an_upstream_tool_named_like_another_is_a_load_error_naming_both() {
@@ -166,7 +166,7 @@ fn an_upstream_tool_named_like_another_is_a_load_error_naming_both() {
     );
 }
 
-/// Issue 17: an upstream's `notifications/tools/list_changed` has Toolsmith list its tools
+/// An upstream's `notifications/tools/list_changed` has Toolsmith list its tools
 /// again and tell its own clients. The inner server runs with `--watch`, so a tool added
 /// to its folder is such a change.
 #[test]
@@ -196,7 +196,7 @@ fn an_upstreams_list_changed_refreshes_its_tools_and_reaches_the_client() {
     assert_eq!(client.call_text("inner_added", &json!({})), "added");
 }
 
-/// Issue 17: "the upstream's progress notifications go to the client that made the call,
+/// "the upstream's progress notifications go to the client that made the call,
 /// its log messages too".
 #[test]
 fn an_upstreams_log_messages_reach_the_client_before_the_result() {
@@ -226,7 +226,7 @@ fn an_upstreams_log_messages_reach_the_client_before_the_result() {
     assert_eq!(log["params"]["level"], "warning", "{log}");
 }
 
-/// Issue 17: an upstream's `roots/list` during a call is asked of the client that made it,
+/// An upstream's `roots/list` during a call is asked of the client that made it,
 /// and the client's roots are its answer.
 #[test]
 fn an_upstreams_roots_request_is_answered_by_the_client() {
@@ -261,7 +261,7 @@ fn an_upstreams_roots_request_is_answered_by_the_client() {
     );
 }
 
-/// Issue 17: "A tool result's `_meta` passes through, next to its content,
+/// "A tool result's `_meta` passes through, next to its content,
 /// `structuredContent` and `isError`."
 #[test]
 fn an_upstream_results_meta_passes_through() {
@@ -285,7 +285,7 @@ fn an_upstream_results_meta_passes_through() {
     assert_eq!(result["content"][0]["text"], "with meta", "{result}");
 }
 
-/// Issue 17: a wrapping manifest's own `timeout` bounds the forwarded call: an `isError`
+/// A wrapping manifest's own `timeout` bounds the forwarded call: an `isError`
 /// saying it timed out, and the upstream is told to stop the tool.
 #[test]
 fn a_per_tool_timeout_on_an_upstream_tool_is_an_is_error() {
@@ -306,7 +306,7 @@ fn a_per_tool_timeout_on_an_upstream_tool_is_an_is_error() {
     wait_until_gone(pids[1]);
 }
 
-/// Issue 17: `toolsmith call` and `toolsmith search` reach an upstream's tools.
+/// `toolsmith call` and `toolsmith search` reach an upstream's tools.
 #[test]
 fn toolsmith_call_and_search_reach_upstream_tools() {
     let fixture = Fixture::stdio();
@@ -336,7 +336,7 @@ fn toolsmith_call_and_search_reach_upstream_tools() {
     assert_eq!(found["results"][0]["name"], "inner_echo", "{found}");
 }
 
-/// Issue 17: a profile selects an upstream's tools by its tag.
+/// A profile selects an upstream's tools by its tag.
 #[test]
 fn a_profile_selects_upstream_tools_by_tag() {
     let fixture = Fixture::stdio();
@@ -358,7 +358,7 @@ fn a_profile_selects_upstream_tools_by_tag() {
     );
 }
 
-/// Issue 17: an upstream tool marked `discoverable` (here by a wrapping manifest) is not
+/// An upstream tool marked `discoverable` (here by a wrapping manifest) is not
 /// listed, is found by `tool_search` and runs through `execute_tool`.
 #[test]
 fn a_discoverable_upstream_tool_is_found_by_search_and_executed() {
@@ -384,7 +384,7 @@ fn a_discoverable_upstream_tool_is_found_by_search_and_executed() {
     assert!(text(&ran).contains("heard"), "{}", text(&ran));
 }
 
-/// Issue 17: "each upstream program runs in its own process group, killed when its
+/// "each upstream program runs in its own process group, killed when its
 /// connection ends and when Toolsmith exits": a child the upstream started in the
 /// background is gone once Toolsmith has exited, stopped by SIGTERM or by its stdin closing.
 #[test]

@@ -1,4 +1,4 @@
-//! Wrapping an upstream tool, and per-tool options sent upstream (issue 17: "tool
+//! Wrapping an upstream tool, and per-tool options sent upstream ("tool
 //! transformation" and "per-tool `timeout` and `[options]`"): an outer folder whose
 //! `[upstream.inner]` is a second, real `toolsmith serve`, and a manifest with
 //! `upstream = "inner"` + `tool = "create_issue"` that publishes it under its own name,

@@ -1,4 +1,4 @@
-//! Upstream MCP servers (issue 17, items 1, 3 and 5): an outer folder whose
+//! Upstream MCP servers: an outer folder whose
 //! `[upstream.inner]` is a second, real `toolsmith serve` of an inner folder, over stdio and
 //! over HTTP; the outer one is served to rmcp's client and driven through `list` and `call`.
 //! Killing the inner server in the middle of a call gives an `isError` naming it, and the
@@ -191,7 +191,7 @@ fn an_unset_header_variable_is_a_diagnostic_naming_it() {
 
 #[test]
 fn an_upstream_that_cannot_start_is_listed_as_unavailable_and_the_rest_serves() {
-    // Issue 17, item 3: the rest of the server keeps serving.
+    // The rest of the server keeps serving.
     let fixture = Fixture::new(
         "[upstream.broken]\ncommand = [\"sh\", \"-c\", \"echo cannot find the token >&2; exit 3\"]\n",
     );
@@ -215,7 +215,7 @@ fn an_upstream_that_cannot_start_is_listed_as_unavailable_and_the_rest_serves() 
 
 #[test]
 fn killing_an_upstream_mid_call_is_an_error_and_the_next_call_restarts_it() {
-    // Issue 17, item 3: a call in flight when its upstream dies gets an isError, never a
+    // A call in flight when its upstream dies gets an isError, never a
     // hang, and the upstream is started again for the next call.
     let fixture = Fixture::stdio();
     let client = std::sync::Arc::new(McpClient::stdio(&[&fixture.outer()]));
@@ -263,7 +263,7 @@ mcp.tool(ask)
 
 #[test]
 fn progress_sampling_and_cancellation_cross_an_upstream_both_ways() {
-    // Issue 17, item 2: the upstream's progress reaches the client under the client's own
+    // The upstream's progress reaches the client under the client's own
     // token, its sampling request is asked of the client and the answer goes back, and the
     // client's cancellation stops the tool running in the upstream.
     let fixture = Fixture::stdio();
@@ -340,7 +340,7 @@ command = ["sh", "-c", "sleep 1; echo rested"]
 
 #[test]
 fn calls_in_flight_hold_no_thread_and_a_line_bigger_than_the_pipe_arrives_whole() {
-    // Issue 17, "the overhead of a proxied call": an upstream's calls are futures on the
+    // What a proxied call costs: an upstream's calls are futures on the
     // server's runtime (docs/performance.md, "The gateway"), so calls waiting on it hold no
     // call thread each; and a call is written to the upstream's stdin by its sender, the
     // rest of a line the pipe does not take queued whole, in order, with later lines
@@ -467,7 +467,7 @@ pattern = '\A[A-Z]+-\d+\z'
 required = true
 "#;
 
-/// `check --upstream` and `check --url` (issue 17, item 5): another server's published
+/// `check --upstream` and `check --url`: another server's published
 /// definitions are linted without a folder, with the definition rules and none of the rules
 /// about a folder's own files.
 fn lint_findings(output: &std::process::Output) -> Vec<(String, String)> {
@@ -567,7 +567,7 @@ fn check_url_lints_a_server_over_http_and_a_dead_one_is_a_clear_error() {
     assert!(stderr.contains("/nonexistent/mcp-server"), "{stderr}");
 }
 
-/// `toolsmith upstream add` (issue 17, item 1) writes the table `serve` reads, keeps the
+/// `toolsmith upstream add` writes the table `serve` reads, keeps the
 /// rest of the file, tries the server, and refuses to write a name twice.
 #[test]
 fn upstream_add_writes_the_table_and_tries_the_server() {
@@ -635,7 +635,7 @@ fn upstream_add_writes_the_table_and_tries_the_server() {
     assert!(written.contains("[upstream.broken]"), "{written}");
 }
 
-/// `lazy = true` (issue 17, item 3): the upstream is started once to learn its tools, and
+/// `lazy = true`: the upstream is started once to learn its tools, and
 /// after that not until a call needs it; its tools are listed meanwhile from the last run.
 #[test]
 fn a_lazy_upstream_starts_at_its_first_call() {

@@ -56,7 +56,7 @@ fn watch_publishes_new_tools_and_keeps_those_of_a_broken_file() {
     assert_eq!(server.tool_names(), ["first", "second"]);
 
     // The broken file keeps its old tools; the tool list does not change, so no
-    // `tools/list_changed` comes (issue 14, item 20). The load error reaches stderr with
+    // `tools/list_changed` comes. The load error reaches stderr with
     // the file and its line.
     std::fs::write(&file, BROKEN).unwrap();
     server.stderr_until(|line| line.contains("tools.star:") && line.contains("error"));
@@ -112,7 +112,7 @@ for i in range(10000000):
 
 #[test]
 fn a_slow_top_level_holds_up_neither_start_nor_reloads() {
-    // Regression test for issue 14, item 6: a file whose top level loops made `initialize`
+    // Regression test: a file whose top level loops made `initialize`
     // wait the whole call timeout (30 s), and every reload evaluated it again.
     let dir = folder(&[
         ("toolsmith.toml", "[defaults]\nload_timeout = \"300ms\"\n"),
@@ -173,7 +173,7 @@ fn notifications_until_tools_changed(server: &ServeProcess) -> Vec<String> {
 
 #[test]
 fn a_reload_announces_only_the_lists_that_changed() {
-    // Regression test for issue 14, item 20: every reload sent `tools/list_changed`, even
+    // Regression test: every reload sent `tools/list_changed`, even
     // when a broken file's old tools were kept or only a resource changed.
     let dir = folder(&[("tools.star", ONE_TOOL)]);
     let mut server = watched(dir.path().to_str().unwrap());

@@ -1,4 +1,4 @@
-//! Warm command tools through the whole server (issue 21, item 2): `examples/workers/`
+//! Warm command tools through the whole server: `examples/workers/`
 //! served over stdio, calls from several client threads at once, a worker command's load
 //! error, and a client's cancellation (`notifications/cancelled`, `tasks/cancel`) reaching
 //! the worker process as its cancel line.
@@ -147,7 +147,7 @@ fn worker_pid(server: &mut ServeProcess) -> (String, Vec<Value>) {
     (pid.to_string(), seen)
 }
 
-// Issue 21, item 2: the worker tests of toolsmith-command cancel through the pool; this one
+// The worker tests of toolsmith-command cancel through the pool; this one
 // goes through the server, from the client's `notifications/cancelled`.
 #[test]
 fn a_cancelled_call_reaches_its_worker_as_a_cancel_line_and_is_answered_once_at_most() {

@@ -280,7 +280,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_page_escapes_descriptions_and_builds_a_control_per_type() {
-        // Issue 18, item 4.
+        // docs/http.md, "The page".
         let (status, page) = get(&HttpOptions::default(), PAGE_PATH, &[]).await;
         assert_eq!(status, StatusCode::OK);
         assert!(
