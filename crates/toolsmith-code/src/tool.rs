@@ -14,6 +14,7 @@ use toolsmith_model::{
     CallContext, CallOutcome, Catalog, CatalogEntry, Content, JsonObject, SourceLocation,
     StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn,
 };
+use toolsmith_model::telemetry::{Attribute, SpanRole, WorkSpan};
 use toolsmith_search::TOOL_SEARCH;
 use toolsmith_starlark::{CodeHost, KeptGlobals};
 
@@ -304,13 +305,35 @@ impl CodeHost for CatalogHost<'_> {
                 "a program cannot call `{name}` itself; write the code inline"
             ));
         }
-        toolsmith_search::execute(self.catalog, name, arguments, self.context).map_err(|unknown| {
-            let find = if self.catalog.get(TOOL_SEARCH).is_some() {
-                format!("; find tools with `tools.{TOOL_SEARCH}(query = \"...\")`")
-            } else {
-                "; `dir(tools)` lists them".to_owned()
-            };
-            format!("{unknown}{find}")
-        })
+        // A span per inner call, current while it runs so that its own work nests under it
+        // (docs/http.md, "Telemetry"); free without a request span.
+        let span = WorkSpan::start(
+            SpanRole::Internal,
+            || format!("execute_tool {name}"),
+            || {
+                vec![
+                    Attribute::new("gen_ai.operation.name", "execute_tool"),
+                    Attribute::new("gen_ai.tool.name", name.to_owned()),
+                ]
+            },
+        );
+        let _current = span.attach();
+        let outcome = toolsmith_search::execute(self.catalog, name, arguments, self.context)
+            .map_err(|unknown| {
+                let find = if self.catalog.get(TOOL_SEARCH).is_some() {
+                    format!("; find tools with `tools.{TOOL_SEARCH}(query = \"...\")`")
+                } else {
+                    "; `dir(tools)` lists them".to_owned()
+                };
+                format!("{unknown}{find}")
+            });
+        match &outcome {
+            Ok(outcome) if outcome.is_error => {
+                span.fail(|| "tool_error".to_owned(), || outcome.joined_text());
+            }
+            Ok(_) => {}
+            Err(message) => span.fail(|| "unknown_tool".to_owned(), || message.clone()),
+        }
+        outcome
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use nix::sys::signal::Signal;
 use serde_json::Value;
+use toolsmith_model::telemetry::{Attribute, SpanRole, WorkSpan};
 use toolsmith_model::{
     CallContext, JsonObject, LogLevel, StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn,
 };
@@ -250,6 +251,40 @@ impl Tool for CommandTool {
         arguments: &JsonObject,
         context: &CallContext,
     ) -> Result<ToolReturn, ToolFailure> {
+        // A span per run under the request's (docs/http.md, "Telemetry"); free without one.
+        let span = WorkSpan::start(
+            SpanRole::Internal,
+            || format!("exec {}", self.program_name()),
+            || {
+                vec![
+                    Attribute::new("process.executable.name", self.program_name().to_owned()),
+                    Attribute::new("gen_ai.tool.name", self.definition.name.clone()),
+                ]
+            },
+        );
+        let result = self.run(arguments, context, &span);
+        if let Err(failure) = &result {
+            span.fail_with(failure);
+        }
+        result
+    }
+}
+
+impl CommandTool {
+    /// The file name of the program the command runs.
+    fn program_name(&self) -> &str {
+        let program = self.command.first().map_or("", String::as_str);
+        program.rsplit('/').next().unwrap_or(program)
+    }
+
+    /// One call: on the worker, or in a process of its own, which gets the span's trace
+    /// context as `TRACEPARENT` (and `TRACESTATE`) for its own spans.
+    fn run(
+        &self,
+        arguments: &JsonObject,
+        context: &CallContext,
+        span: &WorkSpan,
+    ) -> Result<ToolReturn, ToolFailure> {
         let arguments = self.with_defaults(arguments);
         if let Some(pool) = &self.worker {
             return pool.call(self, &arguments, context);
@@ -269,6 +304,12 @@ impl Tool for CommandTool {
         let mut command = Command::new(&resolved);
         command.args(argv).current_dir(working_dir);
         self.set_environment(&mut command, context);
+        if let Some((traceparent, tracestate)) = span.trace_context() {
+            command.env("TRACEPARENT", traceparent);
+            if let Some(tracestate) = tracestate {
+                command.env("TRACESTATE", tracestate);
+            }
+        }
         let input = serde_json::to_vec(&arguments).expect("a JSON object always serializes");
         let limits = Limits {
             // The caller sets the deadline from the published definition, whose timeout
@@ -302,6 +343,9 @@ impl Tool for CommandTool {
             }
             Err(RunError::Io(error)) => return Err(self.failure(format_args!("failed: {error}"))),
         };
+        if let Some(code) = finished.status.code() {
+            span.set(|| Attribute::new("process.exit.code", i64::from(code)));
+        }
         if !finished.status.success() {
             return Err(self.exit_failure(&finished));
         }

@@ -60,6 +60,8 @@ const SECTIONS: &[&str] = &[
     // `[audit]`: `serve`'s audit log, read by the CLI (docs/http.md, "Audit log").
     "audit",
     "openapi",
+    // Where OpenTelemetry traces go (docs/http.md, "Telemetry"): the `telemetry` module.
+    "telemetry",
 ];
 
 /// A folder's `toolsmith.toml` (all parts optional).
@@ -88,6 +90,8 @@ pub struct FolderConfig {
     pub state: crate::serving::StateConfig,
     /// `[limits]`: rate limits and quotas (docs/limits.md).
     pub limits: toolsmith_model::LimitSettings,
+    /// `[telemetry]`: where OpenTelemetry traces go (docs/http.md, "Telemetry").
+    pub telemetry: toolsmith_model::telemetry::TelemetrySettings,
     /// `[profiles.NAME]`, by name (docs/profiles.md).
     pub profiles: BTreeMap<String, Profile>,
     /// The served profile's `scopes`, which every OAuth caller needs (docs/auth.md); empty
@@ -287,6 +291,9 @@ impl FolderConfig {
             );
         }
         (config.auth, config.state, config.limits) = crate::serving::sections(&raw, &mut problem);
+        if let Some(Value::Object(table)) = raw.get("telemetry") {
+            config.telemetry = crate::telemetry::settings(table, &mut problem);
+        }
         if let Some(Value::Object(table)) = raw.get("profiles") {
             let keys = crate::keys::toml_keys(source);
             config.profiles = profiles::parse(

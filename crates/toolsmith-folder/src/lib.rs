@@ -51,6 +51,7 @@ mod run;
 mod serving;
 mod settings;
 pub mod skills;
+mod telemetry;
 mod upstreams;
 mod walk;
 mod wraps;

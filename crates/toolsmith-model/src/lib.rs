@@ -69,6 +69,7 @@ mod schema;
 mod serving;
 mod skill;
 pub mod sources;
+pub mod telemetry;
 pub mod template;
 mod tool;
 pub mod toon;

@@ -177,7 +177,10 @@ fn start<'a, S: Send + 'static>(
         }),
         Err(arguments) => {
             let catalog = Arc::clone(&published.catalog);
+            // The request's span goes with the call, so the tool's work is its child.
+            let trace = crate::telemetry::current();
             let running = state.pool().spawn(slots, move || {
+                let _trace = trace.map(opentelemetry::Context::attach);
                 catalog.entries()[index].call_with_kind(arguments, &context)
             });
             Box::pin(running.map(|joined| joined.map_err(drop)))

@@ -60,6 +60,7 @@ mod signal;
 mod state;
 mod stdio;
 mod tasks;
+pub mod telemetry;
 #[doc(hidden)]
 pub mod testing;
 

@@ -16,6 +16,7 @@ use toolsmith_model::{
     Annotations, AsyncTool, CallContext, CallOutcome, Icon, JsonObject, SourceLocation, StopReason,
     Tool, ToolDefinition, ToolFailure, ToolFuture, ToolReturn,
 };
+use toolsmith_model::telemetry::{Attribute, SpanRole, WorkSpan};
 
 use rmcp::model::{NumberOrString, ProgressToken};
 
@@ -155,6 +156,24 @@ impl AsyncTool for UpstreamTool {
             Some(map) => map.apply(&arguments),
             None => arguments,
         };
+        // A `CLIENT` span under the request's, as OpenTelemetry's MCP conventions describe
+        // a client's call (docs/http.md, "Telemetry"); free without a request span.
+        let span = WorkSpan::start(
+            SpanRole::Client,
+            || format!("tools/call {}", self.remote),
+            || {
+                let transport = match self.upstream.spec().transport {
+                    crate::UpstreamTransport::Stdio { .. } => "pipe",
+                    crate::UpstreamTransport::Http { .. } => "tcp",
+                };
+                vec![
+                    Attribute::new("mcp.method.name", "tools/call"),
+                    Attribute::new("gen_ai.tool.name", self.remote.clone()),
+                    Attribute::new("gen_ai.operation.name", "execute_tool"),
+                    Attribute::new("network.transport", transport),
+                ]
+            },
+        );
         let call = Forwarded {
             upstream: Arc::clone(&self.upstream),
             remote: self.remote.clone(),
@@ -164,8 +183,19 @@ impl AsyncTool for UpstreamTool {
                 .definition
                 .timeout
                 .unwrap_or(toolsmith_model::DEFAULT_TIMEOUT),
+            span,
         };
-        Box::pin(call.run())
+        Box::pin(async move {
+            let result = call.run().await;
+            if let Err(failure) = &result {
+                call.span.fail_with(failure);
+            } else if let Ok(ToolReturn::Outcome(outcome)) = &result
+                && outcome.is_error
+            {
+                call.span.fail(|| "tool_error".to_owned(), || outcome.joined_text());
+            }
+            result
+        })
     }
 }
 
@@ -176,16 +206,18 @@ struct Forwarded {
     arguments: JsonObject,
     context: CallContext,
     timeout: Duration,
+    /// The call's span, whose trace context goes in the request's `_meta`.
+    span: WorkSpan,
 }
 
 impl Forwarded {
-    async fn run(self) -> Result<ToolReturn, ToolFailure> {
+    async fn run(&self) -> Result<ToolReturn, ToolFailure> {
         // A connection whose program died between two calls may not know it yet: the
         // request cannot be sent, and one new connection is tried.
         for attempt in 0..2 {
             let connection = self.connection().await?;
             let ended = match &connection.direct {
-                Some(direct) => call_direct(direct, &connection, &self).await,
+                Some(direct) => call_direct(direct, &connection, self).await,
                 None => {
                     forward(
                         Arc::clone(&connection),
@@ -193,6 +225,7 @@ impl Forwarded {
                         self.arguments.clone(),
                         self.context.clone(),
                         self.timeout,
+                        &self.span,
                     )
                     .await
                 }
@@ -242,6 +275,7 @@ async fn call_direct(
             Value::Object(context.options.clone()),
         );
     }
+    trace_meta(&call.span, &mut meta);
     let (number, id) = direct.next_call();
     // Registered before it is sent: the upstream may ask the client something at once.
     let _registration = connection.relay.register(
@@ -326,11 +360,13 @@ async fn forward(
     arguments: JsonObject,
     context: CallContext,
     timeout: Duration,
+    span: &WorkSpan,
 ) -> Result<CallOutcome, Ended> {
     let peer = connection.service.peer().clone();
     let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new(name).with_arguments(arguments),
     ));
+    trace_meta(span, request.get_meta_mut());
     if !context.options.is_empty() {
         request.get_meta_mut().insert(
             OPTIONS_META_KEY.to_owned(),
@@ -401,4 +437,16 @@ fn outcome(mut json: Value) -> Result<CallOutcome, serde_json::Error> {
         object.remove("resultType");
     }
     serde_json::from_value(json)
+}
+
+/// Puts the trace context of the call's span in the request's `_meta` (`traceparent`,
+/// `tracestate`), where OpenTelemetry's MCP conventions carry it, so the upstream's spans
+/// join the caller's trace.
+fn trace_meta(span: &WorkSpan, meta: &mut JsonObject) {
+    if let Some((traceparent, tracestate)) = span.trace_context() {
+        meta.insert("traceparent".to_owned(), Value::String(traceparent));
+        if let Some(tracestate) = tracestate {
+            meta.insert("tracestate".to_owned(), Value::String(tracestate));
+        }
+    }
 }

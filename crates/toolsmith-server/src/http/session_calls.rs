@@ -38,7 +38,7 @@ use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta, JsonRpcMessage,
     JsonRpcNotification, JsonRpcRequest, ProtocolVersion, ServerNotification,
 };
-use rmcp::service::{NotificationContext, Service};
+use rmcp::service::NotificationContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager as _};
 use rmcp::{Peer, RoleServer};
@@ -499,7 +499,13 @@ impl SessionCalls {
         };
         // As rmcp's HTTP service does: the HTTP request's parts go with the extensions.
         context.extensions.insert(parts);
-        let result = Box::pin(session.handler.handle_request(request, context)).await;
+        let result = Box::pin(crate::telemetry::handle(
+            &session.handler,
+            request,
+            context,
+            crate::telemetry::Wire::Tcp,
+        ))
+        .await;
         // Cancelled by the client: rmcp ends the stream without a response too.
         Ok(call
             .finish(result)

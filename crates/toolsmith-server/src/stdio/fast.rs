@@ -8,7 +8,6 @@ use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
     RequestId,
 };
-use rmcp::service::Service;
 use rmcp::{Peer, RoleServer};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -16,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::direct::{self, Calls};
 use crate::handler::McpHandler;
 use crate::jsonrpc::encode;
+use crate::telemetry::Wire;
 
 /// The connection's fast path. Cheap to clone; all clones share the calls.
 #[derive(Clone)]
@@ -96,7 +96,10 @@ impl FastCalls {
                 let serving = self.clone();
                 let handling =
                     Box::pin(
-                        async move { serving.0.handler.handle_request(request, context).await },
+                        async move {
+                            let handler = &serving.0.handler;
+                            crate::telemetry::handle(handler, request, context, Wire::Pipe).await
+                        },
                     );
                 let output = output.clone();
                 tokio::spawn(async move {

@@ -83,7 +83,11 @@ where
     // rmcp's loop gets a token of its own: its `RunningService` cancels that token when it
     // is dropped (at the end of input too), which must not cancel the calls on the fast path.
     let service_stop = stop.child_token();
-    let result = match serve_server_with_ct(handler, transport, service_stop).await {
+    let result = match serve_server_with_ct(
+        crate::telemetry::Traced::new(handler, crate::telemetry::Wire::Pipe),
+        transport,
+        service_stop,
+    ).await {
         Ok(running) => {
             state.remember_peer(running.peer());
             fast.serve(running.peer().clone());

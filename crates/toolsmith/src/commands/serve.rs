@@ -60,6 +60,7 @@ pub(crate) fn run_then(
     let (loaded, seen) = load(args, transport, |_| {})?;
     // Diagnostics go to stderr: over stdio, stdout belongs to the protocol.
     folder::report(printer, loaded.catalog().diagnostics());
+    let _telemetry = telemetry(printer, loaded.config());
     let mut http_options = http_options(args, loaded.config(), loaded.root())?;
     let config_auth = config_auth(args, loaded.config())?;
     let options = with_flags(
@@ -131,6 +132,19 @@ pub(crate) fn run_then(
     Ok(ExitStatus::Success)
 }
 
+/// OpenTelemetry traces when the `OTEL_*` variables or `[telemetry]` name a collector
+/// (docs/http.md, "Telemetry"); the spans left are exported when the returned value drops,
+/// once serving has ended. A setting that cannot work is warned about and traces stay off.
+fn telemetry(
+    printer: Printer,
+    config: &toolsmith_folder::FolderConfig,
+) -> Option<toolsmith_server::telemetry::Telemetry> {
+    toolsmith_server::telemetry::Telemetry::start(&config.telemetry).unwrap_or_else(|error| {
+        printer.warning(&error.to_string());
+        None
+    })
+}
+
 /// An empty token would let `Authorization: Bearer ` through: no auth at all.
 fn refuse_an_empty_token(args: &ServeArgs) -> anyhow::Result<()> {
     let empty = args
@@ -156,6 +170,7 @@ fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Resu
     let config = ToolFolder::server_config(&root, args.profile.profile.as_deref())
         .map_err(|error| folder::hinted(dir, error))?;
     let state = ServerState::loading(with_flags(server_options(&config, &root, None), args));
+    let _telemetry = telemetry(printer, &config);
     if let Some(address) = &args.metrics {
         serve_metrics(
             printer,
