@@ -59,6 +59,7 @@ mod replicas;
 mod signal;
 mod state;
 mod stdio;
+mod task_run;
 mod tasks;
 pub mod telemetry;
 #[doc(hidden)]

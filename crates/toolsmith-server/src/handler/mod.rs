@@ -38,6 +38,7 @@ use crate::convert::{Published, log_level};
 use crate::metrics::ToolMetrics;
 use crate::mrtr::{self, Replay};
 use crate::state::{ListChanges, ServerState, Subscriptions};
+use crate::task_run;
 use crate::tasks::{self, Route};
 use roots::ClientRoot;
 
@@ -120,7 +121,7 @@ impl McpHandler {
             Route::Task(replay) => {
                 let mut owned = context.clone();
                 owned.ct = self.state.shutdown_token().child_token();
-                let run = tasks::Run {
+                let run = task_run::Run {
                     state: self.state.clone(),
                     published: Arc::clone(published),
                     index,
@@ -135,7 +136,7 @@ impl McpHandler {
                     working_dir: None,
                     progress_token: None,
                 };
-                return Box::pin(tasks::call(run, replay, support, &context.ct)).await;
+                return Box::pin(task_run::call(run, replay, support, &context.ct)).await;
             }
         }
         // A 2026-07-28 request has no channel back to ask for roots; it runs in the folder.
@@ -215,7 +216,7 @@ impl McpHandler {
         }
         let mut owned = context.clone();
         owned.ct = self.state.shutdown_token().child_token();
-        let run = tasks::Run {
+        let run = task_run::Run {
             state: self.state.clone(),
             published: Arc::clone(&published),
             index,
@@ -227,7 +228,7 @@ impl McpHandler {
             progress_token: context.meta.get_progress_token(),
             context: owned,
         };
-        let task = tasks::start(run, ttl_ms).await;
+        let task = task_run::start(run, ttl_ms).await;
         counted.kind = Some(if task.is_ok() {
             OutcomeKind::Ok
         } else {
