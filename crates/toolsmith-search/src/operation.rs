@@ -36,7 +36,7 @@ impl Operation {
 /// names.
 const CLASSES: &[&[&str]] = &[
     &[
-        "create", "add", "new", "make", "insert", "attach", "link", "connect", "append",
+        "create", "add", "new", "insert", "attach", "link", "connect", "append",
     ],
     &[
         "delete",
@@ -86,6 +86,12 @@ const CLASSES: &[&[&str]] = &[
     &["unsubscribe", "unfollow", "unwatch"],
     &["install"],
     &["uninstall"],
+    // Changing what is there has no opposite: the second class of the pair is empty.
+    &[
+        "update", "edit", "modify", "change", "rename", "set", "mark", "bump", "patch", "retarget",
+        "replace", "relabel", "reassign", "move",
+    ],
+    &[],
 ];
 
 /// Two-word phrases of requests that say an operation in other words.
@@ -247,6 +253,18 @@ mod tests {
         );
         assert_eq!(of_tool("undelete_file"), of_tool("create_file"));
         assert_eq!(of_query("what is the weather"), None);
+    }
+
+    #[test]
+    fn changing_what_is_there_is_an_update() {
+        // "make the project private" changes a project; it does not make a new one.
+        let private = of_query("make the Asana project Website Relaunch private");
+        assert!(adjustment(private, of_tool("asana_create_project")).abs() < f64::EPSILON);
+        let rename = of_query("rename the 'Stat' column to 'Status'");
+        assert_eq!(rename, of_tool("update_field"));
+        assert!(adjustment(rename, of_tool("update_field")) > 0.0);
+        assert!(adjustment(rename, of_tool("create_field")).abs() < f64::EPSILON);
+        assert_eq!(of_query("make a new folder"), of_tool("create_directory"));
     }
 
     #[test]

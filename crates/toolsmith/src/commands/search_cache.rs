@@ -18,7 +18,7 @@ use toolsmith_model::{Catalog, Transport};
 use toolsmith_search::{KeptIndex, KeptTool, KeptTools, SearchIndex};
 
 /// Bumped when what is stored changes shape.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 
 /// How long an index not written again is kept.
 const KEPT_FOR: std::time::Duration = std::time::Duration::from_hours(30 * 24);
