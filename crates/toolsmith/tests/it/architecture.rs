@@ -35,8 +35,9 @@ const ROOTED: &[&str] = &[
     "npm/",
 ];
 
-/// Paths the docs name that a run makes, so a fresh checkout does not have them.
-const MADE_BY_RUNS: &[&str] = &["fuzz/target/", "fuzz/crashes-found/"];
+/// Paths the docs name that a run makes (a fuzzer, `.ci/run`), so a fresh checkout does not
+/// have them.
+const MADE_BY_RUNS: &[&str] = &["fuzz/target/", "fuzz/crashes-found/", ".ci/sdk/.venv"];
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
