@@ -116,8 +116,8 @@ pub use skill::{
     Skill, SkillFile,
 };
 pub use tool::{
-    AsyncTool, CallContext, ClientBridge, Interrupt, LogLevel, NoClient, Question, StopReason,
-    Tool, ToolFailure, ToolFuture, Withdrawal,
+    AsyncTool, CallContext, ClientBridge, InnerCall, Interrupt, LogLevel, NoClient, Question,
+    StopReason, Tool, ToolFailure, ToolFuture, Withdrawal,
 };
 pub use transport::Transport;
 pub use uri_template::{UriTemplate, UriTemplateError, percent_encode};

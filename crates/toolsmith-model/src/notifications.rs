@@ -170,6 +170,14 @@ impl ClientBridge for Throttled {
     fn wants_log(&self, level: LogLevel) -> bool {
         self.client.wants_log(level)
     }
+
+    fn audits_inner_calls(&self) -> bool {
+        self.client.audits_inner_calls()
+    }
+
+    fn inner_call(&self, call: &crate::InnerCall<'_>) {
+        self.client.inner_call(call);
+    }
 }
 
 #[cfg(test)]

@@ -240,6 +240,35 @@ pub trait ClientBridge: Send + Sync {
                 .map(|roots| serde_json::json!({ "roots": roots })),
         }
     }
+
+    /// Whether [`inner_call`](Self::inner_call) wants to hear of the calls this call makes
+    /// of other tools (the server's audit log wants them); when not, they are neither timed
+    /// nor copied for it. By default not.
+    fn audits_inner_calls(&self) -> bool {
+        false
+    }
+
+    /// Told of a call this call made of another tool of the catalog, once it ended: code
+    /// mode's `tools.NAME(...)`, `execute_tool`. By default nothing is done with it.
+    fn inner_call(&self, call: &InnerCall<'_>) {
+        let _ = call;
+    }
+}
+
+/// A call one tool made of another through the catalog, as [`ClientBridge::inner_call`]
+/// hears of it.
+#[derive(Debug, Clone, Copy)]
+pub struct InnerCall<'a> {
+    /// The tool called, as the calling tool named it.
+    pub tool: &'a str,
+    /// The arguments as the calling tool gave them.
+    pub arguments: &'a JsonObject,
+    /// What the call answered; `None` when there is no tool of that name.
+    pub outcome: Option<&'a crate::CallOutcome>,
+    /// How it ended.
+    pub kind: crate::OutcomeKind,
+    /// How long it took.
+    pub elapsed: Duration,
 }
 
 /// What [`ClientBridge::ask`] asks of the client.

@@ -416,17 +416,45 @@ pub fn inner_arguments(arguments: &JsonObject) -> Result<JsonObject, ToolFailure
 /// Runs the tool `name` of `catalog` from inside another tool's call (`execute_tool`, the
 /// `toolsmith_call` of `serve --profile toolsmith-dev`), through the catalog's validated
 /// call path: its own timeout within the caller's deadline, its own options, the caller's
-/// client and interrupt.
+/// client and interrupt. The client's bridge hears of the call once it ended
+/// ([`toolsmith_model::ClientBridge::inner_call`], for the audit log) when it asks to.
 pub fn execute(
     catalog: &Catalog,
     name: &str,
     arguments: JsonObject,
     context: &CallContext,
 ) -> Result<CallOutcome, UnknownTool> {
+    if !context.client.audits_inner_calls() {
+        return execute_with_kind(catalog, name, arguments, context).map(|(outcome, _)| outcome);
+    }
+    let started = Instant::now();
+    let given = arguments.clone();
+    let executed = execute_with_kind(catalog, name, arguments, context);
+    let (outcome, kind) = match &executed {
+        Ok((outcome, kind)) => (Some(outcome), *kind),
+        Err(_) => (None, toolsmith_model::OutcomeKind::UnknownTool),
+    };
+    context.client.inner_call(&toolsmith_model::InnerCall {
+        tool: name,
+        arguments: &given,
+        outcome,
+        kind,
+        elapsed: started.elapsed(),
+    });
+    executed.map(|(outcome, _)| outcome)
+}
+
+/// [`execute`], and how the call ended (as `/metrics` counts it).
+fn execute_with_kind(
+    catalog: &Catalog,
+    name: &str,
+    arguments: JsonObject,
+    context: &CallContext,
+) -> Result<(CallOutcome, toolsmith_model::OutcomeKind), UnknownTool> {
     let entry = catalog.lookup(name)?;
     let definition = entry.definition();
     if let Some(outcome) = out_of_scope(definition, context.caller.as_deref()) {
-        return Ok(outcome);
+        return Ok((outcome, toolsmith_model::OutcomeKind::InvalidRequest));
     }
     let deadline = context
         .deadline
@@ -436,7 +464,7 @@ pub fn execute(
         options: definition.options.clone(),
         ..context.clone()
     };
-    Ok(entry.call(arguments, &context))
+    Ok(entry.call_with_kind(arguments, &context))
 }
 
 /// The `isError` outcome of a call of a tool whose scopes `caller` does not hold, naming

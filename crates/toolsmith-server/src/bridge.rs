@@ -88,6 +88,8 @@ pub(crate) struct McpBridge {
     /// The key, `defer` and `before_task` of the tool's next request
     /// ([`ClientBridge::next_request`], [`ClientBridge::before_task`]).
     next: Mutex<(Option<String>, bool, bool)>,
+    /// Where the calls the tool makes of other tools are logged, with an audit log.
+    audit: Option<crate::audit::Scope>,
 }
 
 #[derive(Default)]
@@ -110,7 +112,14 @@ impl McpBridge {
             min_level,
             replay,
             next: Mutex::new((None, false, false)),
+            audit: None,
         }
+    }
+
+    /// The bridge, writing the calls the tool makes of other tools to `audit`.
+    pub(crate) fn audited(mut self, audit: Option<crate::audit::Scope>) -> Self {
+        self.audit = audit;
+        self
     }
 
     /// The key, `defer` and `before_task` the tool gave for this request, if any.
@@ -216,6 +225,16 @@ impl ClientBridge for McpBridge {
 
     fn wants_progress(&self) -> bool {
         self.wants_progress
+    }
+
+    fn audits_inner_calls(&self) -> bool {
+        self.audit.is_some()
+    }
+
+    fn inner_call(&self, call: &toolsmith_model::InnerCall<'_>) {
+        if let Some(audit) = &self.audit {
+            audit.inner_call(call);
+        }
     }
 
     fn wants_log(&self, level: LogLevel) -> bool {

@@ -93,7 +93,8 @@ pub(crate) async fn run(
         request.progress_token.is_some() || request.status.is_some(),
         request.min_level,
         request.replay.clone(),
-    ));
+    )
+    .audited(state.audit().map(|log| log.scope(name, request.context))));
     // Whatever way this function returns, a tool still waiting on the client is released.
     let _listening = Listening(&bridge);
     let context = CallContext {

@@ -40,6 +40,7 @@
 //!
 #![doc = include_str!("../../../docs/errors.md")]
 
+mod audit;
 mod bridge;
 mod call;
 mod content;
@@ -65,6 +66,7 @@ pub mod telemetry;
 #[doc(hidden)]
 pub mod testing;
 
+pub use audit::{AuditDestination, AuditLog, AuditSettings};
 pub use convert::PAGE_SIZE;
 pub use error::ServeError;
 pub use handler::CALL_LOG_TARGET;

@@ -412,6 +412,9 @@ impl ServerHandler for McpHandler {
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let _admission = self.admit_stdio().await?;
+        let audit = self.state.audit().map(|log| {
+            log.begin("tools/call", &request.name, request.arguments.as_ref(), &context)
+        });
         let published = self.state.published();
         let Some(index) = published.index_of(&request.name) else {
             self.state.metrics().unknown_tool();
@@ -420,7 +423,11 @@ impl ServerHandler for McpHandler {
                 || format!("unknown tool `{}`", request.name),
                 |unknown| unknown.to_string(),
             );
-            return Err(ErrorData::invalid_params(unknown, None));
+            let unknown = Err(ErrorData::invalid_params(unknown, None));
+            if let Some(audit) = audit {
+                audit.finish::<CallToolResponse>(OutcomeKind::UnknownTool, &unknown);
+            }
+            return unknown;
         };
         let mut counted = Counted {
             metrics: published.tool_metrics(index, self.state.metrics()),
@@ -431,6 +438,9 @@ impl ServerHandler for McpHandler {
         };
         let (answer, kind) = self.call_known(&published, index, request, &context).await;
         counted.kind = Some(kind);
+        if let Some(audit) = audit {
+            audit.finish(kind, &answer);
+        }
         answer
     }
 
@@ -464,29 +474,40 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let replay = Replay::open(
-            &context,
-            "prompts/get",
-            &request.name,
-            request.arguments.as_ref(),
-            request.input_responses,
-            request.request_state.as_deref(),
-        )?
-        .map(Arc::new);
-        let mut arguments = request.arguments.unwrap_or_default();
-        let served = self.state.content();
-        if let Some(replay) = replay.as_deref()
-            && let Ok(prompt) = served.prompts.get(&request.name)
-            && let Some(input_required) = mrtr::prompt_arguments(replay, prompt, &mut arguments)
-        {
-            return Ok(input_required.into());
+        let audit = self.state.audit().map(|log| {
+            log.begin("prompts/get", &request.name, request.arguments.as_ref(), &context)
+        });
+        let answer = async {
+            let replay = Replay::open(
+                &context,
+                "prompts/get",
+                &request.name,
+                request.arguments.as_ref(),
+                request.input_responses,
+                request.request_state.as_deref(),
+            )?
+            .map(Arc::new);
+            let mut arguments = request.arguments.unwrap_or_default();
+            let served = self.state.content();
+            if let Some(replay) = replay.as_deref()
+                && let Ok(prompt) = served.prompts.get(&request.name)
+                && let Some(input_required) =
+                    mrtr::prompt_arguments(replay, prompt, &mut arguments)
+            {
+                return Ok(input_required.into());
+            }
+            if served.forwards(Forwarded::Prompt(&request.name)) {
+                return self
+                    .forward_prompt(request.name, arguments, replay, &context)
+                    .await;
+            }
+            Ok(served.get_prompt(&request.name, &arguments, None)?.into())
         }
-        if served.forwards(Forwarded::Prompt(&request.name)) {
-            return self
-                .forward_prompt(request.name, arguments, replay, &context)
-                .await;
+        .await;
+        if let Some(audit) = audit {
+            audit.finish_content(&answer);
         }
-        Ok(served.get_prompt(&request.name, &arguments, None)?.into())
+        answer
     }
 
     async fn list_resources(
@@ -532,20 +553,31 @@ impl ServerHandler for McpHandler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let served = self.state.content();
-        if served.forwards(Forwarded::Resource(&request.uri)) {
-            let replay = Replay::open(
-                &context,
-                "resources/read",
-                &request.uri,
-                None,
-                request.input_responses,
-                request.request_state.as_deref(),
-            )?
-            .map(Arc::new);
-            return self.forward_read(request.uri, replay, &context).await;
+        let audit = self
+            .state
+            .audit()
+            .map(|log| log.begin("resources/read", &request.uri, None, &context));
+        let answer = async {
+            let served = self.state.content();
+            if served.forwards(Forwarded::Resource(&request.uri)) {
+                let replay = Replay::open(
+                    &context,
+                    "resources/read",
+                    &request.uri,
+                    None,
+                    request.input_responses,
+                    request.request_state.as_deref(),
+                )?
+                .map(Arc::new);
+                return self.forward_read(request.uri, replay, &context).await;
+            }
+            Ok(served.read_resource(&request.uri, None)?.into())
         }
-        Ok(served.read_resource(&request.uri, None)?.into())
+        .await;
+        if let Some(audit) = audit {
+            audit.finish_content(&answer);
+        }
+        answer
     }
 
     async fn subscribe(
@@ -673,7 +705,24 @@ impl ServerHandler for McpHandler {
         };
         let params = request.params;
         let answer = match method.as_str() {
-            "tools/call" => self.call_as_task(params, context).await?,
+            "tools/call" => {
+                // Logged when the task is made, with what the client was answered.
+                let audit = self.state.audit().map(|log| {
+                    let name = params.as_ref().and_then(|params| params.get("name"));
+                    let arguments = params.as_ref().and_then(|params| params.get("arguments"));
+                    log.begin(
+                        "tools/call",
+                        name.and_then(serde_json::Value::as_str).unwrap_or_default(),
+                        arguments.and_then(serde_json::Value::as_object),
+                        &context,
+                    )
+                });
+                let answer = self.call_as_task(params, context).await;
+                if let Some(audit) = audit {
+                    audit.finish_content(&answer);
+                }
+                answer?
+            }
             "tools/list" => {
                 let params = tasks::experimental::list_params(params)?;
                 let list = self.list_tools(params, context).await?;

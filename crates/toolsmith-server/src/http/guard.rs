@@ -391,11 +391,15 @@ fn normalize_host(host: &str) -> String {
 /// (RFC 6750 §3: 401 with `WWW-Authenticate: Bearer`).
 pub(super) async fn authorize(
     State(expected): State<Arc<Vec<u8>>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     match Bearer::of(request.headers(), &expected) {
-        Bearer::Valid => next.run(request).await,
+        Bearer::Valid => {
+            // The audit log's caller `token`.
+            request.extensions_mut().insert(crate::audit::StaticToken);
+            next.run(request).await
+        }
         refused => unauthorized(refused.challenge()),
     }
 }

@@ -211,6 +211,9 @@ impl Default for HttpOptions {
 )]
 pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let probe_state = state.clone();
+    if let (Some(audit), Some(name)) = (state.audit(), options.replica_name.as_deref()) {
+        audit.set_replica(name);
+    }
     let config = service_config(&state, options);
     let mut session_manager = LocalSessionManager::default();
     session_manager.session_config.keep_alive = Some(options.session_timeout);

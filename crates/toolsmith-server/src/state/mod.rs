@@ -58,6 +58,8 @@ pub struct ServerOptions {
     pub limits: crate::limits::Limits,
     /// How long MCP tasks are kept, and where (docs/tasks.md).
     pub tasks: crate::tasks::TaskSettings,
+    /// The audit log (`--audit-log`, `[audit]`; docs/http.md, "Audit log"), if any.
+    pub audit: Option<crate::audit::AuditLog>,
 }
 
 impl ServerOptions {
@@ -77,6 +79,7 @@ impl ServerOptions {
             evaluator: EvaluatorSettings::default(),
             limits: crate::limits::Limits::default(),
             tasks: crate::tasks::TaskSettings::default(),
+            audit: None,
         }
     }
 }
@@ -125,6 +128,7 @@ struct Shared {
     early: tokio::sync::watch::Sender<Option<Arc<KeptIndex>>>,
     /// Handed the index the first published catalog's `tool_search` builds, to keep it.
     keep_built: Mutex<Option<KeepIndex>>,
+    audit: Option<crate::audit::AuditLog>,
 }
 
 impl std::fmt::Debug for ServerState {
@@ -150,6 +154,7 @@ impl ServerState {
             evaluator,
             limits,
             tasks,
+            audit,
         } = options;
         #[expect(
             deprecated,
@@ -207,6 +212,7 @@ impl ServerState {
             ready: tokio::sync::watch::Sender::new(true),
             early: tokio::sync::watch::Sender::new(None),
             keep_built: Mutex::new(None),
+            audit,
         }));
         prepare_search(&state.0.published.load().catalog, Duration::ZERO);
         state
@@ -457,6 +463,11 @@ impl ServerState {
     /// The rate limits (docs/limits.md).
     pub(crate) fn limits(&self) -> &crate::limits::Limits {
         &self.0.limits
+    }
+
+    /// The audit log, when there is one.
+    pub(crate) fn audit(&self) -> Option<&crate::audit::AuditLog> {
+        self.0.audit.as_ref()
     }
 
     pub(crate) fn metrics(&self) -> &Metrics {

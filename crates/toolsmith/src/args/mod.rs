@@ -2,6 +2,7 @@
 //! the longest, in their own files), and each flag's doc comment is its help text (first
 //! line short, then the long help).
 
+mod audit;
 mod bundle;
 mod card;
 mod install;
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub(crate) use audit::AuditArgs;
 pub(crate) use bundle::{BundleArgs, CompletionsArgs};
 pub(crate) use card::{CardArgs, IconArgs};
 pub(crate) use install::InstallArgs;

@@ -160,6 +160,9 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) shared_state: SharedStateArg,
+
+    #[command(flatten)]
+    pub(crate) audit: super::AuditArgs,
 }
 
 /// `serve --http` as an OAuth 2.1 resource server (docs/auth.md).

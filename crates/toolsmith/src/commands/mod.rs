@@ -1,5 +1,6 @@
 //! One module per subcommand, each exposing `run(args, printer) -> Result<ExitStatus>`.
 
+mod audit;
 pub(crate) mod bundle;
 pub(crate) mod call;
 pub(crate) mod card;

@@ -63,7 +63,7 @@ pub(crate) fn run_then(
     let _telemetry = telemetry(printer, loaded.config());
     let mut http_options = http_options(args, loaded.config(), loaded.root())?;
     let config_auth = config_auth(args, loaded.config())?;
-    let options = with_flags(
+    let mut options = with_flags(
         server_options(
             loaded.config(),
             loaded.root(),
@@ -71,6 +71,7 @@ pub(crate) fn run_then(
         ),
         args,
     );
+    options.audit = super::audit::open(&args.audit, loaded.config(), loaded.root(), printer)?;
     folder::explain_search(printer, loaded.catalog(), options.search);
     let state = ServerState::with_content(
         Arc::clone(loaded.catalog()),
@@ -169,7 +170,9 @@ fn serve_stdio_while_loading(args: &ServeArgs, printer: Printer) -> anyhow::Resu
     let root = folder::path_of(dir);
     let config = ToolFolder::server_config(&root, args.profile.profile.as_deref())
         .map_err(|error| folder::hinted(dir, error))?;
-    let state = ServerState::loading(with_flags(server_options(&config, &root, None), args));
+    let mut options = with_flags(server_options(&config, &root, None), args);
+    options.audit = super::audit::open(&args.audit, &config, &root, printer)?;
+    let state = ServerState::loading(options);
     let _telemetry = telemetry(printer, &config);
     if let Some(address) = &args.metrics {
         serve_metrics(

@@ -6,6 +6,7 @@
 )]
 
 mod architecture;
+mod audit;
 mod big_folder;
 mod bundle;
 mod call;
