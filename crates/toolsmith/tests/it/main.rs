@@ -46,6 +46,7 @@ mod services;
 mod skills;
 mod skills_serving;
 mod tasks;
+mod telemetry;
 mod test_command;
 mod upstream_asking;
 mod upstream_everything;
