@@ -122,12 +122,12 @@ async fn traced<S: Service<RoleServer>>(
         .with_kind(SpanKind::Server)
         .with_attributes(attributes(&request, &context, wire))
         .start_with_context(tracer, &parent);
-    let traced = parent.with_span(span);
+    let request_context = parent.with_span(span);
     let result = service
         .handle_request(request, context)
-        .with_context(traced.clone())
+        .with_context(request_context.clone())
         .await;
-    let span = traced.span();
+    let span = request_context.span();
     match &result {
         Ok(ServerResult::CallToolResult(result)) if result.is_error == Some(true) => {
             span.set_attribute(KeyValue::new("error.type", "tool_error"));
