@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use toolsmith_model::{SearchSettings, ToolDefinition};
+use toolsmith_model::{SearchSettings, SourceLocation, ToolDefinition};
 
 /// The configuration file of a tools folder.
 const CONFIG_FILE: &str = "toolsmith.toml";
@@ -35,6 +35,9 @@ pub struct CheckContext {
     pub search: SearchSettings,
     /// The file whole-server findings point at (`toolsmith.toml`, or the folder itself).
     pub config_path: Option<PathBuf>,
+    /// The upstreams whose table says `forward_caller_token = true`, by name, with where
+    /// that key is written (docs/gateway.md).
+    pub token_passthrough: Vec<(String, SourceLocation)>,
 }
 
 impl CheckContext {

@@ -45,6 +45,7 @@ pub static RULES: &[&Rule] = &[
     &rules::missing_requirement::MISSING_REQUIREMENT.0,
     &rules::program_not_found::PROGRAM_NOT_FOUND.0,
     &rules::read_only_writes::READ_ONLY_WRITES.0,
+    &rules::token_passthrough::TOKEN_PASSTHROUGH.0,
     // The whole server.
     &rules::tool_list_too_large::TOOL_LIST_TOO_LARGE.0,
     &rules::missing_examples::MISSING_EXAMPLES.0,

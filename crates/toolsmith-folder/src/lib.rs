@@ -72,6 +72,7 @@ pub use profiles::{DEV_PROFILE, PROFILE_PROBLEM, Profile};
 pub use reload::{Published, Snapshot};
 pub use run::{Caller, OPTIONS_ENV};
 pub use serving::StateConfig;
+pub use upstreams::token_passthrough;
 pub use walk::Walk;
 
 /// A folder that cannot be loaded at all.

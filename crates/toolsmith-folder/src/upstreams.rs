@@ -257,6 +257,29 @@ fn read_cache(cache: &Path, spec: &UpstreamSpec) -> Option<(Vec<RemoteTool>, Lis
     Some((tools, listing))
 }
 
+/// The upstreams of `config` (the folder `root`'s) whose table says `forward_caller_token =
+/// true`, each with where that key is written: what `toolsmith check` warns about
+/// (`token-passthrough`, docs/gateway.md).
+pub fn token_passthrough(root: &Path, config: &FolderConfig) -> Vec<(String, SourceLocation)> {
+    let Some(Value::Object(tables)) = config.raw.get("upstream") else {
+        return Vec::new();
+    };
+    let path = root.join(CONFIG_FILE);
+    let source = crate::read::read_definition(&path).unwrap_or_default();
+    let keys = crate::keys::toml_keys(&source);
+    tables
+        .iter()
+        .filter(|(_, table)| table.get("forward_caller_token") == Some(&Value::Bool(true)))
+        .map(|(name, _)| {
+            let key = ["upstream", name.as_str(), "forward_caller_token"];
+            (
+                name.clone(),
+                crate::keys::key_location(&path, &source, &keys, &key),
+            )
+        })
+        .collect()
+}
+
 fn warning(location: SourceLocation, message: String, help: &str) -> Diagnostic {
     let mut diagnostic = Diagnostic::error("invalid-config", location, message).with_help(help);
     diagnostic.severity = Severity::Warning;

@@ -13,6 +13,32 @@ pub struct Caller {
     pub scopes: Vec<String>,
     /// The OAuth client that obtained the token (`client_id`, else `azp`).
     pub client_id: Option<String>,
+    /// The access token itself, as it came: sent on only to an upstream whose table says
+    /// `forward_caller_token = true` (docs/gateway.md); never printed.
+    pub token: Option<AccessToken>,
+}
+
+/// An access token as a caller presented it. Its `Debug` shows no part of it, so no log
+/// line or error that prints a [`Caller`] can leak it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AccessToken(String);
+
+impl AccessToken {
+    /// `token`, as it came in the `Authorization` header.
+    pub fn new(token: impl Into<String>) -> Self {
+        Self(token.into())
+    }
+
+    /// The token, to send on.
+    pub fn secret(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for AccessToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AccessToken(…)")
+    }
 }
 
 impl Caller {
@@ -55,6 +81,7 @@ mod tests {
             subject: Some("alice".into()),
             scopes: scopes.iter().map(|&scope| scope.to_owned()).collect(),
             client_id: None,
+            token: None,
         }
     }
 

@@ -78,7 +78,7 @@ mod uri_template;
 mod validate;
 mod watchdog;
 
-pub use caller::{Caller, may_use};
+pub use caller::{AccessToken, Caller, may_use};
 pub use catalog::{Catalog, CatalogEntry, UnknownTool};
 pub use deferred::{Adjusted, Deferred, LoadTool};
 pub use definition::{

@@ -558,7 +558,12 @@ async fn connect(
                 .map_err(|error| format!("did not answer `initialize`: {error}"));
             (service, group)
         }
-        UpstreamTransport::Http { url, headers } => {
+        UpstreamTransport::Http {
+            url,
+            headers,
+            oauth,
+            forward_caller_token,
+        } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
             let mut custom = HashMap::new();
             for (key, value) in headers {
@@ -577,11 +582,23 @@ async fn connect(
                 custom.insert(name, value);
             }
             config.custom_headers = custom;
-            let transport = StreamableHttpClientTransport::from_config(config);
-            let service = relay
-                .clone()
-                .serve(transport)
-                .await
+            let service = if oauth.is_some() || *forward_caller_token {
+                // A token per request: the upstream's own, or the caller's (oauth.rs).
+                let credentials = oauth.as_ref().map(|client| {
+                    Arc::new(crate::oauth::Credentials::new(
+                        &spec.name,
+                        url,
+                        client.clone(),
+                    ))
+                });
+                let client = crate::oauth::Authorized::new(&spec.name, credentials);
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                relay.clone().serve(transport).await
+            } else {
+                let transport = StreamableHttpClientTransport::from_config(config);
+                relay.clone().serve(transport).await
+            };
+            let service = service
                 .map_err(|error| format!("did not answer `initialize` at {url}: {error}"));
             (service, None)
         }

@@ -396,6 +396,8 @@ mod tests {
             transport: crate::UpstreamTransport::Http {
                 url: "http://127.0.0.1:9/mcp".into(),
                 headers: std::collections::BTreeMap::new(),
+                oauth: None,
+                forward_caller_token: false,
             },
             startup_timeout: std::time::Duration::from_secs(1),
             lazy: true,

@@ -12,6 +12,9 @@
 //!   cancellation, the result as it came).
 //! - [`transform`]: a manifest's wrapping of one upstream tool (its own name, description
 //!   and parameters), and the [`ArgumentMap`] that turns its calls' arguments back.
+//! - [`OAuthClient`]: `oauth = {...}` of an upstream behind its own OAuth, whose tokens
+//!   come from the client credentials grant (`oauth.rs`); the caller's token is sent on only
+//!   with `forward_caller_token = true`.
 //! - [`UpstreamContent`]: its prompts (under the prefix), resources and resource templates
 //!   (under their own URIs), whose `prompts/get` and `resources/read` are forwarded.
 //!
@@ -34,6 +37,7 @@ mod changes;
 mod connection;
 mod content;
 mod direct;
+mod oauth;
 mod relay;
 mod spec;
 mod tool;
@@ -42,6 +46,7 @@ mod transform;
 pub use changes::{on_resource_updated, on_tools_changed};
 pub use connection::{Upstream, UpstreamError, kill_all};
 pub use content::{Listing, UpstreamContent};
+pub use oauth::{CALLER_META_KEY, OAuthClient};
 /// A tool as an upstream lists it (rmcp's `Tool`).
 pub use rmcp::model::Tool as RemoteTool;
 pub use spec::{DEFAULT_STARTUP_TIMEOUT, KEYS, UpstreamSpec, UpstreamTransport};

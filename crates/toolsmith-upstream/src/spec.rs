@@ -22,6 +22,8 @@ pub const KEYS: &[&str] = &[
     "prefix",
     "startup_timeout",
     "lazy",
+    "oauth",
+    "forward_caller_token",
 ];
 
 /// One `[upstream.NAME]`.
@@ -59,6 +61,12 @@ pub enum UpstreamTransport {
         url: String,
         /// `headers` sent with every request (values may hold `${VAR}`).
         headers: BTreeMap<String, String>,
+        /// `oauth = {...}`: a token of its own authorization server, by the client
+        /// credentials grant (`oauth.rs`).
+        oauth: Option<crate::oauth::OAuthClient>,
+        /// `forward_caller_token = true`: a call made for a caller with an access token
+        /// sends that token instead of the upstream's own credentials.
+        forward_caller_token: bool,
     },
 }
 
@@ -68,6 +76,10 @@ impl UpstreamSpec {
     /// # Errors
     ///
     /// What is wrong with the table, naming the key, as one sentence.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one key after another, each with the sentence that says what to fix"
+    )]
     pub fn parse(name: &str, table: &Value, root: &Path) -> Result<Self, String> {
         let table = toolsmith_model::sources::source_table("upstream", name, table, KEYS)?;
         let strings = |key: &str| {
@@ -132,16 +144,24 @@ impl UpstreamSpec {
                         ));
                     }
                 }
+                let headers = strings("headers")?;
+                let (oauth, forward_caller_token) = crate::oauth::http_keys(name, table, &headers)?;
                 UpstreamTransport::Http {
                     url: url.to_owned(),
-                    headers: strings("headers")?,
+                    headers,
+                    oauth,
+                    forward_caller_token,
                 }
             }
         };
-        if matches!(transport, UpstreamTransport::Stdio { .. }) && table.contains_key("headers") {
-            return Err(format!(
-                "`[upstream.{name}] headers` applies to a `url`, not a `command`"
-            ));
+        if matches!(transport, UpstreamTransport::Stdio { .. }) {
+            for key in ["headers", "oauth", "forward_caller_token"] {
+                if table.contains_key(key) {
+                    return Err(format!(
+                        "`[upstream.{name}] {key}` applies to a `url`, not a `command`"
+                    ));
+                }
+            }
         }
         let prefix = toolsmith_model::sources::tool_prefix("upstream", name, table.get("prefix"))?;
         let startup_timeout = match table.get("startup_timeout") {

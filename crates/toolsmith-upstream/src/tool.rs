@@ -212,6 +212,8 @@ struct Forwarded {
 
 impl Forwarded {
     async fn run(&self) -> Result<ToolReturn, ToolFailure> {
+        // The caller's token, only for an upstream that opted in (oauth.rs).
+        let lent = crate::oauth::LentToken::lend(self.upstream.spec(), &self.context);
         // A connection whose program died between two calls may not know it yet: the
         // request cannot be sent, and one new connection is tried.
         for attempt in 0..2 {
@@ -225,6 +227,7 @@ impl Forwarded {
                         self.arguments.clone(),
                         self.context.clone(),
                         self.timeout,
+                        lent.as_ref().map(crate::oauth::LentToken::handle),
                         &self.span,
                     )
                     .await
@@ -360,6 +363,7 @@ async fn forward(
     arguments: JsonObject,
     context: CallContext,
     timeout: Duration,
+    caller_token: Option<&str>,
     span: &WorkSpan,
 ) -> Result<CallOutcome, Ended> {
     let peer = connection.service.peer().clone();
@@ -372,6 +376,11 @@ async fn forward(
             OPTIONS_META_KEY.to_owned(),
             Value::Object(context.options.clone()),
         );
+    }
+    if let Some(handle) = caller_token {
+        request
+            .get_meta_mut()
+            .insert(crate::oauth::CALLER_META_KEY.to_owned(), handle.into());
     }
     let (handle, _registration) = connection
         .relay

@@ -29,6 +29,7 @@ pub(crate) mod required_with_default;
 pub(crate) mod reserved_tool_name;
 pub(crate) mod tool_list_too_large;
 pub(crate) mod tool_name_in_description;
+pub(crate) mod token_passthrough;
 pub(crate) mod tool_name_too_long;
 pub(crate) mod undocumented_parameter;
 pub(crate) mod unknown_parameter_type;

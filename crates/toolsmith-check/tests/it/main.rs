@@ -64,6 +64,7 @@ pub(crate) fn load(root: &Path) -> (ToolFolder, CheckContext) {
             .map(|r| r.uri.clone())
             .collect(),
     );
+    context.token_passthrough = toolsmith_folder::token_passthrough(root, folder.config());
     (folder, context)
 }
 

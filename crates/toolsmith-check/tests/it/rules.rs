@@ -136,6 +136,7 @@ fixture_tests! {
     missing_requirement => "missing-requirement",
     program_not_found => "program-not-found",
     read_only_writes => "read-only-writes",
+    token_passthrough => "token-passthrough",
     tool_list_too_large => "tool-list-too-large",
     missing_examples => "missing-examples",
 }

@@ -174,6 +174,7 @@ fn gather(loaded: &ToolFolder) -> CheckContext {
             .map(|resource| resource.uri.clone())
             .collect(),
     );
+    context.token_passthrough = toolsmith_folder::token_passthrough(root, loaded.config());
     context
 }
 

@@ -53,6 +53,7 @@ mod upstream_everything;
 mod upstream_fastmcp;
 mod upstream_faults;
 mod upstream_hostile;
+mod upstream_oauth;
 mod upstream_proxy;
 mod upstream_wraps;
 mod upstreams;

@@ -161,6 +161,7 @@ fn caller(answer: &Value) -> Caller {
             .map(str::to_owned)
             .collect(),
         client_id: text("client_id"),
+        token: None,
     }
 }
 

@@ -395,6 +395,7 @@ fn caller(claims: Claims) -> Caller {
         subject: claims.sub,
         scopes,
         client_id: claims.client_id.or(claims.azp),
+        token: None,
     }
 }
 

@@ -163,7 +163,7 @@ pub(super) async fn authorize(
         // is refused, as it was a moment before.
         oauth.keys.verify(token, &audience, Fetch::Never)
     };
-    let caller = match verified {
+    let mut caller = match verified {
         Ok(caller) => caller,
         Err(error) => {
             tracing::info!(%error, "refused an access token");
@@ -173,6 +173,9 @@ pub(super) async fn authorize(
     if let Some(scope) = caller.missing(&oauth.settings.required_scopes) {
         return oauth.refuse(request.headers(), &Refusal::Scope(scope.to_owned()));
     }
+    // Kept for an upstream that opts in to receive it (`forward_caller_token`,
+    // docs/gateway.md); never sent anywhere else.
+    caller.token = Some(toolsmith_model::AccessToken::new(token));
     request.extensions_mut().insert(Arc::new(caller));
     next.run(request).await
 }
