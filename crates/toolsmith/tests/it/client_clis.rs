@@ -4,15 +4,15 @@
 //! login, and must show the entry; Claude Code, Gemini CLI and opencode start the server
 //! to check it, and must report it connected.
 //!
-//! A CLI that is not installed skips its test with the reason on stderr, unless
-//! `TOOLSMITH_REQUIRE_CLIENT_CLIS=1` (set by `.ci/run`), which makes it fail.
+//! The tests are ignored unless run with `cargo test -- --include-ignored` (as `.ci/run`
+//! does); there, a CLI that is not installed fails its test, saying how to install it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::install::{PATH_VARIABLES, install};
 use crate::serve_process::ServeProcess;
-use crate::{folder, skip_unless_required, workspace};
+use crate::{folder, require, workspace};
 
 const GREET: &str = r#"
 def greet(name: str) -> str:
@@ -23,22 +23,21 @@ mcp.tool(greet)
 "#;
 
 /// The CLI `name` from `TOOLSMITH_CLIENT_CLIS` (a folder of executables), else from
-/// `.ci/clients/node_modules/.bin`; `None` (the test skips) when it is not there.
-fn client_cli(name: &str) -> Option<PathBuf> {
+/// `.ci/clients/node_modules/.bin`; the test fails when it is not there.
+fn client_cli(name: &str) -> PathBuf {
     let folder = std::env::var_os("TOOLSMITH_CLIENT_CLIS").map_or_else(
         || workspace().join(".ci/clients/node_modules/.bin"),
         PathBuf::from,
     );
     let path = folder.join(name);
-    if path.exists() {
-        return Some(path);
-    }
-    let reason = format!(
-        "`{name}` is not at {} (install the clients' CLIs: npm install --prefix .ci/clients)",
-        path.display()
+    require(
+        path.exists(),
+        &format!(
+            "`{name}` at {} (the clients' CLIs: npm install --prefix .ci/clients)",
+            path.display()
+        ),
     );
-    skip_unless_required(&reason, "TOOLSMITH_REQUIRE_CLIENT_CLIS");
-    None
+    path
 }
 
 /// A temporary HOME with a project folder in it, where the CLIs run, and a tools folder.
@@ -151,10 +150,9 @@ fn line_of<'a>(listing: &'a str, name: &str) -> &'a str {
 }
 
 #[test]
+#[ignore = "needs the client CLIs: npm install --prefix .ci/clients (CI runs it: cargo test -- --include-ignored)"]
 fn claude_code_lists_the_entry_and_connects_to_it() {
-    let Some(claude) = client_cli("claude") else {
-        return;
-    };
+    let claude = client_cli("claude");
     let home = Home::new();
     home.install_tools("claude-code", &[]);
     let listing = home.ask(&claude, &["mcp", "list"]);
@@ -165,10 +163,9 @@ fn claude_code_lists_the_entry_and_connects_to_it() {
 /// The URL form, with the bearer header, is one Claude Code connects
 /// with to a running `toolsmith serve --http --auth-token`.
 #[test]
+#[ignore = "needs the client CLIs: npm install --prefix .ci/clients (CI runs it: cargo test -- --include-ignored)"]
 fn claude_code_connects_to_a_url_server_with_its_token() {
-    let Some(claude) = client_cli("claude") else {
-        return;
-    };
+    let claude = client_cli("claude");
     let home = Home::new();
     let server = ServeProcess::http(&[home.tools()], Some("s3cret"));
     let url = server.url().to_owned();
@@ -195,10 +192,9 @@ fn claude_code_connects_to_a_url_server_with_its_token() {
 }
 
 #[test]
+#[ignore = "needs the client CLIs: npm install --prefix .ci/clients (CI runs it: cargo test -- --include-ignored)"]
 fn gemini_cli_lists_the_entry_and_connects_to_it() {
-    let Some(gemini) = client_cli("gemini") else {
-        return;
-    };
+    let gemini = client_cli("gemini");
     let home = Home::new();
     home.install_tools("gemini", &[]);
     // Gemini CLI starts no server of an untrusted folder: the user trusts this one.
@@ -215,10 +211,9 @@ fn gemini_cli_lists_the_entry_and_connects_to_it() {
 }
 
 #[test]
+#[ignore = "needs the client CLIs: npm install --prefix .ci/clients (CI runs it: cargo test -- --include-ignored)"]
 fn codex_lists_the_entry_with_its_command() {
-    let Some(codex) = client_cli("codex") else {
-        return;
-    };
+    let codex = client_cli("codex");
     let home = Home::new();
     home.install_tools("codex", &["--profile", "readonly"]);
     let listing = home.ask(&codex, &["mcp", "list"]);
@@ -241,10 +236,9 @@ fn codex_lists_the_entry_with_its_command() {
 }
 
 #[test]
+#[ignore = "needs the client CLIs: npm install --prefix .ci/clients (CI runs it: cargo test -- --include-ignored)"]
 fn opencode_lists_the_entry_and_connects_to_it() {
-    let Some(opencode) = client_cli("opencode") else {
-        return;
-    };
+    let opencode = client_cli("opencode");
     let home = Home::new();
     home.install_tools("opencode", &[]);
     let listing = home.ask(&opencode, &["mcp", "list"]);
@@ -256,11 +250,10 @@ fn opencode_lists_the_entry_and_connects_to_it() {
 }
 
 #[test]
+#[ignore = "needs the client CLIs: npm install --prefix .ci/clients (CI runs it: cargo test -- --include-ignored)"]
 fn gemini_cli_lists_the_installed_skills() {
     // `install --skills` puts the skills where the client reads them.
-    let Some(gemini) = client_cli("gemini") else {
-        return;
-    };
+    let gemini = client_cli("gemini");
     let home = Home::new();
     home.install(&["gemini", home.tools(), "--skills"]);
     let listing = home.ask(&gemini, &["skills", "list"]);
@@ -278,11 +271,10 @@ fn gemini_cli_lists_the_installed_skills() {
 }
 
 #[test]
+#[ignore = "needs the client CLIs: npm install --prefix .ci/clients (CI runs it: cargo test -- --include-ignored)"]
 fn opencode_lists_the_installed_skills() {
     // docs/install.md, "Checked by the clients themselves".
-    let Some(opencode) = client_cli("opencode") else {
-        return;
-    };
+    let opencode = client_cli("opencode");
     let home = Home::new();
     home.install(&["opencode", home.tools(), "--skills"]);
     let (listing, stderr) = home.ask_apart(&opencode, &["debug", "skill"]);

@@ -6,8 +6,8 @@
 //! (`@modelcontextprotocol/sdk`, in `.ci/upstreams`) each list and call its tools, get its
 //! prompts (under the prefix) and the folder's own, read its resources and a template's
 //! (under their own URIs), see a long call's progress and answer its sampling request.
-//! Skipped when a client or the server is not installed, unless
-//! `TOOLSMITH_REQUIRE_UPSTREAMS=1`.
+//! Ignored unless run with `cargo test -- --include-ignored` (as `.ci/run` does, having
+//! installed the clients and the server).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -15,7 +15,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::serve_process::ServeProcess;
-use crate::{skip_unless_required, workspace};
+use crate::{require, workspace};
 
 const OWN_PROMPT: &str = "---\ndescription: The folder's own prompt.\n---\nHello from the folder\n";
 
@@ -25,18 +25,15 @@ fn here(file: &str) -> PathBuf {
         .join(file)
 }
 
-/// The gateway's folder, or `None` (the test skips) without server-everything.
-fn gateway() -> Option<tempfile::TempDir> {
+/// The gateway's folder; the test fails without server-everything.
+fn gateway() -> tempfile::TempDir {
     let entry = workspace()
         .join(".ci/upstreams/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    if !entry.is_file() {
-        skip_unless_required(
-            "server-everything is not installed (npm ci --prefix .ci/upstreams)",
-            "TOOLSMITH_REQUIRE_UPSTREAMS",
-        );
-        return None;
-    }
-    Some(crate::folder(&[
+    require(
+        entry.is_file(),
+        "server-everything (npm ci --prefix .ci/upstreams)",
+    );
+    crate::folder(&[
         (
             "toolsmith.toml",
             &format!(
@@ -45,39 +42,36 @@ fn gateway() -> Option<tempfile::TempDir> {
             ),
         ),
         ("prompts/own.md", OWN_PROMPT),
-    ]))
+    ])
 }
 
 /// The Python of `.ci/sdk/.venv` (or `TOOLSMITH_PYTHON_SDK`), which has the official
-/// Python SDK and FastMCP, or `None` (the test skips) when it is not installed.
-pub(crate) fn python_sdk() -> Option<PathBuf> {
+/// Python SDK and FastMCP; the test fails without it.
+pub(crate) fn python_sdk() -> PathBuf {
     let python = std::env::var_os("TOOLSMITH_PYTHON_SDK").map_or_else(
         || workspace().join(".ci/sdk/.venv/bin/python"),
         PathBuf::from,
     );
-    if !python.exists() {
-        skip_unless_required(
-            "the Python SDK is not installed (python3 -m venv .ci/sdk/.venv && .ci/sdk/.venv/bin/pip install -r .ci/sdk/requirements.txt)",
-            "TOOLSMITH_REQUIRE_UPSTREAMS",
-        );
-        return None;
-    }
-    Some(python)
+    require(
+        python.exists(),
+        "the Python SDK and FastMCP (python3 -m venv .ci/sdk/.venv && .ci/sdk/.venv/bin/pip install -r .ci/sdk/requirements.txt)",
+    );
+    python
 }
 
-/// The client program of `sdk`, or `None` (the test skips) when it is not installed.
-fn client(sdk: Sdk) -> Option<Command> {
+/// The client program of `sdk`; the test fails when it is not installed.
+fn client(sdk: Sdk) -> Command {
     match sdk {
         Sdk::Python => {
-            let mut command = Command::new(python_sdk()?);
+            let mut command = Command::new(python_sdk());
             command.arg(here("py_client.py"));
-            Some(command)
+            command
         }
         Sdk::TypeScript => {
-            let modules = crate::typescript_sdk()?;
+            let modules = crate::typescript_sdk();
             let mut command = Command::new("node");
             command.env("NODE_PATH", modules).arg(here("ts_client.cjs"));
-            Some(command)
+            command
         }
     }
 }
@@ -90,9 +84,7 @@ enum Sdk {
 
 /// Runs the client of `sdk` against the gateway, over stdio or at `url`.
 fn drive(sdk: Sdk, http: bool) {
-    let (Some(dir), Some(mut command)) = (gateway(), client(sdk)) else {
-        return;
-    };
+    let (dir, mut command) = (gateway(), client(sdk));
     let folder = dir.path().to_str().unwrap().to_owned();
     let server = http.then(|| ServeProcess::http(&[&folder], None));
     match &server {
@@ -215,21 +207,25 @@ fn check(sdk: Sdk, seen: &Value) {
 }
 
 #[test]
+#[ignore = "needs server-everything (npm ci --prefix .ci/upstreams) and the Python SDK in .ci/sdk/.venv (CI runs it: cargo test -- --include-ignored)"]
 fn python_sdk_uses_the_gateway_over_stdio() {
     drive(Sdk::Python, false);
 }
 
 #[test]
+#[ignore = "needs server-everything (npm ci --prefix .ci/upstreams) and the Python SDK in .ci/sdk/.venv (CI runs it: cargo test -- --include-ignored)"]
 fn python_sdk_uses_the_gateway_over_http() {
     drive(Sdk::Python, true);
 }
 
 #[test]
+#[ignore = "needs server-everything and the TypeScript SDK: npm ci --prefix .ci/upstreams (CI runs it: cargo test -- --include-ignored)"]
 fn typescript_sdk_uses_the_gateway_over_stdio() {
     drive(Sdk::TypeScript, false);
 }
 
 #[test]
+#[ignore = "needs server-everything and the TypeScript SDK: npm ci --prefix .ci/upstreams (CI runs it: cargo test -- --include-ignored)"]
 fn typescript_sdk_uses_the_gateway_over_http() {
     drive(Sdk::TypeScript, true);
 }
@@ -252,10 +248,9 @@ required = true
 /// way its users do (cancelling the task that waits for it), which stops the tool running
 /// in the upstream (an inner Toolsmith whose `linger` tool writes its pids).
 #[test]
+#[ignore = "needs server-everything (npm ci --prefix .ci/upstreams) and the Python SDK in .ci/sdk/.venv (CI runs it: cargo test -- --include-ignored)"]
 fn python_sdk_answers_an_upstreams_elicitation_and_cancels_a_proxied_call() {
-    let (Some(gateway), Some(python)) = (gateway(), python_sdk()) else {
-        return;
-    };
+    let (gateway, python) = (gateway(), python_sdk());
     let fixture = crate::upstreams::Fixture::new("");
     fixture.write("inner/linger.toml", LINGER);
     let config = std::fs::read_to_string(gateway.path().join("toolsmith.toml")).unwrap();

@@ -94,30 +94,28 @@ pub(crate) fn json_output(command: &mut Command) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// Skips the calling test, saying `reason` where cargo shows it, unless the environment
-/// variable `required` is `1` (`.ci/run` sets it where the test must run), which fails it.
-#[expect(
-    clippy::print_stderr,
-    reason = "a skipped test says why, where cargo shows it"
-)]
-pub(crate) fn skip_unless_required(reason: &str, required: &str) {
-    let must_run = std::env::var(required).is_ok_and(|value| value == "1");
-    assert!(!must_run, "{reason}; {required}=1 requires it");
-    eprintln!("skipped: {reason}");
+/// Fails the calling test unless `present`, saying what it needs and how to install it.
+///
+/// A test that needs a service or package the machine may lack (Redis, a browser, an SDK)
+/// is `#[ignore = "needs ..."]`: a plain `cargo test` counts it as ignored and says why,
+/// and `cargo test -- --include-ignored` (what `.ci/run` runs, after installing them all)
+/// runs it, where a missing service is this failure rather than a silent pass.
+pub(crate) fn require(present: bool, what: &str) {
+    assert!(
+        present,
+        "this test needs {what}; .ci/run installs it (or leave out --include-ignored to skip the tests that need it)"
+    );
 }
 
-/// The `node_modules` of `.ci/upstreams`, which holds the official TypeScript SDK, or
-/// `None` (the test skips) when it is not installed, unless `TOOLSMITH_REQUIRE_UPSTREAMS=1`.
-pub(crate) fn typescript_sdk() -> Option<PathBuf> {
+/// The `node_modules` of `.ci/upstreams`, which holds the official TypeScript SDK; the
+/// test fails without it.
+pub(crate) fn typescript_sdk() -> PathBuf {
     let modules = workspace().join(".ci/upstreams/node_modules");
-    if modules.join("@modelcontextprotocol/sdk").is_dir() {
-        return Some(modules);
-    }
-    skip_unless_required(
-        "the TypeScript SDK is not installed (npm ci --prefix .ci/upstreams)",
-        "TOOLSMITH_REQUIRE_UPSTREAMS",
+    require(
+        modules.join("@modelcontextprotocol/sdk").is_dir(),
+        "the TypeScript SDK (npm ci --prefix .ci/upstreams)",
     );
-    None
+    modules
 }
 
 /// A temporary tools folder with the given files.

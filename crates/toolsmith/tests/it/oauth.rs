@@ -1,7 +1,7 @@
 //! `serve --http --oauth-issuer` against a real issuer
 //! (docs/auth.md): oauth2-mock-server (npm, pinned in `.ci/oauth/`) signs JWTs and serves its
-//! metadata and JWKS on a free loopback port, run by `.ci/oauth/issuer.mjs`. The tests skip
-//! when that is not installed, unless `TOOLSMITH_REQUIRE_OAUTH=1` (set by `.ci/run`).
+//! metadata and JWKS on a free loopback port, run by `.ci/oauth/issuer.mjs`. The tests that
+//! need it are ignored unless run with `cargo test -- --include-ignored` (as `.ci/run` does).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -9,7 +9,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use serde_json::{Value, json};
 
 use crate::serve_process::ServeProcess;
-use crate::{skip_unless_required, workspace};
+use crate::{require, workspace};
 
 /// A running `.ci/oauth/issuer.mjs`, killed on drop.
 struct Issuer {
@@ -20,16 +20,13 @@ struct Issuer {
 }
 
 impl Issuer {
-    /// Starts the issuer; `None` (the test skips) when its npm package is not installed.
-    fn start() -> Option<Self> {
+    /// Starts the issuer; the test fails when its npm package is not installed.
+    fn start() -> Self {
         let dir = workspace().join(".ci/oauth");
-        if !dir.join("node_modules/oauth2-mock-server").is_dir() {
-            skip_unless_required(
-                "oauth2-mock-server is not installed (npm ci --prefix .ci/oauth)",
-                "TOOLSMITH_REQUIRE_OAUTH",
-            );
-            return None;
-        }
+        require(
+            dir.join("node_modules/oauth2-mock-server").is_dir(),
+            "oauth2-mock-server (npm ci --prefix .ci/oauth)",
+        );
         let mut child = Command::new("node")
             .arg(dir.join("issuer.mjs"))
             .current_dir(&dir)
@@ -43,12 +40,12 @@ impl Issuer {
         stdout.read_line(&mut line).unwrap();
         let first: Value = serde_json::from_str(&line).unwrap();
         let url = first["issuer"].as_str().unwrap().to_owned();
-        Some(Self {
+        Self {
             child,
             stdin,
             stdout,
             url,
-        })
+        }
     }
 
     fn ask(&mut self, command: &Value) -> Value {
@@ -150,11 +147,10 @@ fn call(server: &ServeProcess, token: &str, name: &str, arguments: &Value) -> Va
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
     // docs/auth.md, "Tokens" and "Tools by scope".
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     let server = serve(dir.path(), &issuer, &[]);
     let audience = server.url().to_owned();
@@ -257,11 +253,10 @@ fn tokens_are_checked_against_the_issuer_and_tools_are_shown_by_scope() {
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn a_required_scope_is_a_403_naming_it() {
     // `--oauth-scope`.
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     let server = serve(dir.path(), &issuer, &["--oauth-scope", "mcp:use"]);
     let audience = server.url().to_owned();
@@ -287,11 +282,10 @@ fn a_required_scope_is_a_403_naming_it() {
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn a_profile_that_requires_a_scope_refuses_callers_without_it() {
     // "Profiles may require scopes too".
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     std::fs::write(
         dir.path().join("toolsmith.toml"),
@@ -339,11 +333,10 @@ fn a_profile_that_requires_a_scope_refuses_callers_without_it() {
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn two_tokens_cannot_see_each_others_code_sessions() {
     // A session id is scoped to the token's subject.
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     let data = tempfile::tempdir().unwrap();
     let mut command = ServeProcess::http_command(&[dir.path().to_str().unwrap()], None);
@@ -372,12 +365,11 @@ fn two_tokens_cannot_see_each_others_code_sessions() {
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn search_and_execute_tool_keep_to_the_callers_scopes() {
     // A tool the token's scopes do not cover is not found by
     // `tool_search`, and `execute_tool` refuses it naming the scope.
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     let server = serve(dir.path(), &issuer, &["--search", "always"]);
     let audience = server.url().to_owned();
@@ -420,11 +412,10 @@ fn post_2026(
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn a_task_is_reached_only_with_a_token_of_its_subject() {
     // docs/tasks.md: a task made for an OAuth caller is unknown to others.
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     std::fs::write(
         dir.path().join("crunch.toml"),
@@ -469,12 +460,11 @@ fn serve_configured(dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)])
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
     // `[auth]` sets what the --oauth-* flags set (a flag wins over
     // its key), and `[limits] calls_per_minute` counts each token subject on its own.
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     std::fs::write(
         dir.path().join("toolsmith.toml"),
@@ -525,12 +515,11 @@ fn auth_in_toolsmith_toml_works_like_the_flags_and_limits_count_per_subject() {
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn opaque_tokens_are_introspected_and_the_answer_is_cached() {
     // RFC 7662 introspection for tokens that are not JWTs, with the
     // client secret read from the environment (`${VAR}` in toolsmith.toml).
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     std::fs::write(
         dir.path().join("toolsmith.toml"),
@@ -585,12 +574,11 @@ fn opaque_tokens_are_introspected_and_the_answer_is_cached() {
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn introspection_is_configured_by_flags_too() {
     // `--oauth-introspection-url`, `--oauth-client-id` and the secret
     // from TOOLSMITH_OAUTH_CLIENT_SECRET set what `[auth]` sets.
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
+    let mut issuer = Issuer::start();
     let dir = folder();
     let introspect = format!("{}/introspect", issuer.url);
     let server = serve_configured(
@@ -637,19 +625,11 @@ fn introspection_is_configured_by_flags_too() {
 }
 
 #[test]
+#[ignore = "needs oauth2-mock-server (npm ci --prefix .ci/oauth) and the Python SDK in .ci/sdk/.venv (CI runs it: cargo test -- --include-ignored)"]
 fn the_python_sdk_client_calls_with_a_bearer_token() {
     // The official Python SDK client calls with a bearer token, as users' agents do.
-    let Some(mut issuer) = Issuer::start() else {
-        return;
-    };
-    let python = workspace().join(".ci/sdk/.venv/bin/python");
-    if !python.exists() {
-        skip_unless_required(
-            "the Python SDK is not installed (python3 -m venv .ci/sdk/.venv && .ci/sdk/.venv/bin/pip install -r .ci/sdk/requirements.txt)",
-            "TOOLSMITH_REQUIRE_UPSTREAMS",
-        );
-        return;
-    }
+    let mut issuer = Issuer::start();
+    let python = crate::gateway_clients::python_sdk();
     let dir = folder();
     let server = serve(dir.path(), &issuer, &[]);
     let audience = server.url().to_owned();

@@ -5,8 +5,8 @@
 //! `--auth-token` the token prompt and a wrong token's 401. Screenshots go to
 //! `target/ci-artifacts/`.
 //!
-//! Without chromium or the node modules the tests skip, saying why, unless
-//! `TOOLSMITH_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
+//! The tests are ignored unless run with `cargo test -- --include-ignored` (as `.ci/run`
+//! does); there, without chromium or the node modules, they fail saying what to install.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,31 +14,25 @@ use std::time::{Duration, Instant};
 
 use crate::page::tools_folder;
 use crate::serve_process::ServeProcess;
-use crate::{skip_unless_required, workspace};
+use crate::{require, workspace};
 
 /// How long one run of the page test may take (it bounds itself to 120 s too).
 const BROWSER_PATIENCE: Duration = Duration::from_secs(150);
 
-/// The page test's script, when chromium and the node modules are there.
-fn page_test() -> Option<PathBuf> {
+/// The page test's script; the test fails without chromium or the node modules.
+fn page_test() -> PathBuf {
     let browser = workspace().join(".ci/browser");
     let chromium = std::env::var_os("CHROMIUM")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let missing = if !chromium.exists() {
-        Some(format!(
-            "{} is missing (apt-get install chromium)",
-            chromium.display()
-        ))
-    } else if !browser.join("node_modules/puppeteer-core").exists() {
-        Some("puppeteer-core is not installed (npm ci --prefix .ci/browser)".to_owned())
-    } else {
-        None
-    };
-    let Some(reason) = missing else {
-        return Some(browser.join("page-test.mjs"));
-    };
-    skip_unless_required(&reason, "TOOLSMITH_REQUIRE_BROWSER");
-    None
+    require(
+        chromium.exists(),
+        &format!("{} (apt-get install chromium)", chromium.display()),
+    );
+    require(
+        browser.join("node_modules/puppeteer-core").exists(),
+        "puppeteer-core (npm ci --prefix .ci/browser)",
+    );
+    browser.join("page-test.mjs")
 }
 
 /// Runs the page test on `server`'s page; fails with what it said unless it passes.
@@ -76,8 +70,9 @@ fn run_page_test(script: &Path, server: &ServeProcess, screenshot: &str, token: 
 }
 
 #[test]
+#[ignore = "needs chromium and .ci/browser (CI runs it: cargo test -- --include-ignored)"]
 fn the_page_works_in_a_real_browser() {
-    let Some(script) = page_test() else { return };
+    let script = page_test();
     let dir = tools_folder();
     let server = ServeProcess::http(&[dir.path().to_str().unwrap()], None);
     run_page_test(&script, &server, "page.png", None);
@@ -85,8 +80,9 @@ fn the_page_works_in_a_real_browser() {
 }
 
 #[test]
+#[ignore = "needs chromium and .ci/browser (CI runs it: cargo test -- --include-ignored)"]
 fn in_a_real_browser_the_page_asks_for_the_token() {
-    let Some(script) = page_test() else { return };
+    let script = page_test();
     let dir = tools_folder();
     let token = "browser-s3cret";
     let server = ServeProcess::http(&[dir.path().to_str().unwrap()], Some(token));

@@ -2,8 +2,8 @@
 //! 4 and 5): Debian's `redis-server` and `nginx`, started on free loopback ports with
 //! their files in a temp dir (`services.rs`), and two `toolsmith serve --http --state redis://…` processes.
 //! nginx runs `docs/deploy/nginx.conf`, the file docs/deploy.md shows, so the two agree.
-//! Without both programs these tests skip, except under `TOOLSMITH_REQUIRE_REDIS=1` (set by
-//! `.ci/run`), which makes them fail.
+//! These tests are ignored unless run with `cargo test -- --include-ignored` (as `.ci/run`
+//! does, having installed both); there, a missing program fails them.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -15,17 +15,16 @@ use serde_json::{Value, json};
 use crate::mcp_client::{McpClient, text};
 use crate::serve_process::ServeProcess;
 use crate::services::{
-    free_port, nginx, redis, redis_present, replica, replica_with, replicas_that_answered,
-    services_present,
+    free_port, nginx, redis, replica, replica_with, replicas_that_answered, require_redis,
+    require_redis_and_nginx,
 };
 
 const ECHO: &str = "def echo(text: str) -> str:\n    \"\"\"Echo the text back.\n\n    Args:\n        text: What to echo.\n    \"\"\"\n    return text\n\nmcp.tool(echo)\n";
 
 #[test]
+#[ignore = "needs redis-server and nginx (CI runs it: cargo test -- --include-ignored)"]
 fn one_session_is_served_by_both_replicas_and_survives_losing_one() {
-    if !services_present() {
-        return;
-    }
+    require_redis_and_nginx();
     let temp = tempfile::tempdir().unwrap();
     let tools = crate::folder(&[("echo.star", ECHO)]);
     let redis_port = free_port();
@@ -98,30 +97,28 @@ const CLIENT_TOOLS: [(&str, &str); 3] = [
 ];
 
 /// Redis and two replicas of [`CLIENT_TOOLS`], without a balancer: the tests post to each
-/// replica's own port. `None` when the test skips.
-fn two_replicas() -> Option<(
+/// replica's own port.
+fn two_replicas() -> (
     tempfile::TempDir,
     crate::services::Daemon,
     ServeProcess,
     ServeProcess,
-)> {
+) {
     replicas_of(&CLIENT_TOOLS, &[])
 }
 
 /// Redis and two replicas, `replica-a` and `replica-b`, serving a folder of `files` with
-/// `flags`. `None` when the test skips.
+/// `flags`.
 fn replicas_of(
     files: &[(&str, &str)],
     flags: &[&str],
-) -> Option<(
+) -> (
     tempfile::TempDir,
     crate::services::Daemon,
     ServeProcess,
     ServeProcess,
-)> {
-    if !redis_present() {
-        return None;
-    }
+) {
+    require_redis();
     let temp = tempfile::tempdir().unwrap();
     let tools = crate::folder(files);
     let redis_port = free_port();
@@ -130,7 +127,7 @@ fn replicas_of(
     let a = replica_with(tools.path(), &state, "replica-a", flags);
     let b = replica_with(tools.path(), &state, "replica-b", flags);
     drop(temp);
-    Some((tools, redis, a, b))
+    (tools, redis, a, b)
 }
 
 fn headers(session: Option<&str>) -> Vec<(&str, &str)> {
@@ -310,12 +307,11 @@ impl Messages {
 }
 
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn an_elicitation_from_one_replica_is_answered_through_the_other() {
     // The elicitation rides A's POST stream, the client's answer lands on
     // B (as a round-robin balancer may send it), and B relays it to A over Redis pub/sub.
-    let Some((_tools, _redis, a, b)) = two_replicas() else {
-        return;
-    };
+    let (_tools, _redis, a, b) = two_replicas();
     let session = open_session(&a, &json!({"elicitation": {}}));
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "ask", "arguments": {}}});
@@ -342,14 +338,13 @@ fn an_elicitation_from_one_replica_is_answered_through_the_other() {
 }
 
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn a_cancellation_posted_to_one_replica_stops_the_call_on_the_other() {
     // `notifications/cancelled` for a call running on A, POSTed to B,
     // stops it on A. As on one server, the call then gets no response: its stream ends
     // without one. Both of A's paths: rmcp's session worker (a client that can be asked
     // for elicitation) and the direct one (a client that cannot be asked anything).
-    let Some((_tools, _redis, a, b)) = two_replicas() else {
-        return;
-    };
+    let (_tools, _redis, a, b) = two_replicas();
     for capabilities in [json!({"elicitation": {}}), json!({})] {
         let session = open_session(&a, &capabilities);
         let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -395,12 +390,11 @@ fn a_cancellation_posted_to_one_replica_stops_the_call_on_the_other() {
 }
 
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn a_log_level_set_on_one_replica_applies_on_the_other() {
     // `logging/setLevel` is shared: published to a replica that holds
     // the session already, and read by one that restores it later.
-    let Some((_tools, _redis, a, b)) = two_replicas() else {
-        return;
-    };
+    let (_tools, _redis, a, b) = two_replicas();
     let set_debug = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
         "params": {"level": "debug"}});
     let chatty = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -437,12 +431,11 @@ fn a_log_level_set_on_one_replica_applies_on_the_other() {
 }
 
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn a_log_from_a_call_on_one_replica_reaches_the_get_stream_on_the_other() {
     // A session's notifications for its GET stream reach it on whichever
     // replica holds it, from a call on either path of the other one (restoring, then direct).
-    let Some((_tools, _redis, a, b)) = two_replicas() else {
-        return;
-    };
+    let (_tools, _redis, a, b) = two_replicas();
     let session = open_session(&a, &json!({}));
     let set_debug = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
         "params": {"level": "debug"}});
@@ -462,6 +455,7 @@ fn a_log_from_a_call_on_one_replica_reaches_the_get_stream_on_the_other() {
 }
 
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_is() {
     // `resources/subscribe` is shared like the log level. Session one is
     // held by A and subscribes through B; session two subscribes on A and is restored by B
@@ -472,9 +466,7 @@ fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_i
         ("resources/note.txt", "first"),
         ("resources/note.txt.toml", "uri = \"test://note\"\n"),
     ]);
-    let Some((tools, _redis, a, b)) = replicas_of(&files, &["--watch"]) else {
-        return;
-    };
+    let (tools, _redis, a, b) = replicas_of(&files, &["--watch"]);
     let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
         "params": {"uri": "test://note"}});
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
@@ -523,6 +515,7 @@ fn a_subscription_made_through_either_replica_is_followed_where_the_get_stream_i
 }
 
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn the_roots_a_client_gave_one_replica_serve_the_other_until_they_change() {
     // A session's roots are kept in the shared state. A asks the client
     // for them; B then runs the command tool in that root without asking. After
@@ -532,9 +525,7 @@ fn the_roots_a_client_gave_one_replica_serve_the_other_until_they_change() {
         "here.toml",
         "description = \"Print the working directory.\"\ncommand = [\"pwd\"]\n",
     )];
-    let Some((_tools, _redis, a, b)) = replicas_of(&files, &[]) else {
-        return;
-    };
+    let (_tools, _redis, a, b) = replicas_of(&files, &[]);
     let first = tempfile::tempdir().unwrap();
     let second = tempfile::tempdir().unwrap();
     let session = open_session(&a, &json!({"roots": {}}));

@@ -1,7 +1,7 @@
 //! Services the tests start on loopback: Debian's `redis-server` and `nginx`,
 //! each on a free port with its files in a temp dir, and `toolsmith serve --http --state`
-//! replicas; shared by the replica and rate-limit tests. Without both programs the tests
-//! that need them skip, except under `TOOLSMITH_REQUIRE_REDIS=1` (set by `.ci/run`).
+//! replicas; shared by the replica and rate-limit tests. The tests that need them are
+//! ignored unless run with `cargo test -- --include-ignored` (as `.ci/run` does).
 
 use std::collections::BTreeSet;
 use std::net::{TcpListener, TcpStream};
@@ -30,7 +30,7 @@ impl Drop for Daemon {
     }
 }
 
-pub(crate) fn found(program: &str) -> bool {
+fn found(program: &str) -> bool {
     Command::new(program)
         .arg("-v")
         .stdout(Stdio::null())
@@ -39,30 +39,18 @@ pub(crate) fn found(program: &str) -> bool {
         .is_ok_and(|status| status.success())
 }
 
-/// `redis-server` and `nginx`, or the test is skipped (failed when required).
-pub(crate) fn services_present() -> bool {
-    let redis = found("redis-server");
-    let nginx = found("nginx");
-    if !(redis && nginx) {
-        crate::skip_unless_required(
-            "redis-server and nginx are not installed (apt-get install redis-server nginx)",
-            "TOOLSMITH_REQUIRE_REDIS",
-        );
-        return false;
-    }
-    true
+/// Fails the test unless `redis-server` and `nginx` are installed.
+pub(crate) fn require_redis_and_nginx() {
+    require_redis();
+    crate::require(found("nginx"), "nginx (apt-get install nginx)");
 }
 
-/// `redis-server`, or the test is skipped (failed when required).
-pub(crate) fn redis_present() -> bool {
-    if !found("redis-server") {
-        crate::skip_unless_required(
-            "redis-server is not installed (apt-get install redis-server)",
-            "TOOLSMITH_REQUIRE_REDIS",
-        );
-        return false;
-    }
-    true
+/// Fails the test unless `redis-server` is installed.
+pub(crate) fn require_redis() {
+    crate::require(
+        found("redis-server"),
+        "redis-server (apt-get install redis-server)",
+    );
 }
 
 pub(crate) fn free_port() -> u16 {

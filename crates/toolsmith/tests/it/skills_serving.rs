@@ -2,8 +2,8 @@
 //! SEP-2640): the folder's `skills/` served as `skills/list`, `skills/get` and `skill://`
 //! resources, read by FastMCP's own client (`fastmcp` in `.ci/sdk/.venv`, pinned in
 //! `.ci/sdk/requirements.txt`) over stdio and HTTP, every file checked against its digest;
-//! and by a client of the 2025-11-25 era as plain resources. The FastMCP tests skip when
-//! the venv is missing, unless `TOOLSMITH_REQUIRE_UPSTREAMS=1`.
+//! and by a client of the 2025-11-25 era as plain resources. The FastMCP tests are ignored
+//! unless run with `cargo test -- --include-ignored`, which needs the venv.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -84,10 +84,9 @@ fn check_read(seen: &Value) {
 }
 
 #[test]
+#[ignore = "needs FastMCP in .ci/sdk/.venv (CI runs it: cargo test -- --include-ignored)"]
 fn fastmcp_reads_and_verifies_every_skill_over_stdio() {
-    let Some(python) = python_sdk() else {
-        return;
-    };
+    let python = python_sdk();
     let dir = folder();
     let command = format!(
         "{} serve {}",
@@ -98,10 +97,9 @@ fn fastmcp_reads_and_verifies_every_skill_over_stdio() {
 }
 
 #[test]
+#[ignore = "needs FastMCP in .ci/sdk/.venv (CI runs it: cargo test -- --include-ignored)"]
 fn fastmcp_over_http_catches_a_file_changed_after_listing() {
-    let Some(python) = python_sdk() else {
-        return;
-    };
+    let python = python_sdk();
     let dir = folder();
     let path = dir.path().to_str().unwrap();
     let server = ServeProcess::http(&["--watch", path], None);

@@ -2,8 +2,8 @@
 //! speaking 2026-07-28 with the `io.modelcontextprotocol/tasks` extension to a real
 //! `toolsmith serve --http`: a call becomes a task, its progress shows on `tasks/get`, one
 //! task is cancelled and another's result collected. With shared state, two replicas
-//! (`toolsmith serve --http --state redis://…` processes, a real `redis-server`; skipped
-//! without it unless `TOOLSMITH_REQUIRE_REDIS=1`) serve each other's tasks. The conformance
+//! (`toolsmith serve --http --state redis://…` processes, a real `redis-server`; ignored
+//! unless run with `cargo test -- --include-ignored`) serve each other's tasks. The conformance
 //! suite's `tasks-*` scenarios run in `.ci/run`.
 
 use std::time::{Duration, Instant};
@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::mcp_client::runtime;
 use crate::serve_process::{PATIENCE, ServeProcess};
-use crate::services::{Daemon, free_port, redis, redis_present, replica_with};
+use crate::services::{Daemon, free_port, redis, replica_with, require_redis};
 
 /// A folder of two command tools that run as tasks: one that reports progress and then
 /// works for a minute (to be cancelled), one that reports progress and finishes.
@@ -288,10 +288,9 @@ fn alive(pid: i32) -> bool {
 // With shared state, tasks live in Redis. Before, a task made through one
 // replica was unknown (-32602) on every other.
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn a_task_made_on_one_replica_is_read_cancelled_and_collected_on_another() {
-    if !redis_present() {
-        return;
-    }
+    require_redis();
     let replicas = two_replicas(&[]);
     let (temp, a, b) = (&replicas.temp, &replicas.a, &replicas.b);
     let runtime = runtime();
@@ -373,10 +372,9 @@ fn a_task_made_on_one_replica_is_read_cancelled_and_collected_on_another() {
 }
 
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn a_shared_task_is_unknown_on_every_replica_once_its_ttl_passed() {
-    if !redis_present() {
-        return;
-    }
+    require_redis();
     let replicas = two_replicas(&["--task-ttl", "2s"]);
     let (a, b) = (&replicas.a, &replicas.b);
     let runtime = runtime();
@@ -624,10 +622,9 @@ fn a_2025_11_25_client_gets_experimental_tasks_over_http() {
 // A 2025-11-25 task made through one replica is collected and listed
 // through another (the session, and the task, live in Redis).
 #[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
 fn a_2025_11_25_task_made_on_one_replica_is_collected_on_another() {
-    if !redis_present() {
-        return;
-    }
+    require_redis();
     let replicas = two_replicas(&[]);
     let (a, b) = (&replicas.a, &replicas.b);
     let mut session = Session2025::open(a);

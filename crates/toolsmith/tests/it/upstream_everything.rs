@@ -4,8 +4,8 @@
 //! are listed under the prefix, with the tools it registers only after `initialize`; text,
 //! image and structured results pass through unchanged; a long operation's progress reaches
 //! the client under the client's token; a cancelled call gets no answer and the session goes
-//! on. Skipped without `npm ci --prefix .ci/upstreams`, unless
-//! `TOOLSMITH_REQUIRE_UPSTREAMS=1` (as `.ci/run` sets).
+//! on. Ignored unless run with `cargo test -- --include-ignored` (as `.ci/run` does), which
+//! needs `npm ci --prefix .ci/upstreams`.
 
 use std::path::PathBuf;
 
@@ -13,22 +13,14 @@ use serde_json::{Value, json};
 
 use crate::serve_process::ServeProcess;
 
-/// The server's entry point, when `.ci/upstreams` is installed.
-fn everything() -> Option<PathBuf> {
+fn serve_everything() -> (tempfile::TempDir, ServeProcess) {
     let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
         "../../.ci/upstreams/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
-    entry.is_file().then_some(entry)
-}
-
-fn serve_everything() -> Option<(tempfile::TempDir, ServeProcess)> {
-    let Some(entry) = everything() else {
-        crate::skip_unless_required(
-            "server-everything is not installed (npm ci --prefix .ci/upstreams)",
-            "TOOLSMITH_REQUIRE_UPSTREAMS",
-        );
-        return None;
-    };
+    crate::require(
+        entry.is_file(),
+        "server-everything (npm ci --prefix .ci/upstreams)",
+    );
     let dir = crate::folder(&[(
         "toolsmith.toml",
         &format!(
@@ -38,14 +30,13 @@ fn serve_everything() -> Option<(tempfile::TempDir, ServeProcess)> {
     )]);
     let mut server = ServeProcess::stdio(&[dir.path().to_str().unwrap()]);
     server.initialize();
-    Some((dir, server))
+    (dir, server)
 }
 
 #[test]
+#[ignore = "needs server-everything: npm ci --prefix .ci/upstreams (CI runs it: cargo test -- --include-ignored)"]
 fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
-    let Some((_dir, mut server)) = serve_everything() else {
-        return;
-    };
+    let (_dir, mut server) = serve_everything();
     let names = server.tool_names();
     for name in [
         "everything_echo",
@@ -134,10 +125,9 @@ fn server_everything_is_served_under_its_prefix_with_results_unchanged() {
 }
 
 #[test]
+#[ignore = "needs server-everything: npm ci --prefix .ci/upstreams (CI runs it: cargo test -- --include-ignored)"]
 fn server_everything_progress_reaches_the_client_and_a_cancelled_call_ends() {
-    let Some((_dir, mut server)) = serve_everything() else {
-        return;
-    };
+    let (_dir, mut server) = serve_everything();
     let id = server.send_request(
         "tools/call",
         &json!({"name": "everything_trigger-long-running-operation",
@@ -196,10 +186,9 @@ fn server_everything_progress_reaches_the_client_and_a_cancelled_call_ends() {
 /// `notifications/resources/updated` reach the subscribed client; after
 /// `resources/unsubscribe` the upstream is told too, and sends nothing more for it.
 #[test]
+#[ignore = "needs server-everything: npm ci --prefix .ci/upstreams (CI runs it: cargo test -- --include-ignored)"]
 fn server_everything_resource_updates_reach_a_subscribed_client() {
-    let Some((_dir, mut server)) = serve_everything() else {
-        return;
-    };
+    let (_dir, mut server) = serve_everything();
     let uri = "demo://resource/static/document/features.md";
     let subscribed = server.request("resources/subscribe", &json!({"uri": uri}));
     assert!(subscribed["result"].is_object(), "{subscribed}");

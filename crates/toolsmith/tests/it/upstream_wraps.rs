@@ -210,20 +210,10 @@ server.connect(new StdioServerTransport());
 "#;
 
 #[test]
+#[ignore = "needs the TypeScript SDK: npm ci --prefix .ci/upstreams (CI runs it: cargo test -- --include-ignored)"]
 fn per_tool_options_reach_the_upstream_in_the_request_meta() {
-    let upstreams =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/upstreams");
-    if !upstreams
-        .join("node_modules/@modelcontextprotocol/sdk")
-        .is_dir()
-    {
-        crate::skip_unless_required(
-            "the TypeScript SDK is not installed (npm ci --prefix .ci/upstreams)",
-            "TOOLSMITH_REQUIRE_UPSTREAMS",
-        );
-        return;
-    }
-    let upstreams = upstreams.canonicalize().unwrap();
+    // `.ci/upstreams`, whose `node_modules` holds the SDK.
+    let upstreams = crate::typescript_sdk().parent().unwrap().to_path_buf();
     // The program runs in the tools folder; its script sits in a private folder.
     let config = format!(
         "[upstream.meta]\ncommand = [\"node\", \"_upstream/meta_server.cjs\", {:?}]\n\n[options.meta_show]\nunits = \"metric\"\n",
