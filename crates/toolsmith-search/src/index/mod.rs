@@ -304,8 +304,8 @@ impl SearchIndex {
             .collect();
         // Once per tool, however many words of the query name its folder.
         let mut named = vec![false; self.names.len()];
-        for word in whole_words(query) {
-            for &document in self.folder_words.get(&word).into_iter().flatten() {
+        for folder in self.folders_named(query) {
+            for &document in &self.folder_words[&folder] {
                 let document = document as usize;
                 if !std::mem::replace(&mut named[document], true) {
                     context[document] += FOLDER_NAMED;
@@ -313,6 +313,45 @@ impl SearchIndex {
             }
         }
         context
+    }
+
+    /// The words of folder names `query` names: a word of the query itself; else, when no
+    /// folder has it, a folder word it is a typo of (five letters or more, a word no tool
+    /// has: `obsidain`, `supabse`), one it begins (five letters or more, at most three
+    /// letters short: `mongo` for `mongodb`), or the word it makes with the next one
+    /// (`browser mcp` for `browsermcp`).
+    fn folders_named(&self, query: &str) -> Vec<String> {
+        let words: Vec<String> = whole_words(query).collect();
+        let mut named = Vec::new();
+        let mut scratch = Vec::new();
+        for (at, word) in words.iter().enumerate() {
+            if self.folder_words.contains_key(word) {
+                named.push(word.clone());
+                continue;
+            }
+            if let Some(next) = words.get(at + 1) {
+                let joined = format!("{word}{next}");
+                if self.folder_words.contains_key(&joined) {
+                    named.push(joined);
+                    continue;
+                }
+            }
+            if word.len() < 5 || word.bytes().any(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            let unknown =
+                self.term_id(&crate::text::stem(word)).is_none() && self.term_id(word).is_none();
+            for folder in self.folder_words.keys() {
+                let begins = folder.starts_with(word.as_str()) && folder.len() <= word.len() + 3;
+                let typo = unknown
+                    && bounded_distance(word.as_bytes(), folder.as_bytes(), 1, &mut scratch)
+                        .is_some();
+                if begins || typo {
+                    named.push(folder.clone());
+                }
+            }
+        }
+        named
     }
 
     /// Each tool's word score for `query` (see [`SearchIndex::search`]), in indexing order,

@@ -208,6 +208,40 @@ fn a_folder_the_query_names_comes_before_look_alikes_elsewhere() {
 }
 
 #[test]
+fn a_folder_named_with_a_typo_a_prefix_or_in_two_words_still_counts() {
+    // Two servers' note searches; the query names one folder, but not as it is spelt.
+    let mut vault = tool("simple_search", "Search for text in the notes.");
+    vault.folder = vec!["obsidian".into()];
+    let mut notion = tool("search_notes", "Search notes and pages by their text.");
+    notion.folder = vec!["notion".into()];
+    let mut documents = tool("find_documents", "Find documents that match a filter.");
+    documents.folder = vec!["mongodb".into()];
+    let mut page = tool("browser_navigate", "Go to a URL in the browser.");
+    page.folder = vec!["browsermcp".into()];
+    let mut other = tool("navigate_page", "Go to a URL in a browser page.");
+    other.folder = vec!["chrome".into()];
+    let mut tools = corpus();
+    tools.extend([vault, notion, documents, page, other]);
+    let index = SearchIndex::new(&tools);
+    assert_eq!(names(&index, "search notes")[0], "search_notes");
+    // A typo of the folder's name (a word no tool has).
+    assert_eq!(
+        names(&index, "search notes in my obsidain vault")[0],
+        "simple_search"
+    );
+    // The start of the folder's name.
+    let folders = index.folders_named("find documents in mongo");
+    assert_eq!(folders, ["mongodb"]);
+    // The folder's name written as two words.
+    assert_eq!(
+        names(&index, "browser mcp: go to the URL in the page")[0],
+        "browser_navigate"
+    );
+    // A word tools use is no typo of a folder's name.
+    assert!(index.folders_named("notions of time").is_empty());
+}
+
+#[test]
 fn a_question_prefers_a_tool_that_looks_to_one_that_changes() {
     let mut tools = corpus();
     tools.push(tool(
