@@ -65,6 +65,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
+use crate::telemetry::{Traced, Wire};
 use crate::replicas::SharedState;
 use crate::state::ServerState;
 pub use auth::{OAuthSettings, PROTECTED_RESOURCE_PATH};
@@ -232,16 +233,16 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
         let state = state.clone();
         let joiner = calls.joiner();
         move || {
-            Ok(McpHandler::new(
-                state.clone(),
-                Transport::HttpSession(Arc::clone(&joiner)),
+            Ok(Traced::new(
+                McpHandler::new(state.clone(), Transport::HttpSession(Arc::clone(&joiner))),
+                Wire::Tcp,
             ))
         }
     };
     let session_config = with_session_store(config.clone(), options);
     let sessions = StreamableHttpService::new(session_factory, session_manager, session_config);
     let stateless = StreamableHttpService::new(
-        move || Ok(McpHandler::new(state.clone(), Transport::Http)),
+        move || Ok(Traced::new(McpHandler::new(state.clone(), Transport::Http), Wire::Tcp)),
         Arc::new(NeverSessionManager::default()),
         config
             .with_legacy_session_mode(false)
@@ -444,8 +445,8 @@ fn service_config(state: &ServerState, options: &HttpOptions) -> StreamableHttpS
 struct Endpoint {
     /// The server's state, for its limits and metrics.
     state: ServerState,
-    sessions: StreamableHttpService<McpHandler, LocalSessionManager>,
-    stateless: StreamableHttpService<McpHandler, NeverSessionManager>,
+    sessions: StreamableHttpService<Traced<McpHandler>, LocalSessionManager>,
+    stateless: StreamableHttpService<Traced<McpHandler>, NeverSessionManager>,
     /// Plain `tools/call` POSTs in a live session, answered without rmcp's session worker.
     calls: SessionCalls,
     /// Every session, to cap them and to refuse a reused request id.
@@ -640,7 +641,7 @@ impl Endpoint {
 /// cannot read as one message with 415 "fail to deserialize"; that becomes the JSON-RPC
 /// error it is.
 async fn post_to<M: SessionManager>(
-    service: &StreamableHttpService<McpHandler, M>,
+    service: &StreamableHttpService<Traced<McpHandler>, M>,
     parts: Parts,
     bytes: Bytes,
 ) -> Response {

@@ -3,14 +3,14 @@
 //! `mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, ...), a child
 //! of the client's span when the request's `_meta` carries `traceparent` (W3C trace
 //! context). The span is current while the request is handled, so the work under it
-//! (`toolsmith_model::telemetry::WorkSpan`) becomes its children: [`current`] carries it to
+//! (`toolsmith_model::telemetry::WorkSpan`) becomes its children: `current` carries it to
 //! the call's thread.
 //!
-//! Every request reaches the handler through [`handle`]: rmcp's loop through [`Traced`],
-//! the direct `tools/call` path by calling it. With telemetry off, [`handle`] is one branch
-//! on a static that is never set.
+//! The direct `tools/call` path calls the handler through `handle`; rmcp's loop (stdio)
+//! and its Streamable HTTP service are given `Traced`, a handler that starts the span in
+//! each request method (`wrapper.rs`). With telemetry off, both check a static that is never
+//! set and go on.
 
-use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use axum::http::request::Parts;
@@ -20,12 +20,11 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracer;
-use rmcp::model::{ClientRequest, ErrorData, ProtocolVersion, ServerResult};
-use rmcp::service::{
-    MaybeSendFuture, NotificationContext, RequestContext, RoleServer, Service, ServiceRole,
-};
+use rmcp::model::{CallToolResult, ClientRequest, ErrorData, ServerResult};
+use rmcp::service::{RequestContext, RoleServer, Service};
 
 mod export;
+mod wrapper;
 
 pub use export::{Telemetry, TelemetryError};
 
@@ -60,7 +59,7 @@ pub(crate) async fn handle<S: Service<RoleServer>>(
     match TRACER.get() {
         None => service.handle_request(request, context).await,
         // Boxed: the traced future stays out of every untraced request's future.
-        Some(tracer) => Box::pin(traced(tracer, service, request, context, wire)).await,
+        Some(_) => Box::pin(traced(service, request, context, wire)).await,
     }
 }
 
@@ -71,74 +70,116 @@ pub(crate) fn current() -> Option<Context> {
     Some(Context::current())
 }
 
-/// A service whose requests each get a span (rmcp's loop, over stdio and HTTP).
+/// rmcp's handler with a span around each request it handles (rmcp's loop over stdio, its
+/// Streamable HTTP service): `wrapper.rs`.
 pub(crate) struct Traced<S> {
-    service: S,
+    inner: S,
     wire: Wire,
 }
 
 impl<S> Traced<S> {
-    pub(crate) fn new(service: S, wire: Wire) -> Self {
-        Self { service, wire }
-    }
-}
-
-impl<S: Service<RoleServer>> Service<RoleServer> for Traced<S> {
-    fn handle_request(
-        &self,
-        request: <RoleServer as ServiceRole>::PeerReq,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<ServerResult, ErrorData>> + MaybeSendFuture + '_ {
-        handle(&self.service, request, context, self.wire)
-    }
-
-    fn handle_notification(
-        &self,
-        notification: <RoleServer as ServiceRole>::PeerNot,
-        context: NotificationContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.service.handle_notification(notification, context)
-    }
-
-    fn get_info(&self) -> <RoleServer as ServiceRole>::Info {
-        self.service.get_info()
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        self.service.supported_protocol_versions()
+    pub(crate) fn new(inner: S, wire: Wire) -> Self {
+        Self { inner, wire }
     }
 }
 
 async fn traced<S: Service<RoleServer>>(
-    tracer: &SdkTracer,
     service: &S,
     request: ClientRequest,
     context: RequestContext<RoleServer>,
     wire: Wire,
 ) -> Result<ServerResult, ErrorData> {
-    let parent = parent_of(&context);
+    let started = start(&Described::of(&request), &context, wire);
+    finish(
+        started,
+        service.handle_request(request, context),
+        |result| match result {
+            ServerResult::CallToolResult(result) => tool_error(result),
+            _ => None,
+        },
+    )
+    .await
+}
+
+/// What a request is about, for its span's name and attributes.
+#[derive(Default)]
+struct Described<'a> {
+    method: &'a str,
+    tool: Option<&'a str>,
+    prompt: Option<&'a str>,
+    uri: Option<&'a str>,
+}
+
+impl<'a> Described<'a> {
+    fn method(method: &'a str) -> Self {
+        Self {
+            method,
+            ..Self::default()
+        }
+    }
+
+    fn of(request: &'a ClientRequest) -> Self {
+        let mut described = Self::method(request.method());
+        match request {
+            ClientRequest::CallToolRequest(call) => described.tool = Some(&call.params.name),
+            ClientRequest::GetPromptRequest(get) => described.prompt = Some(&get.params.name),
+            ClientRequest::ReadResourceRequest(read) => described.uri = Some(&read.params.uri),
+            ClientRequest::SubscribeRequest(subscribe) => {
+                described.uri = Some(&subscribe.params.uri);
+            }
+            ClientRequest::UnsubscribeRequest(unsubscribe) => {
+                described.uri = Some(&unsubscribe.params.uri);
+            }
+            _ => {}
+        }
+        described
+    }
+
+    /// `{mcp.method.name} {target}`: the tool or the prompt when the request names one.
+    fn span_name(&self) -> String {
+        match self.tool.or(self.prompt) {
+            Some(target) => format!("{} {target}", self.method),
+            None => self.method.to_owned(),
+        }
+    }
+}
+
+/// The span of a request about to be handled, as the current context to handle it in;
+/// `None` while traces are off.
+fn start(
+    described: &Described<'_>,
+    context: &RequestContext<RoleServer>,
+    wire: Wire,
+) -> Option<Context> {
+    let tracer = TRACER.get()?;
+    let parent = parent_of(context);
     let span = tracer
-        .span_builder(span_name(&request))
+        .span_builder(described.span_name())
         .with_kind(SpanKind::Server)
-        .with_attributes(attributes(&request, &context, wire))
+        .with_attributes(attributes(described, context, wire))
         .start_with_context(tracer, &parent);
-    let request_context = parent.with_span(span);
-    let result = service
-        .handle_request(request, context)
-        .with_context(request_context.clone())
-        .await;
+    Some(parent.with_span(span))
+}
+
+/// Runs `work` in the request's span (when one was started) and ends the span with how it
+/// went: a JSON-RPC error's code, or the `tool_error` a result says it is.
+async fn finish<T>(
+    started: Option<Context>,
+    work: impl Future<Output = Result<T, ErrorData>>,
+    tool_error: impl FnOnce(&T) -> Option<String>,
+) -> Result<T, ErrorData> {
+    let Some(request_context) = started else {
+        return work.await;
+    };
+    let result = work.with_context(request_context.clone()).await;
     let span = request_context.span();
     match &result {
-        Ok(ServerResult::CallToolResult(result)) if result.is_error == Some(true) => {
-            span.set_attribute(KeyValue::new("error.type", "tool_error"));
-            let text = result
-                .content
-                .iter()
-                .find_map(|content| content.as_text())
-                .map_or("", |text| text.text.as_str());
-            span.set_status(Status::error(shortened(text).to_owned()));
+        Ok(answer) => {
+            if let Some(message) = tool_error(answer) {
+                span.set_attribute(KeyValue::new("error.type", "tool_error"));
+                span.set_status(Status::error(message));
+            }
         }
-        Ok(_) => {}
         Err(error) => {
             let code = error.code.0.to_string();
             span.set_attribute(KeyValue::new("error.type", code.clone()));
@@ -150,61 +191,40 @@ async fn traced<S: Service<RoleServer>>(
     result
 }
 
-/// `{mcp.method.name} {target}`: the tool or the prompt when the request names one.
-fn span_name(request: &ClientRequest) -> String {
-    let method = request.method();
-    match target(request) {
-        Some(target) => format!("{method} {target}"),
-        None => method.to_owned(),
+/// The first text of a result with `isError` (at most 256 bytes), which its span's status
+/// says; `None` for a result without it.
+fn tool_error(result: &CallToolResult) -> Option<String> {
+    if result.is_error != Some(true) {
+        return None;
     }
-}
-
-fn target(request: &ClientRequest) -> Option<&str> {
-    match request {
-        ClientRequest::CallToolRequest(call) => Some(&call.params.name),
-        ClientRequest::GetPromptRequest(get) => Some(&get.params.name),
-        _ => None,
-    }
+    let text = result
+        .content
+        .iter()
+        .find_map(|content| content.as_text())
+        .map_or("", |text| text.text.as_str());
+    Some(shortened(text).to_owned())
 }
 
 fn attributes(
-    request: &ClientRequest,
+    described: &Described<'_>,
     context: &RequestContext<RoleServer>,
     wire: Wire,
 ) -> Vec<KeyValue> {
     let mut attributes = Vec::with_capacity(10);
     attributes.push(KeyValue::new(
         "mcp.method.name",
-        request.method().to_owned(),
+        described.method.to_owned(),
     ));
     attributes.push(KeyValue::new("jsonrpc.request.id", context.id.to_string()));
-    match request {
-        ClientRequest::CallToolRequest(call) => {
-            attributes.push(KeyValue::new(
-                "gen_ai.tool.name",
-                call.params.name.to_string(),
-            ));
-            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        }
-        ClientRequest::GetPromptRequest(get) => {
-            attributes.push(KeyValue::new("gen_ai.prompt.name", get.params.name.clone()));
-        }
-        ClientRequest::ReadResourceRequest(read) => {
-            attributes.push(KeyValue::new("mcp.resource.uri", read.params.uri.clone()));
-        }
-        ClientRequest::SubscribeRequest(subscribe) => {
-            attributes.push(KeyValue::new(
-                "mcp.resource.uri",
-                subscribe.params.uri.clone(),
-            ));
-        }
-        ClientRequest::UnsubscribeRequest(unsubscribe) => {
-            attributes.push(KeyValue::new(
-                "mcp.resource.uri",
-                unsubscribe.params.uri.clone(),
-            ));
-        }
-        _ => {}
+    if let Some(tool) = described.tool {
+        attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+    }
+    if let Some(prompt) = described.prompt {
+        attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+    }
+    if let Some(uri) = described.uri {
+        attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
     }
     if let Some(version) = context.protocol_version() {
         attributes.push(KeyValue::new("mcp.protocol.version", version.to_string()));
