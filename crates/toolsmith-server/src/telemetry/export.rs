@@ -264,3 +264,33 @@ impl HttpClient for Ureq {
         Ok(answer)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samplers_are_named_as_otel_traces_sampler_names_them() {
+        assert!(matches!(
+            sampler_of("parentbased_traceidratio", Some(0.25)),
+            Ok(Sampler::ParentBased(_))
+        ));
+        assert!(matches!(
+            sampler_of("traceidratio", Some(2.0)),
+            Ok(Sampler::TraceIdRatioBased(ratio)) if (ratio - 1.0).abs() < f64::EPSILON
+        ));
+        let unknown = sampler_of("sometimes", None).err().unwrap().to_string();
+        assert!(unknown.contains("unknown sampler `sometimes`"), "{unknown}");
+        assert!(unknown.contains("parentbased_always_on"), "{unknown}");
+    }
+
+    #[test]
+    fn enabled_false_wins_over_an_endpoint() {
+        let settings = TelemetrySettings {
+            enabled: Some(false),
+            endpoint: Some("http://collector:4318".to_owned()),
+            ..TelemetrySettings::default()
+        };
+        assert!(!wanted(&settings));
+    }
+}
