@@ -47,6 +47,10 @@ fn folder(config: &str) -> tempfile::TempDir {
             "def shape() -> dict:\n    \"\"\"Breaks its output schema.\"\"\"\n    return {\"x\": 1}\n\nmcp.tool(shape, output = {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"string\"}}, \"required\": [\"x\"]})\n".to_owned(),
         ),
         (
+            "ask.star".to_owned(),
+            "def ask() -> str:\n    \"\"\"Asks the user's name.\"\"\"\n    answer = mcp.elicit(\"Your name?\", {\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\"}}})\n    return str(answer)\n\nmcp.tool(ask)\n".to_owned(),
+        ),
+        (
             "once.star".to_owned(),
             "def once() -> str:\n    \"\"\"May run once a minute.\"\"\"\n    return \"ran\"\n\nmcp.tool(once)\n".to_owned(),
         ),
@@ -340,6 +344,15 @@ fn http_calls_with_the_token_are_logged_as_token_and_toolsmith_toml_can_ask_for_
     );
     assert_eq!(status, 200);
     assert_eq!(answer["result"]["isError"], true, "{answer}");
+    // A 2026-07-28 request whose tool asks the user: answered `input_required`.
+    let (status, answer) = server.post_2026(
+        Some("s3cret"),
+        &json!({"elicitation": {}}),
+        ("tools/call", "ask"),
+        &json!({"name": "ask", "arguments": {}}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
     // Refused at the door: no line.
     let (status, _, _) = post(
         server.address(),
@@ -350,7 +363,9 @@ fn http_calls_with_the_token_are_logged_as_token_and_toolsmith_toml_can_ask_for_
     assert_eq!(status, 401);
 
     let log = lines(&log_path);
-    assert_eq!(log.len(), 2, "{log:#?}");
+    assert_eq!(log.len(), 3, "{log:#?}");
+    let asked = find(&log, "tools/call", "ask", "input_required");
+    assert!(asked["result_bytes"].as_u64().unwrap() > 0, "{asked}");
     let stateless = find(&log, "tools/call", "greet", "ok");
     assert_eq!(stateless["caller"], "token", "{stateless}");
     assert_eq!(stateless["replica"], "replica-a", "{stateless}");
