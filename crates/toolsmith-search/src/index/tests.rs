@@ -338,3 +338,23 @@ fn nothing_matching_is_empty() {
     assert!(index.search("", 5).is_empty());
     assert_eq!(index.search("number", 2).len(), 2);
 }
+
+#[test]
+fn a_look_request_prefers_the_tool_that_looks_over_one_listing_more_of_its_words() {
+    // A create tool's description lists the fields it sets; a request to see those fields
+    // names them too, and still wants the tool that reads the task.
+    let mut tools = corpus();
+    tools.push(tool(
+        "create_task",
+        "Create a task with a name, an assignee, a due date and notes.",
+    ));
+    tools.push(tool(
+        "get_task",
+        "Get one task by its id: its assignee and due date.",
+    ));
+    let index = SearchIndex::new(&tools);
+    assert_eq!(
+        names(&index, "show task 1209933: assignee, due date, notes")[0],
+        "get_task"
+    );
+}
