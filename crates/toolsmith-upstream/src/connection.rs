@@ -598,8 +598,8 @@ async fn connect(
                 let transport = StreamableHttpClientTransport::from_config(config);
                 relay.clone().serve(transport).await
             };
-            let service = service
-                .map_err(|error| format!("did not answer `initialize` at {url}: {error}"));
+            let service =
+                service.map_err(|error| format!("did not answer `initialize` at {url}: {error}"));
             (service, None)
         }
     };

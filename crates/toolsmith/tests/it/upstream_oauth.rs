@@ -219,7 +219,10 @@ forward_caller_token = true
     // Neither the secret nor a token is in the gateway's log, at debug level (rmcp's at
     // trace, which prints each request it receives and sends).
     let log = stderr_of(gateway);
-    assert!(log.contains("ProxyMessage") && log.contains("shared_whoami"), "{log}");
+    assert!(
+        log.contains("ProxyMessage") && log.contains("shared_whoami"),
+        "{log}"
+    );
     assert!(!log.contains(SECRET), "{log}");
     assert!(!log.contains(&alice), "the caller's token is in the log");
     assert!(!log.contains("eyJ"), "a token is in the log: {log}");
