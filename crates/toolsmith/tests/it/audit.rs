@@ -1,7 +1,8 @@
 //! `serve --audit-log` (docs/http.md, "Audit log") on a real `toolsmith serve`: the lines
 //! after calls of every outcome over real stdio pipes and over HTTP with a bearer token or an
-//! OAuth access token, argument values kept out (and written when asked), code mode's inner
-//! calls, `-` for stderr, and a `SIGHUP` after a rename losing no line while calls run.
+//! OAuth access token (oauth2-mock-server), argument values kept out (and written when
+//! asked), code mode's inner calls, `-` for stderr, a full disk, two replicas sharing one
+//! file through Redis, and a `SIGHUP` after a rename losing no line while calls run.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
@@ -278,7 +279,11 @@ fn post(address: &str, token: &str, session: Option<&str>, body: &Value) -> (u16
         body.len()
     );
     if let Some(session) = session {
-        request.extend(["Mcp-Session-Id: ", session, "\r\n"]);
+        request.extend([
+            "Mcp-Session-Id: ",
+            session,
+            "\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+        ]);
     }
     request.push_str("\r\n");
     request.push_str(&body);
@@ -380,6 +385,61 @@ fn http_calls_with_the_token_are_logged_as_token_and_toolsmith_toml_can_ask_for_
     assert_eq!(in_session["session"], session.as_str(), "{in_session}");
     assert_eq!(in_session["arguments"], json!({}), "{in_session}");
     assert_eq!(server.stop(), Some(0));
+}
+
+#[test]
+#[ignore = "needs redis-server (CI runs it: cargo test -- --include-ignored)"]
+fn replicas_name_themselves_in_the_lines_of_one_shared_file() {
+    // Two replicas sharing sessions through Redis append to one file: each line whole, each
+    // naming the replica that served the call.
+    crate::services::require_redis();
+    let dir = folder("");
+    let redis_dir = tempfile::tempdir().unwrap();
+    let port = crate::services::free_port();
+    let _redis = crate::services::redis(redis_dir.path(), port);
+    let state = format!("redis://127.0.0.1:{port}/0");
+    let log_path = dir.path().join("audit.jsonl");
+    let flags = ["--audit-log", log_path.to_str().unwrap()];
+    let a = crate::services::replica_with(dir.path(), &state, "replica-a", &flags);
+    let b = crate::services::replica_with(dir.path(), &state, "replica-b", &flags);
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "audit", "version": "1"}}});
+    let (status, head, _) = post(a.address(), "none", None, &initialize);
+    assert_eq!(status, 200, "{head}");
+    let session = session_id_of(&head);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(a.address(), "none", Some(&session), &initialized).0,
+        202
+    );
+    for (id, replica) in [(1, &a), (2, &b), (3, &a), (4, &b)] {
+        let call = call_body(id, "greet", &json!({"name": format!("call {id}")}));
+        let (status, _, answer) = post(replica.address(), "none", Some(&session), &call);
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    }
+    let log = lines(&log_path);
+    let served: Vec<(&str, &str)> = log
+        .iter()
+        .map(|line| {
+            assert_eq!(line["session"], session.as_str(), "{line}");
+            (
+                line["request_id"].as_str().unwrap(),
+                line["replica"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        served,
+        [
+            ("1", "replica-a"),
+            ("2", "replica-b"),
+            ("3", "replica-a"),
+            ("4", "replica-b")
+        ],
+        "{log:#?}"
+    );
 }
 
 #[test]
