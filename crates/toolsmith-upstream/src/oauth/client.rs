@@ -350,3 +350,73 @@ impl StreamableHttpClient for Authorized {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use rmcp::model::{
+        CallToolRequest, CallToolRequestParams, ClientRequest, JsonRpcRequest, NumberOrString,
+    };
+    use serde_json::json;
+    use toolsmith_model::{AccessToken, Caller};
+
+    use super::*;
+    use crate::UpstreamSpec;
+
+    fn context(token: &str) -> CallContext {
+        let mut context = CallContext::detached(Duration::from_secs(1));
+        context.caller = Some(Arc::new(Caller {
+            subject: Some("alice".into()),
+            token: Some(AccessToken::new(token)),
+            ..Caller::default()
+        }));
+        context
+    }
+
+    fn message(handle: Option<&str>) -> ClientJsonRpcMessage {
+        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("whoami"),
+        ));
+        if let Some(handle) = handle {
+            request
+                .get_meta_mut()
+                .insert(CALLER_META_KEY.to_owned(), handle.into());
+        }
+        JsonRpcMessage::Request(JsonRpcRequest::new(NumberOrString::Number(1), request))
+    }
+
+    #[test]
+    fn the_callers_token_is_lent_only_to_an_upstream_that_opted_in() {
+        let spec = |table| UpstreamSpec::parse("u", &table, Path::new(".")).unwrap();
+        let context = context("the-callers-token");
+        let plain = spec(json!({"url": "http://127.0.0.1:9/mcp"}));
+        assert!(LentToken::lend(&plain, &context).is_none());
+        let forwarding =
+            spec(json!({"url": "http://127.0.0.1:9/mcp", "forward_caller_token": true}));
+        assert!(
+            LentToken::lend(&forwarding, &CallContext::detached(Duration::from_secs(1))).is_none()
+        );
+
+        let lent = LentToken::lend(&forwarding, &context).unwrap();
+        let mut sent = message(Some(lent.handle()));
+        assert_eq!(
+            take_caller_token(&mut sent).as_deref(),
+            Some("the-callers-token")
+        );
+        // What goes on the wire has no trace of it, nor of the handle.
+        let wire = serde_json::to_string(&sent).unwrap();
+        assert!(
+            !wire.contains(CALLER_META_KEY) && !wire.contains(lent.handle()),
+            "{wire}"
+        );
+        assert!(!wire.contains("the-callers-token"), "{wire}");
+
+        // Once the call is over, the handle names nothing.
+        let handle = lent.handle().to_owned();
+        drop(lent);
+        assert_eq!(take_caller_token(&mut message(Some(&handle))), None);
+        assert_eq!(take_caller_token(&mut message(None)), None);
+    }
+}
