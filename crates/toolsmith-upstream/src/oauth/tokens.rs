@@ -271,9 +271,14 @@ impl Credentials {
         if !scope.is_empty() {
             form.push(("scope", &scope));
         }
+        // No redirect: the client's credentials go to the token endpoint the metadata names,
+        // nowhere else.
         let mut request = self
             .agent
             .post(&endpoint.token_endpoint)
+            .config()
+            .max_redirects(0)
+            .build()
             .header("Accept", "application/json");
         let basic;
         match (endpoint.method, &secret) {
