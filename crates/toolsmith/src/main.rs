@@ -30,8 +30,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Gives the memory the allocator holds free back to the system. Loading a big folder and
 /// indexing it allocate far more than they keep (files' text, parse trees, the index's
 /// working tables), and mimalloc keeps freed pages for reuse: called once a folder is
-/// served, this brings the server's resident memory down to what it holds
-/// (docs/performance.md, "Big folders").
+/// served, this brings the server's resident memory down to what it holds: a 5,548-tool
+/// server's median 46–53 MB instead of 57–73 MB (docs/performance.md, "What each build
+/// setting measured").
 pub(crate) fn release_free_memory() {
     #[expect(
         unsafe_code,
@@ -48,10 +49,11 @@ pub(crate) fn release_free_memory() {
 const MI_OPTION_ABANDONED_PAGE_PURGE: libmimalloc_sys::mi_option_t = 12;
 
 /// Has threads that end give their free memory back as they end. A big folder loads on
-/// threads that end when it is loaded, leaving mimalloc pages it meant to give back a
-/// little later and never did: a server of 5,548 tools held 41 or 47 MB of heap from one
-/// start to the next, and holds 41 with this (docs/performance.md). It costs
-/// nothing while threads run.
+/// threads that end when it is loaded, leaving mimalloc pages it means to give back later:
+/// a 5,548-tool server then holds about 45 MB or 53–63 MB from one start to the next. With
+/// this, 22 of 35 starts held about 45 MB (median 45.5 MB), without it 14 of 35 (median
+/// 54.7 MB) (docs/performance.md, "What each build setting measured"). It costs nothing
+/// while threads run.
 fn tune_allocator() {
     #[expect(
         unsafe_code,
