@@ -583,7 +583,7 @@ async fn connect(
             }
             config.custom_headers = custom;
             let service = if oauth.is_some() || *forward_caller_token {
-                // A token per request: the upstream's own, or the caller's (oauth.rs).
+                // A token per request: the upstream's own, or the caller's (`oauth/client.rs`).
                 let credentials = oauth.as_ref().map(|client| {
                     Arc::new(crate::oauth::Credentials::new(
                         &spec.name,

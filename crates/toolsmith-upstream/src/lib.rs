@@ -13,7 +13,7 @@
 //! - [`transform`]: a manifest's wrapping of one upstream tool (its own name, description
 //!   and parameters), and the [`ArgumentMap`] that turns its calls' arguments back.
 //! - [`OAuthClient`]: `oauth = {...}` of an upstream behind its own OAuth, whose tokens
-//!   come from the client credentials grant (`oauth.rs`); the caller's token is sent on only
+//!   come from the client credentials grant (`oauth/`); the caller's token is sent on only
 //!   with `forward_caller_token = true`.
 //! - [`UpstreamContent`]: its prompts (under the prefix), resources and resource templates
 //!   (under their own URIs), whose `prompts/get` and `resources/read` are forwarded.

@@ -62,7 +62,7 @@ pub enum UpstreamTransport {
         /// `headers` sent with every request (values may hold `${VAR}`).
         headers: BTreeMap<String, String>,
         /// `oauth = {...}`: a token of its own authorization server, by the client
-        /// credentials grant (`oauth.rs`).
+        /// credentials grant (`oauth/`).
         oauth: Option<crate::oauth::OAuthClient>,
         /// `forward_caller_token = true`: a call made for a caller with an access token
         /// sends that token instead of the upstream's own credentials.

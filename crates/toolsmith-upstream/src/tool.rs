@@ -212,7 +212,7 @@ struct Forwarded {
 
 impl Forwarded {
     async fn run(&self) -> Result<ToolReturn, ToolFailure> {
-        // The caller's token, only for an upstream that opted in (oauth.rs).
+        // The caller's token, only for an upstream that opted in (`oauth/client.rs`).
         let lent = crate::oauth::LentToken::lend(self.upstream.spec(), &self.context);
         // A connection whose program died between two calls may not know it yet: the
         // request cannot be sent, and one new connection is tried.
