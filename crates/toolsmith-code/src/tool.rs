@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use toolsmith_model::telemetry::{Attribute, SpanRole, WorkSpan};
 use toolsmith_model::{
     CallContext, CallOutcome, Catalog, CatalogEntry, Content, JsonObject, SourceLocation,
     StopReason, Tool, ToolDefinition, ToolFailure, ToolReturn,
 };
-use toolsmith_model::telemetry::{Attribute, SpanRole, WorkSpan};
 use toolsmith_search::TOOL_SEARCH;
 use toolsmith_starlark::{CodeHost, KeptGlobals};
 

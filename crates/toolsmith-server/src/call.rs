@@ -89,12 +89,14 @@ pub(crate) async fn run(
     // The tool's clock starts after its init, so its requests to the client may come later.
     let client_deadline = watchdog.latest_deadline();
     let interrupt = Interrupt::new();
-    let bridge = Arc::new(McpBridge::new(
-        request.progress_token.is_some() || request.status.is_some(),
-        request.min_level,
-        request.replay.clone(),
-    )
-    .audited(state.audit().map(|log| log.scope(name, request.context))));
+    let bridge = Arc::new(
+        McpBridge::new(
+            request.progress_token.is_some() || request.status.is_some(),
+            request.min_level,
+            request.replay.clone(),
+        )
+        .audited(state.audit().map(|log| log.scope(name, request.context))),
+    );
     // Whatever way this function returns, a tool still waiting on the client is released.
     let _listening = Listening(&bridge);
     let context = CallContext {

@@ -12,11 +12,11 @@ use rmcp::model::{
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
+use toolsmith_model::telemetry::{Attribute, SpanRole, WorkSpan};
 use toolsmith_model::{
     Annotations, AsyncTool, CallContext, CallOutcome, Icon, JsonObject, SourceLocation, StopReason,
     Tool, ToolDefinition, ToolFailure, ToolFuture, ToolReturn,
 };
-use toolsmith_model::telemetry::{Attribute, SpanRole, WorkSpan};
 
 use rmcp::model::{NumberOrString, ProgressToken};
 
@@ -192,7 +192,8 @@ impl AsyncTool for UpstreamTool {
             } else if let Ok(ToolReturn::Outcome(outcome)) = &result
                 && outcome.is_error
             {
-                call.span.fail(|| "tool_error".to_owned(), || outcome.joined_text());
+                call.span
+                    .fail(|| "tool_error".to_owned(), || outcome.joined_text());
             }
             result
         })

@@ -413,7 +413,12 @@ impl ServerHandler for McpHandler {
         let started = Instant::now();
         let _admission = self.admit_stdio().await?;
         let audit = self.state.audit().map(|log| {
-            log.begin("tools/call", &request.name, request.arguments.as_ref(), &context)
+            log.begin(
+                "tools/call",
+                &request.name,
+                request.arguments.as_ref(),
+                &context,
+            )
         });
         let published = self.state.published();
         let Some(index) = published.index_of(&request.name) else {
@@ -475,7 +480,12 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let audit = self.state.audit().map(|log| {
-            log.begin("prompts/get", &request.name, request.arguments.as_ref(), &context)
+            log.begin(
+                "prompts/get",
+                &request.name,
+                request.arguments.as_ref(),
+                &context,
+            )
         });
         let answer = async {
             let replay = Replay::open(
@@ -491,8 +501,7 @@ impl ServerHandler for McpHandler {
             let served = self.state.content();
             if let Some(replay) = replay.as_deref()
                 && let Ok(prompt) = served.prompts.get(&request.name)
-                && let Some(input_required) =
-                    mrtr::prompt_arguments(replay, prompt, &mut arguments)
+                && let Some(input_required) = mrtr::prompt_arguments(replay, prompt, &mut arguments)
             {
                 return Ok(input_required.into());
             }

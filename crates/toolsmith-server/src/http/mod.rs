@@ -65,9 +65,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ServeError;
 use crate::handler::{McpHandler, Transport};
-use crate::telemetry::{Traced, Wire};
 use crate::replicas::SharedState;
 use crate::state::ServerState;
+use crate::telemetry::{Traced, Wire};
 pub use auth::{OAuthSettings, PROTECTED_RESOURCE_PATH};
 pub use card::{
     AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_PATH,
@@ -242,7 +242,12 @@ pub fn router(state: ServerState, options: &HttpOptions) -> Router {
     let session_config = with_session_store(config.clone(), options);
     let sessions = StreamableHttpService::new(session_factory, session_manager, session_config);
     let stateless = StreamableHttpService::new(
-        move || Ok(Traced::new(McpHandler::new(state.clone(), Transport::Http), Wire::Tcp)),
+        move || {
+            Ok(Traced::new(
+                McpHandler::new(state.clone(), Transport::Http),
+                Wire::Tcp,
+            ))
+        },
         Arc::new(NeverSessionManager::default()),
         config
             .with_legacy_session_mode(false)

@@ -94,13 +94,10 @@ impl FastCalls {
                 // stays small from the start. A task's future is allocated, moved and
                 // overwritten as a whole, and the handler's future is several KB.
                 let serving = self.clone();
-                let handling =
-                    Box::pin(
-                        async move {
-                            let handler = &serving.0.handler;
-                            crate::telemetry::handle(handler, request, context, Wire::Pipe).await
-                        },
-                    );
+                let handling = Box::pin(async move {
+                    let handler = &serving.0.handler;
+                    crate::telemetry::handle(handler, request, context, Wire::Pipe).await
+                });
                 let output = output.clone();
                 tokio::spawn(async move {
                     let result = handling.await;

@@ -87,7 +87,9 @@ where
         crate::telemetry::Traced::new(handler, crate::telemetry::Wire::Pipe),
         transport,
         service_stop,
-    ).await {
+    )
+    .await
+    {
         Ok(running) => {
             state.remember_peer(running.peer());
             fast.serve(running.peer().clone());
