@@ -260,6 +260,51 @@ fn a_plain_http_call_joins_the_trace_of_its_meta_and_is_flushed_on_sigterm() {
     assert_eq!(process["parent_span_id"], call["span_id"]);
 }
 
+#[test]
+#[ignore = "needs opentelemetry-proto in .ci/sdk/.venv (CI runs it: cargo test -- --include-ignored)"]
+fn code_mode_inner_calls_and_a_scripts_http_request_are_spans_that_pass_the_trace_on() {
+    let python = python_sdk();
+    let receiver = Receiver::start(&python);
+    let tool = format!(
+        "def fetch() -> str:\n    \"\"\"Fetch a greeting.\"\"\"\n    return http.get(\"{}/hello\").text\n\nmcp.tool(fetch, permissions = {{\"net\": [\"127.0.0.1\"]}})\n",
+        receiver.endpoint()
+    );
+    let dir = crate::folder(&[("fetch.star", &tool), ("toolsmith.toml", "[evaluator]\n")]);
+    let mut command = crate::toolsmith();
+    command
+        .arg("serve")
+        .arg(dir.path())
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
+    let mut server = ServeProcess::spawn(command);
+    server.initialize();
+    let text = server.call_text("run_code", &json!({"code": "tools.fetch()"}));
+    assert!(text.contains("hello"), "{text}");
+    server.finish();
+    let spans = receiver.spans_until(|spans| spans.len() >= 4);
+    let request = span(&spans, "toolsmith", "tools/call run_code");
+    let inner = span(&spans, "toolsmith", "execute_tool fetch");
+    assert_eq!(inner["kind"], INTERNAL);
+    assert_eq!(inner["parent_span_id"], request["span_id"]);
+    let get = span(&spans, "toolsmith", "GET");
+    assert_eq!(get["kind"], CLIENT);
+    assert_eq!(get["parent_span_id"], inner["span_id"]);
+    assert_eq!(get["attributes"]["http.response.status_code"], 200);
+    assert_eq!(get["attributes"]["url.path"], "/hello");
+    // The request carried the GET span's trace context.
+    let fetched = spans
+        .iter()
+        .find(|record| record["get"] == "/hello")
+        .unwrap_or_else(|| panic!("no GET in {spans:#?}"));
+    assert_eq!(
+        fetched["traceparent"],
+        format!(
+            "00-{}-{}-01",
+            request["trace_id"].as_str().unwrap(),
+            get["span_id"].as_str().unwrap()
+        )
+    );
+}
+
 /// Whether the process `pid` runs OpenTelemetry's batch span processor (its thread's name,
 /// cut to 15 characters by Linux).
 fn exports_spans(pid: u32) -> bool {

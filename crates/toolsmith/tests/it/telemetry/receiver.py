@@ -6,7 +6,8 @@ Listens on 127.0.0.1 (a free port, printed as the first line of stdout), decodes
 POST to /v1/traces as an `ExportTraceServiceRequest` (OTLP's protobuf, with the
 `opentelemetry-proto` package) and appends every span to SPANS_FILE as one JSON line:
 its service, name, kind, ids in hex, attributes and status. Answers as a collector does
-(an empty `ExportTraceServiceResponse`). Runs until killed.
+(an empty `ExportTraceServiceResponse`). A GET (a tool's own request) is answered `hello`
+and recorded with its `traceparent` header. Runs until killed.
 """
 
 import json
@@ -34,6 +35,16 @@ def attributes(pairs):
 
 
 class Receiver(BaseHTTPRequestHandler):
+    def do_GET(self):
+        # A tool's own HTTP request: what trace context it carried.
+        with open(sys.argv[1], "a", encoding="utf-8") as out:
+            out.write(json.dumps({"get": self.path, "traceparent": self.headers.get("traceparent")}) + "\n")
+        self.send_response(200)
+        self.send_header("content-type", "text/plain")
+        self.send_header("content-length", "5")
+        self.end_headers()
+        self.wfile.write(b"hello")
+
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("content-length", "0")))
         if self.path != "/v1/traces" or self.headers.get("content-type") != "application/x-protobuf":
