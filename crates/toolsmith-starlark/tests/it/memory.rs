@@ -323,3 +323,160 @@ fn guarded_operations_keep_their_meaning_with_parentheses_and_items() {
     let outcome = call(&catalog, "augmented_items_keep_their_meaning", json!({}));
     assert_eq!(text(&outcome), "abab [1, 2] 7 x-y [1, 1] qr-s", "{outcome}");
 }
+
+/// Loops that allocate and drop values, each inside a `def`: run with garbage collection
+/// inside calls, the heap holds what is live, not everything the loop made.
+const CHURN: &str = r#"
+def churn() -> int:
+    # About 800 MiB of short-lived lists: three times the tests' 256 MiB heap limit.
+    total = 0
+    for i in range(100000):
+        chunk = [i] * 1000
+        total += len(chunk)
+    return total
+
+def nested(n):
+    total = 0
+    for i in range(n):
+        total += len([i] * 1000)
+    return total
+
+def churn_in_calls() -> int:
+    return sum([nested(35000) for _ in range(3)])
+
+def keep() -> int:
+    # Really keeps more than the heap limit: collection frees nothing here.
+    kept = []
+    for i in range(1000000):
+        kept.append([i] * 100)
+    return len(kept)
+
+def churn_in_key() -> list:
+    # The key function runs inside `sorted`, a native function: no collection runs there,
+    # but the loop still gives the right answer.
+    def key(x):
+        total = 0
+        for i in range(20000):
+            total += len([i, x] * 10)
+        return total - total - x
+    return sorted([3, 1, 2], key = key)
+
+def correct() -> dict:
+    counts = {}
+    adders = []
+    for i in range(60000):
+        k = "k" + str(i % 7)
+        counts[k] = counts.get(k, 0) + 1
+        if i % 20000 == 0:
+            adders.append(lambda x, i = i: x + i)
+        garbage = [str(i)] * 100
+    words = ["w" + str(i) for i in range(1000)]
+    seen = 0
+    for w in words:
+        for _ in range(30):
+            garbage = {"a": [w] * 50}
+        seen += len(w)
+
+    # A closure made during the call (it lives in the heap collections move) that loops.
+    def make(n):
+        def add(x):
+            for i in range(20000):
+                garbage = [x, str(i)] * 50
+            return x + n
+        return add
+    return {
+        "counts": counts,
+        "adders": [f(10) for f in adders],
+        "seen": seen,
+        "words": words[0] + words[-1],
+        "closure": make(5)(make(1)(2)),
+    }
+
+def mutate_while_iterating() -> int:
+    items = [1, 2, 3]
+    for x in items:
+        for _ in range(20000):
+            garbage = [x] * 50
+        items.append(x)
+    return len(items)
+
+mcp.tool(churn)
+mcp.tool(churn_in_calls)
+mcp.tool(keep)
+mcp.tool(churn_in_key)
+mcp.tool(correct)
+mcp.tool(mutate_while_iterating)
+"#;
+
+/// Calls `tool` of [`CHURN`] with time for a debug build's millions of loop steps.
+fn churn_call(catalog: &toolsmith_model::Catalog, tool: &str) -> serde_json::Value {
+    let context = toolsmith_model::CallContext::detached(std::time::Duration::from_mins(5));
+    crate::call_with(catalog, tool, json!({}), &context)
+}
+
+// Regression test: a loop that allocates and drops small lists was stopped at the heap
+// limit (or as "running scripts hold its whole memory budget") though it held almost
+// nothing, because garbage was collected only when the call returned.
+#[test]
+fn loops_that_drop_what_they_build_run_in_a_small_heap() {
+    let catalog = catalog(CHURN);
+    let outcome = churn_call(&catalog, "churn");
+    assert_eq!(
+        outcome["structuredContent"],
+        json!({"result": 100_000_000}),
+        "{outcome}"
+    );
+    let outcome = churn_call(&catalog, "churn_in_calls");
+    assert_eq!(
+        outcome["structuredContent"],
+        json!({"result": 105_000_000}),
+        "{outcome}"
+    );
+}
+
+#[test]
+fn a_loop_that_keeps_what_it_builds_is_still_stopped() {
+    let outcome = churn_call(&catalog(CHURN), "keep");
+    assert_eq!(outcome["isError"], true, "{outcome}");
+    assert!(
+        text(&outcome).contains("heap limit exceeded: the call allocated more than 256 MiB"),
+        "{outcome}"
+    );
+}
+
+#[test]
+fn values_stay_right_while_collections_run_inside_calls() {
+    let catalog = catalog(CHURN);
+    let sorted = churn_call(&catalog, "churn_in_key");
+    assert_eq!(
+        sorted["structuredContent"],
+        json!({"result": [3, 2, 1]}),
+        "{sorted}"
+    );
+    let correct = churn_call(&catalog, "correct");
+    let counts: serde_json::Map<String, serde_json::Value> = (0..7)
+        .map(|k| {
+            (
+                format!("k{k}"),
+                json!(60_000 / 7 + usize::from(k < 60_000 % 7)),
+            )
+        })
+        .collect();
+    assert_eq!(
+        correct["structuredContent"],
+        json!({
+            "counts": counts,
+            "adders": [10, 20_010, 40_010],
+            "seen": (0..1000).map(|i| format!("w{i}").len()).sum::<usize>(),
+            "words": "w0w999",
+            "closure": 8,
+        }),
+        "{correct}"
+    );
+    let mutated = churn_call(&catalog, "mutate_while_iterating");
+    assert_eq!(mutated["isError"], true, "{mutated}");
+    assert!(
+        text(&mutated).contains("mutate") || text(&mutated).contains("iterat"),
+        "{mutated}"
+    );
+}
