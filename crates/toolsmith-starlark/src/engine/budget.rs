@@ -25,14 +25,11 @@
 //! result a Starlark tool may return, and `TOOLSMITH_HEAP_LIMIT` (or [`set_heap_limit`]) the
 //! heap of one evaluation.
 //!
-//! Both count the heap's allocated bytes, garbage included until it is collected. Stock
-//! starlark 0.14 collects only between a module's top-level statements; the vendored copy
-//! (vendor/starlark/TOOLSMITH.md) also collects inside `def` calls at loop back-edges, so
-//! what a loop drops is freed while the call runs. Not while a native function is on the
-//! call stack: a loop inside a `sorted(key=...)` callback still keeps its garbage until the
-//! native function returns (docs/limits.md). The per-evaluation limit stays high (1 GiB,
-//! never more than the budget) for that case; the budget, not this limit, is what keeps
-//! many calls from exhausting the process.
+//! The per-evaluation limit is high (1 GiB, never more than the budget) because it counts
+//! garbage: starlark 0.14 collects garbage only between a module's top-level statements,
+//! never inside a call, so a loop that makes a new integer or string per iteration grows the
+//! heap however little of it is live (docs/tools.md, "limits"). The budget,
+//! not this limit, is what keeps many calls from exhausting the process.
 
 use std::cell::Cell;
 use std::collections::BTreeSet;
@@ -229,12 +226,13 @@ impl Busy {
     /// The message a refused call shows.
     pub(crate) fn message(self) -> String {
         match self {
-            // A call holding much of the budget is told its own share, not only the others'.
+            // Garbage counts: Starlark (0.14) frees a call's values only when it returns, so
+            // a call that made much of it is told its own share, not only the others'.
             Self::Shared { held } if held > INITIAL_RESERVATION => format!(
                 "the server is busy: running scripts hold its whole memory budget ({}), {} MiB \
-                 of it this call's own (what a loop drops is freed as the call runs, except \
-                 inside callbacks of native functions such as `sorted(key=...)`); try again \
-                 shortly, or raise the budget with `{MEMORY_BUDGET_VAR}`",
+                 of it this call's own (values a call no longer uses count until it returns: \
+                 a loop that builds a new value per step holds them all); try again shortly, \
+                 or raise the budget with `{MEMORY_BUDGET_VAR}`",
                 megabytes(memory_budget()),
                 held >> 20
             ),
@@ -245,8 +243,9 @@ impl Busy {
             ),
             Self::Over { held, needed } => format!(
                 "this call went over the memory budget: it held {} MiB and needed {} MiB, \
-                 more than the {} all running scripts may hold together; hold less, or raise \
-                 the budget with `{MEMORY_BUDGET_VAR}`",
+                 more than the {} all running scripts may hold together; hold less (values \
+                 the call no longer uses count until it returns), or raise the budget with \
+                 `{MEMORY_BUDGET_VAR}`",
                 held >> 20,
                 needed.div_ceil(1 << 20),
                 megabytes(memory_budget())
@@ -389,11 +388,12 @@ mod tests {
 
     #[test]
     fn a_busy_call_holding_much_of_the_budget_is_told_its_own_share() {
-        // A call holding much of the budget beside another call is told its own share, not
-        // only that "running scripts hold its whole memory budget".
+        // A loop that made and dropped small values beside another call was told only that
+        // "running scripts hold its whole memory budget", though most of it was its own
+        // garbage, which Starlark frees only when the call returns.
         let own = Busy::Shared { held: 300 << 20 }.message();
         assert!(own.contains("300 MiB of it this call's own"), "{own}");
-        assert!(own.contains("sorted(key=...)"), "{own}");
+        assert!(own.contains("count until it returns"), "{own}");
         let starting = Busy::Shared { held: 0 }.message();
         assert!(!starting.contains("this call's own"), "{starting}");
     }

@@ -506,22 +506,6 @@ fn configure<'v, 'a>(
         .expect("the heap limit is set once, on a fresh evaluator, and is not zero");
     eval.set_max_callstack_size(CALL_DEPTH_LIMIT)
         .expect("the call depth limit is set once, on a fresh evaluator, and is not zero");
-    if gc_in_calls() {
-        // SAFETY: the collector moves the heap's values and updates only those reachable
-        // from the module, the Starlark frames and the call stack; so no `Value` of this
-        // heap may be held in Rust across `eval_module`/`eval_function` and used after,
-        // nor kept by a native function across calls into Starlark. The engine holds none:
-        // the arguments of `call_function` are only passed in, callees are frozen (they do
-        // not move), code mode puts what it restores in the module, `eval.extra` is the
-        // `Session` (strings and JSON, no values), the values of `mcp`, `tool`, `http` and
-        // `tools` hold no `Value`, and the native functions (the rewriter's guards, methods,
-        // `print`) call back into Starlark only while they are on the call stack, where the
-        // collector does not run.
-        #[expect(unsafe_code, reason = "collection inside calls has a caller contract")]
-        unsafe {
-            eval.enable_gc_in_calls(GC_IN_CALLS_MIN_HEAP);
-        }
-    }
 }
 
 /// Runs an evaluation, turning a panic inside the interpreter into an error: starlark
@@ -553,28 +537,14 @@ impl RunError {
     }
 }
 
-/// What a call that reached the heap limit is told, and how to raise the limit. The heap
-/// counts garbage until it is collected, which a native function's callback defers (see
-/// [`budget`]), so the message says so.
+/// What a call that reached the heap limit is told. Garbage counts until the call ends
+/// (see [`budget`]), so the message says so and how to raise the limit.
 pub(crate) fn heap_limit_message() -> String {
     format!(
-        "heap limit exceeded: the call allocated more than {} MiB (what a loop drops is \
-         freed as the call runs, except inside callbacks of native functions such as \
-         `sorted(key=...)`; keep less, or raise `{HEAP_LIMIT_VAR}`)",
+        "heap limit exceeded: the call allocated more than {} MiB (values it no longer uses \
+         count until it returns; build less, or raise `{HEAP_LIMIT_VAR}`)",
         heap_limit() >> 20
     )
-}
-
-/// The environment variable that turns off garbage collection inside `def` calls (`0`).
-pub(crate) const STARLARK_GC_VAR: &str = "TOOLSMITH_STARLARK_GC";
-
-/// The heap size below which no collection runs inside a call: small calls pay nothing.
-const GC_IN_CALLS_MIN_HEAP: usize = 4 << 20;
-
-/// Whether evaluations collect garbage inside `def` calls (on unless `TOOLSMITH_STARLARK_GC=0`).
-fn gc_in_calls() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| !std::env::var(STARLARK_GC_VAR).is_ok_and(|value| value.trim() == "0"))
 }
 
 /// Converts a Starlark error, classifying stops and limits.
