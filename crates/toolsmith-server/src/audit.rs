@@ -472,51 +472,32 @@ pub(crate) trait Answer {
     }
 }
 
-impl Answer for CallToolResponse {
-    fn bytes(&self) -> usize {
-        match self {
-            Self::Complete(result) => {
-                json_size(result).saturating_sub(marker_size(result.result_type.as_ref()))
+/// The answer of a request that MCP 2026-07-28 may answer as complete or as input required
+/// (and `tools/call` also as a task): the complete result counted without the revision's
+/// `resultType` marker, so the size does not depend on the client's protocol version.
+macro_rules! response_answer {
+    ($response:ty $(, $other:ident)*) => {
+        impl Answer for $response {
+            fn bytes(&self) -> usize {
+                match self {
+                    Self::Complete(result) => {
+                        json_size(result).saturating_sub(marker_size(result.result_type.as_ref()))
+                    }
+                    Self::InputRequired(result) => json_size(result),
+                    $(Self::$other(result) => json_size(result),)*
+                    _ => 0,
+                }
             }
-            Self::InputRequired(result) => json_size(result),
-            Self::Task(result) => json_size(result),
-            _ => 0,
+            fn input_required(&self) -> bool {
+                matches!(self, Self::InputRequired(_))
+            }
         }
-    }
-    fn input_required(&self) -> bool {
-        matches!(self, Self::InputRequired(_))
-    }
+    };
 }
 
-impl Answer for GetPromptResponse {
-    fn bytes(&self) -> usize {
-        match self {
-            Self::Complete(result) => {
-                json_size(result).saturating_sub(marker_size(result.result_type.as_ref()))
-            }
-            Self::InputRequired(result) => json_size(result),
-            _ => 0,
-        }
-    }
-    fn input_required(&self) -> bool {
-        matches!(self, Self::InputRequired(_))
-    }
-}
-
-impl Answer for ReadResourceResponse {
-    fn bytes(&self) -> usize {
-        match self {
-            Self::Complete(result) => {
-                json_size(result).saturating_sub(marker_size(result.result_type.as_ref()))
-            }
-            Self::InputRequired(result) => json_size(result),
-            _ => 0,
-        }
-    }
-    fn input_required(&self) -> bool {
-        matches!(self, Self::InputRequired(_))
-    }
-}
+response_answer!(CallToolResponse, Task);
+response_answer!(GetPromptResponse);
+response_answer!(ReadResourceResponse);
 
 impl Answer for CallOutcome {
     fn bytes(&self) -> usize {
