@@ -4,7 +4,7 @@
 //! asked), code mode's inner calls, `-` for stderr, a full disk, two replicas sharing one
 //! file through Redis, and a `SIGHUP` after a rename losing no line while calls run.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -580,7 +580,8 @@ fn sighup_after_a_rename_starts_a_new_file_and_loses_no_line() {
 #[test]
 #[ignore = "needs oauth2-mock-server: npm ci --prefix .ci/oauth (CI runs it: cargo test -- --include-ignored)"]
 fn oauth_calls_are_logged_with_the_tokens_subject_and_client() {
-    let (mut issuer, url) = issuer();
+    let mut issuer = crate::oauth::Issuer::start();
+    let url = issuer.url.clone();
     let dir = folder("");
     std::fs::write(
         dir.path().join("tickets.star"),
@@ -596,16 +597,7 @@ fn oauth_calls_are_logged_with_the_tokens_subject_and_client() {
     let audience = server.url().to_owned();
     let claims = json!({"aud": audience, "sub": "alice", "client_id": "ticket-app",
                         "scope": "tickets:read"});
-    let command = json!({"token": {"kid": "first", "expires_in": 600, "claims": claims}});
-    writeln!(issuer.stdin.as_mut().unwrap(), "{command}").unwrap();
-    let mut answer = String::new();
-    BufReader::new(issuer.stdout.as_mut().unwrap())
-        .read_line(&mut answer)
-        .unwrap();
-    let answer: Value = serde_json::from_str(&answer).unwrap();
-    let token = answer["token"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{answer}"));
+    let token = &issuer.token("first", 600, &claims);
     let (status, _, answer) = post(
         server.address(),
         token,
@@ -632,51 +624,4 @@ fn oauth_calls_are_logged_with_the_tokens_subject_and_client() {
     }
     find(&log, "tools/call", "greet", "ok");
     find(&log, "tools/call", "close_ticket", "invalid_request");
-}
-
-/// `.ci/oauth/issuer.mjs` (oauth2-mock-server, as the OAuth tests run it) started, and the
-/// issuer URL it printed; it answers one JSON command per stdin line.
-fn issuer() -> (KillOnDrop, String) {
-    let dir = crate::workspace().join(".ci/oauth");
-    assert!(
-        dir.join("node_modules/oauth2-mock-server").is_dir(),
-        "this test needs oauth2-mock-server (npm ci --prefix .ci/oauth); .ci/run installs it"
-    );
-    let mut child = Command::new("node")
-        .arg(dir.join("issuer.mjs"))
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node runs .ci/oauth/issuer.mjs");
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let first: Value = serde_json::from_str(&line).unwrap();
-    let url = first["issuer"].as_str().unwrap().to_owned();
-    (KillOnDrop(child), url)
-}
-
-/// A child process killed when the test ends, however it ends.
-struct KillOnDrop(std::process::Child);
-
-impl std::ops::Deref for KillOnDrop {
-    type Target = std::process::Child;
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for KillOnDrop {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

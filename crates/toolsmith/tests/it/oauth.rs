@@ -11,29 +11,36 @@ use serde_json::{Value, json};
 use crate::serve_process::ServeProcess;
 use crate::{require, workspace};
 
-/// A running `.ci/oauth/issuer.mjs`, killed on drop.
-struct Issuer {
+/// A running issuer script of `.ci/oauth/` (oauth2-mock-server), which prints its issuer URL
+/// and then answers one JSON command per stdin line; killed on drop. The audit log's and the
+/// upstream OAuth tests start it too.
+pub(crate) struct Issuer {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Issuer {
-    /// Starts the issuer; the test fails when its npm package is not installed.
-    fn start() -> Self {
+    /// Starts `.ci/oauth/issuer.mjs`; the test fails when its npm package is not installed.
+    pub(crate) fn start() -> Self {
+        Self::run("issuer.mjs")
+    }
+
+    /// Starts `.ci/oauth/SCRIPT`; the test fails when its npm package is not installed.
+    pub(crate) fn run(script: &str) -> Self {
         let dir = workspace().join(".ci/oauth");
         require(
             dir.join("node_modules/oauth2-mock-server").is_dir(),
             "oauth2-mock-server (npm ci --prefix .ci/oauth)",
         );
         let mut child = Command::new("node")
-            .arg(dir.join("issuer.mjs"))
+            .arg(dir.join(script))
             .current_dir(&dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("node runs .ci/oauth/issuer.mjs");
+            .unwrap_or_else(|error| panic!("node runs .ci/oauth/{script}: {error}"));
         let stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
@@ -48,7 +55,8 @@ impl Issuer {
         }
     }
 
-    fn ask(&mut self, command: &Value) -> Value {
+    /// Sends `command` and returns the answer, which must not be an error.
+    pub(crate) fn ask(&mut self, command: &Value) -> Value {
         writeln!(self.stdin, "{command}").unwrap();
         let mut line = String::new();
         self.stdout.read_line(&mut line).unwrap();
@@ -58,7 +66,7 @@ impl Issuer {
     }
 
     /// A JWT with `claims` (on top of `iss`, `iat`, `exp`, `nbf`), signed with key `kid`.
-    fn token(&mut self, kid: &str, expires_in: i64, claims: &Value) -> String {
+    pub(crate) fn token(&mut self, kid: &str, expires_in: i64, claims: &Value) -> String {
         let answer =
             self.ask(&json!({"token": {"kid": kid, "expires_in": expires_in, "claims": claims}}));
         answer["token"].as_str().unwrap().to_owned()

@@ -6,67 +6,38 @@
 //! --oauth-issuer` is the gateway, with `[upstream.NAME] oauth = {...}`, called with a
 //! user's token. Ignored unless run with `--include-ignored` (as `.ci/run` does).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::serve_process::ServeProcess;
-use crate::{toolsmith, workspace};
+use crate::toolsmith;
 
 const SECRET: &str = "s3cret-of-the-gateway";
 
-/// A running `.ci/oauth/client-issuer.mjs`, killed on drop.
-struct Issuer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    url: String,
-}
+/// A running `.ci/oauth/client-issuer.mjs` (the OAuth tests' issuer, with a registered
+/// client), killed on drop.
+struct Issuer(crate::oauth::Issuer);
 
 impl Issuer {
     /// Starts the issuer with the client `gateway` (secret [`SECRET`]), which must
     /// authenticate with `method` (`basic` or `post`) and whose tokens last `expires_in`
     /// seconds.
     fn start(method: &str, expires_in: u64) -> Self {
-        let dir = workspace().join(".ci/oauth");
-        assert!(
-            dir.join("node_modules/oauth2-mock-server").is_dir(),
-            "this test needs oauth2-mock-server: npm ci --prefix .ci/oauth (.ci/run installs it)"
-        );
-        let mut child = Command::new("node")
-            .arg(dir.join("client-issuer.mjs"))
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("node runs .ci/oauth/client-issuer.mjs");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let first: Value = serde_json::from_str(&line).unwrap();
-        let url = first["issuer"].as_str().unwrap().to_owned();
-        let mut issuer = Self {
-            child,
-            stdin,
-            stdout,
-            url,
-        };
+        let mut issuer = crate::oauth::Issuer::run("client-issuer.mjs");
         issuer.ask(&json!({"client": {
             "id": "gateway", "secret": SECRET, "method": method, "expires_in": expires_in
         }}));
-        issuer
+        Self(issuer)
     }
 
     fn ask(&mut self, command: &Value) -> Value {
-        writeln!(self.stdin, "{command}").unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
-        assert!(answer.get("error").is_none(), "{answer}");
-        answer
+        self.0.ask(command)
+    }
+
+    fn url(&self) -> &str {
+        &self.0.url
     }
 
     /// A user's token with `claims`.
@@ -79,13 +50,6 @@ impl Issuer {
     fn requests(&mut self) -> (u64, Value) {
         let answer = self.ask(&json!({"requests": true}));
         (answer["count"].as_u64().unwrap(), answer["last"].clone())
-    }
-}
-
-impl Drop for Issuer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -105,7 +69,7 @@ mcp.tool(whoami, read_only=True)
     )
     .unwrap();
     let mut command = ServeProcess::http_command(&[dir.path().to_str().unwrap()], None);
-    command.args(["--oauth-issuer", &issuer.url]);
+    command.args(["--oauth-issuer", issuer.url()]);
     let server = ServeProcess::spawn_http(command);
     (dir, server)
 }
@@ -119,7 +83,7 @@ fn gateway(issuer: &Issuer, toml: &str) -> (tempfile::TempDir, ServeProcess) {
     // JSON lines, and ureq's requests (which it logs with their URLs, paths and headers
     // redacted) left out: the URL the test reads from stderr is the listening line's.
     command
-        .args(["--oauth-issuer", &issuer.url, "--log-format", "json"])
+        .args(["--oauth-issuer", issuer.url(), "--log-format", "json"])
         .env("GATEWAY_SECRET", SECRET)
         .env("TOOLSMITH_LOG", "debug,rmcp=trace,ureq=info");
     let server = ServeProcess::spawn_http(command);
