@@ -417,13 +417,33 @@ pub(crate) fn alive(pid: u32) -> bool {
     })
 }
 
-/// Waits (up to the tests' patience) until process `pid` no longer runs.
+/// Waits (up to the tests' patience) until process `pid` no longer runs. The process is
+/// told apart by its start time: pids are reused (this machine's `pid_max` is 32,768, and the
+/// suite starts thousands of processes), and another test's process under the same pid is
+/// not the one waited for.
 pub(crate) fn wait_until_gone(pid: u32) {
     let deadline = Instant::now() + PATIENCE;
-    while alive(pid) {
-        assert!(Instant::now() < deadline, "process {pid} still runs");
+    let first = started_at(pid);
+    while alive(pid) && started_at(pid) == first {
+        assert!(
+            Instant::now() < deadline,
+            "process {pid} still runs: {:?}",
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// When process `pid` started (field 22 of `/proc/PID/stat`, in clock ticks since boot).
+fn started_at(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
 }
 
 /// Waits for the two pids the `slow` tool writes to `path`: its server's and its own.
